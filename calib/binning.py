@@ -1,0 +1,172 @@
+"""Reliability-diagram bins and the binned calibration errors (ECE, MCE).
+
+Two binning schemes, both on top-label confidence:
+
+``"equal-width"``
+    Edges are exactly ``numpy.linspace(0, 1, B + 1)``. Bin b holds confidences
+    in ``[edge[b], edge[b+1])``; the last bin is closed, ``[edge[B-1], 1]``.
+    Membership is decided by comparing with those edges (``searchsorted``), so
+    a confidence lying on an edge always goes to the bin that starts there.
+    Empty bins are kept, with count 0.
+``"adaptive"``
+    Equal-mass bins: sort the confidences ascending (stable sort) and cut them
+    into ``min(B, n)`` consecutive groups whose sizes differ by at most one,
+    larger groups first, as ``numpy.array_split`` does. A group's edges are its
+    smallest and largest confidence. (This is top-label equal-mass binning, not
+    Nixon et al.'s class-wise ACE.)
+
+All functions accept a confidence array of shape (n,) or (G, n) — one row per
+temperature — and bin every row in one vectorised pass.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce",
+    "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins",
+]
+
+SCHEMES = ("equal-width", "adaptive")
+
+
+class ReliabilityBins(NamedTuple):
+    """Per-bin statistics, each an array of shape (..., B_used).
+
+    ``lower``/``upper`` are the bin's edges (probabilities), ``count`` the
+    number of examples, ``confidence`` their mean confidence and ``accuracy``
+    their fraction correct (both NaN for an empty bin), and ``weighted_gap`` the
+    bin's share of the ECE, ``count / n * |accuracy - confidence|`` (0 when
+    empty). ``B_used`` is ``B`` for equal-width bins and ``min(B, n)`` for
+    adaptive ones.
+    """
+
+    lower: np.ndarray
+    upper: np.ndarray
+    count: np.ndarray
+    confidence: np.ndarray
+    accuracy: np.ndarray
+    weighted_gap: np.ndarray
+
+
+def _validate(confidence, correct, n_bins, scheme):
+    conf = np.asarray(confidence, dtype=np.float64)
+    if conf.ndim not in (1, 2) or conf.shape[-1] < 1:
+        raise ValueError(f"confidence must have shape (n,) or (G, n) with n ≥ 1; got {conf.shape}")
+    if not np.all(np.isfinite(conf)) or conf.min() < 0 or conf.max() > 1:
+        raise ValueError("confidence values must lie in [0, 1]")
+    hits = np.asarray(correct)
+    if hits.shape not in (conf.shape, conf.shape[-1:]):
+        raise ValueError(f"correct must have shape {conf.shape[-1:]} or {conf.shape}; got {hits.shape}")
+    if not np.all((hits == 0) | (hits == 1)):
+        raise ValueError("correct must hold booleans (or 0/1)")
+    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer; got {n_bins!r}")
+    if scheme not in SCHEMES:
+        raise ValueError(f"scheme must be one of {SCHEMES}; got {scheme!r}")
+    hits = np.broadcast_to(hits.astype(np.float64), conf.shape)
+    return conf, hits, int(n_bins)
+
+
+def _finish(lower, upper, count, conf_sum, hit_sum, n):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_conf = np.where(count > 0, conf_sum / count, np.nan)
+        accuracy = np.where(count > 0, hit_sum / count, np.nan)
+    gap = np.where(count > 0, count / n * np.abs(np.nan_to_num(accuracy) - np.nan_to_num(mean_conf)), 0.0)
+    return ReliabilityBins(lower, upper, count.astype(np.int64), mean_conf, accuracy, gap)
+
+
+def equal_width_bins(confidence, correct, n_bins):
+    """Equal-width :class:`ReliabilityBins` (edges ``linspace(0, 1, B + 1)``); see :func:`reliability_bins`."""
+    conf, hits, n_bins = _validate(confidence, correct, n_bins, "equal-width")
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    bin_id = np.clip(np.searchsorted(edges, conf, side="right") - 1, 0, n_bins - 1)
+    rows = conf.reshape(-1, conf.shape[-1]).shape[0]
+    flat = (np.arange(rows)[:, None] * n_bins + bin_id.reshape(rows, -1)).ravel()
+    size = rows * n_bins
+    shape = conf.shape[:-1] + (n_bins,)
+    count = np.bincount(flat, minlength=size).reshape(shape)
+    conf_sum = np.bincount(flat, weights=conf.ravel(), minlength=size).reshape(shape)
+    hit_sum = np.bincount(flat, weights=hits.ravel(), minlength=size).reshape(shape)
+    lower = np.broadcast_to(edges[:-1], shape).copy()
+    upper = np.broadcast_to(edges[1:], shape).copy()
+    return _finish(lower, upper, count, conf_sum, hit_sum, conf.shape[-1])
+
+
+def sort_by_confidence(confidence, correct):
+    """``(sorted_confidence, sorted_correct)``: each row ordered by ascending confidence (stable sort).
+
+    Sorting is the costly step of adaptive binning; sort once and pass the
+    result to :func:`adaptive_bins_sorted` for several bin counts.
+    """
+    conf, hits, _ = _validate(confidence, correct, 1, "adaptive")
+    order = np.argsort(conf, axis=-1, kind="stable")
+    return np.take_along_axis(conf, order, axis=-1), np.take_along_axis(hits, order, axis=-1)
+
+
+def adaptive_bins_sorted(sorted_confidence, sorted_correct, n_bins):
+    """Equal-mass :class:`ReliabilityBins` from rows already sorted by :func:`sort_by_confidence`."""
+    sorted_conf = np.asarray(sorted_confidence, dtype=np.float64)
+    sorted_hits = np.asarray(sorted_correct, dtype=np.float64)
+    n = sorted_conf.shape[-1]
+    groups = min(int(n_bins), n)
+    small, extra = divmod(n, groups)
+    sizes = np.full(groups, small) + (np.arange(groups) < extra)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    conf_sum = np.add.reduceat(sorted_conf, starts, axis=-1)
+    hit_sum = np.add.reduceat(sorted_hits, starts, axis=-1)
+    count = np.broadcast_to(sizes, conf_sum.shape).astype(np.float64)
+    lower = sorted_conf[..., starts]
+    upper = sorted_conf[..., starts + sizes - 1]
+    return _finish(lower, upper, count, conf_sum, hit_sum, n)
+
+
+def reliability_bins(confidence, correct, n_bins, scheme="equal-width"):
+    """Bin top-label predictions by confidence and summarise each bin.
+
+    Parameters
+    ----------
+    confidence : array (n,) or (G, n)
+        Top-label confidences in [0, 1]; a 2-D array bins each row separately.
+    correct : array (n,) or (G, n) of bool
+        Whether each prediction is right.
+    n_bins : int
+        Number of bins B requested.
+    scheme : {"equal-width", "adaptive"}
+
+    Returns
+    -------
+    ReliabilityBins
+        Arrays of shape (..., B) for equal-width, (..., min(B, n)) for adaptive.
+
+    Examples
+    --------
+    >>> bins = reliability_bins([0.2, 0.6, 0.7, 1.0], [0, 1, 0, 1], 2)
+    >>> bins.count.tolist(), bins.accuracy.tolist()
+    ([1, 3], [0.0, 0.6666666666666666])
+    """
+    conf, hits, n_bins = _validate(confidence, correct, n_bins, scheme)
+    if scheme == "equal-width":
+        return equal_width_bins(conf, hits, n_bins)
+    return adaptive_bins_sorted(*sort_by_confidence(conf, hits), n_bins)
+
+
+def ece(confidence, correct, n_bins, scheme="equal-width"):
+    """Expected calibration error: sum over bins of (count / n) · |accuracy − mean confidence|.
+
+    A probability in [0, 1]; a float for 1-D input, an array (G,) for (G, n).
+    """
+    values = reliability_bins(confidence, correct, n_bins, scheme).weighted_gap.sum(axis=-1)
+    return float(values) if np.ndim(values) == 0 else values
+
+
+def mce(confidence, correct, n_bins, scheme="equal-width"):
+    """Maximum calibration error: the largest |accuracy − mean confidence| over non-empty bins.
+
+    A probability in [0, 1]; a float for 1-D input, an array (G,) for (G, n).
+    """
+    bins = reliability_bins(confidence, correct, n_bins, scheme)
+    gaps = np.where(bins.count > 0, np.abs(bins.accuracy - bins.confidence), 0.0)
+    values = np.nan_to_num(gaps).max(axis=-1)
+    return float(values) if np.ndim(values) == 0 else values

@@ -1,0 +1,194 @@
+"""Encoding the precomputation for the page: display units, integer and delta encodings.
+
+Every number the page displays is rounded here, once, to an integer in its
+display unit, so the page and the engine cannot disagree by a rounding:
+
+* scores (NLL in nats, Brier) in units of 1e-5 (shown with five decimals);
+* rates and probabilities (ECE, MCE, accuracy, confidence, bin edges,
+  per-bin statistics, class probabilities) in units of 1e-3 (shown as 0.844
+  or 84.4%).
+
+Rounding is half away from zero for the non-negative values rounded here
+(``floor(x · scale + 0.5)``). A series along the temperature grid is sent as
+``{"t1": v1, "d": delta(v - v1)}``: its value at T = 1 and the change against
+T = 1 at every grid point, the latter delta-encoded (first element, then
+successive differences). Decoding (a running sum) is all the page does.
+The format is written down in the README, section "Payload format".
+"""
+
+import json
+
+import numpy as np
+
+from .binning import SCHEMES
+from .precompute import OFFERED_BIN_COUNTS
+
+__all__ = [
+    "SCHEMA_VERSION", "SCORE_SCALE", "RATE_SCALE",
+    "to_units", "delta_encode", "delta_decode", "grid_series", "shares_summing_to",
+    "core_payload", "dataset_payload", "to_script", "to_json",
+]
+
+SCHEMA_VERSION = 1
+SCORE_SCALE = 100_000
+RATE_SCALE = 1_000
+
+
+def to_units(values, scale):
+    """``values`` rounded to integers in units of 1/``scale`` (half away from zero), as int64."""
+    x = np.asarray(values, dtype=np.float64) * scale
+    return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(np.int64)
+
+
+def delta_encode(ints, axis=-1):
+    """First element then successive differences along ``axis``; the inverse of a running sum."""
+    ints = np.asarray(ints, dtype=np.int64)
+    return np.diff(ints, axis=axis, prepend=np.zeros_like(np.take(ints, [0], axis=axis)))
+
+
+def delta_decode(deltas, axis=-1):
+    """Running sum along ``axis``: recovers what :func:`delta_encode` encoded."""
+    return np.cumsum(np.asarray(deltas, dtype=np.int64), axis=axis)
+
+
+def grid_series(units, t1_index):
+    """A displayed series: ``{"t1": value at T = 1, "d": delta-encoded change against T = 1}``."""
+    units = np.asarray(units, dtype=np.int64)
+    return {"t1": int(units[t1_index]), "d": delta_encode(units - units[t1_index]).tolist()}
+
+
+def shares_summing_to(parts, scale):
+    """Round each row of ``parts`` (…, m) to integer units so that each row sums to its rounded total.
+
+    Largest-remainder rounding: floor every part, then give the missing units
+    to the parts with the largest fractional remainders (first index on ties).
+    It keeps a per-bin table's weighted gaps adding up exactly to the ECE shown.
+    """
+    scaled = np.asarray(parts, dtype=np.float64) * scale
+    floors = np.floor(scaled)
+    target = to_units(scaled.sum(axis=-1) / scale, scale)
+    missing = target - floors.sum(axis=-1).astype(np.int64)
+    order = np.argsort(-(scaled - floors), axis=-1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(order.shape[-1]) + np.zeros_like(order), axis=-1)
+    return floors.astype(np.int64) + (rank < missing[..., None])
+
+
+def _bins_payload(stats, scheme):
+    """Per-bin arrays (G, B) → ``{field: [delta series per bin]}`` in display units.
+
+    Equal-width edges do not move with T, so they are sent once as ``edges``
+    (B + 1 values); adaptive edges are sent per bin and grid point.
+    """
+    empty = stats.count == 0
+    fields = {
+        "count": stats.count,
+        "confidence": np.where(empty, 0, to_units(np.nan_to_num(stats.confidence), RATE_SCALE)),
+        "accuracy": np.where(empty, 0, to_units(np.nan_to_num(stats.accuracy), RATE_SCALE)),
+        "gap": shares_summing_to(stats.weighted_gap, RATE_SCALE),
+    }
+    if scheme == "adaptive":
+        fields["lower"] = to_units(stats.lower, RATE_SCALE)
+        fields["upper"] = to_units(stats.upper, RATE_SCALE)
+    encoded = {name: delta_encode(np.asarray(values).T, axis=-1).tolist() for name, values in fields.items()}
+    if scheme == "equal-width":
+        encoded["edges"] = to_units(np.append(stats.lower[0], stats.upper[0, -1]), RATE_SCALE).tolist()
+    return encoded
+
+
+def _part_payload(part, t1_index):
+    def by_scheme(table, scale):
+        return {s: {str(b): grid_series(to_units(table[s][b], scale), t1_index) for b in OFFERED_BIN_COUNTS}
+                for s in SCHEMES}
+
+    return {
+        "n": part.n,
+        "accuracy": int(to_units(part.accuracy, RATE_SCALE)),
+        "nll": grid_series(to_units(part.nll, SCORE_SCALE), t1_index),
+        "brier": grid_series(to_units(part.brier, SCORE_SCALE), t1_index),
+        "confidence": grid_series(to_units(part.mean_confidence, RATE_SCALE), t1_index),
+        "nll_argmin": part.nll_argmin,
+        "ece": by_scheme(part.ece, RATE_SCALE),
+        "mce": by_scheme(part.mce, RATE_SCALE),
+        "bins": {s: {str(b): _bins_payload(part.bins[s][b], s) for b in OFFERED_BIN_COUNTS}
+                 for s in SCHEMES},
+        "ece_by_bins": {s: to_units(part.ece_by_bins[s], RATE_SCALE).tolist() for s in SCHEMES},
+    }
+
+
+def _split_gap(parts, t1_index):
+    """Test minus calibration, per displayed series, from the rounded values (so it equals what is shown)."""
+    cal, test = parts["calibration"], parts["test"]
+
+    def gap(a, b, scale):
+        return grid_series(to_units(b, scale) - to_units(a, scale), t1_index)
+
+    return {
+        "nll": gap(cal.nll, test.nll, SCORE_SCALE),
+        "brier": gap(cal.brier, test.brier, SCORE_SCALE),
+        "confidence": gap(cal.mean_confidence, test.mean_confidence, RATE_SCALE),
+        "accuracy": int(to_units(test.accuracy, RATE_SCALE) - to_units(cal.accuracy, RATE_SCALE)),
+        "ece": {s: {str(b): gap(cal.ece[s][b], test.ece[s][b], RATE_SCALE) for b in OFFERED_BIN_COUNTS}
+                for s in SCHEMES},
+    }
+
+
+def dataset_payload(result, precomputed):
+    """The JSON-ready payload of one dataset (see the README's "Payload format")."""
+    t1 = precomputed.t1_index
+    data = result.dataset
+    payload = {
+        "schema_version": SCHEMA_VERSION,
+        "name": data.name,
+        "n": int(data.labels.size),
+        "k": int(data.logits.shape[1]),
+        "fitted": {"t": result.fitted_t, "index": precomputed.index_of(result.fitted_t), "on": result.fitted_on},
+        "parts": {name: _part_payload(part, t1) for name, part in result.parts.items()},
+        "examples": {
+            "index": result.showcase.tolist(),
+            "logits": np.round(data.logits[result.showcase], 3).tolist(),
+            "label": data.labels[result.showcase].tolist(),
+            "predicted": np.argmax(data.logits[result.showcase], axis=1).tolist(),
+            "probs": delta_encode(np.moveaxis(to_units(result.showcase_probs, RATE_SCALE), 0, -1)).tolist(),
+        },
+    }
+    if "calibration" in result.parts:
+        payload["split_gap"] = _split_gap(result.parts, t1)
+    return payload
+
+
+def core_payload(precomputed, descriptions):
+    """What every page needs before any dataset: the grid, T = 1's index, units and the dataset list."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "grid": precomputed.grid.tolist(),
+        "t1_index": precomputed.t1_index,
+        "units": {"score": SCORE_SCALE, "rate": RATE_SCALE},
+        "bin_counts": list(OFFERED_BIN_COUNTS),
+        "schemes": list(SCHEMES),
+        "datasets": [
+            {
+                "name": name,
+                "description": descriptions[name],
+                "n": int(r.dataset.labels.size),
+                "split": "calibration" in r.parts,
+                "fitted_t": r.fitted_t,
+                "fitted_index": precomputed.index_of(r.fitted_t),
+            }
+            for name, r in precomputed.datasets.items()
+        ],
+    }
+
+
+def to_json(payload):
+    """Deterministic, compact JSON: sorted keys, no NaN, no spaces."""
+    return json.dumps(payload, allow_nan=False, sort_keys=True, separators=(",", ":"))
+
+
+def to_script(function_name, payload):
+    """A classic script registering ``payload``: ``CalibTutorial.<function_name>({...});``.
+
+    ``</`` is escaped so the JSON can also be inlined in an HTML ``<script>``.
+    """
+    body = to_json(payload).replace("</", "<\\/")
+    return f"window.CalibTutorial=window.CalibTutorial||{{}};(window.CalibTutorial.pending=window.CalibTutorial.pending||[]).push([\"{function_name}\",{body}]);\n"

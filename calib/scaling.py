@@ -1,0 +1,142 @@
+"""Temperature-scaled softmax and the proper scores built on it.
+
+Every function accepts either a scalar temperature or a 1-D array of
+temperatures. With an array of ``G`` temperatures the leading axis of every
+result has length ``G``, so a whole grid is evaluated in one vectorised pass.
+
+Conventions (top-label, used everywhere in the project):
+
+* the predicted class is the argmax of the *raw* logits (first index on ties),
+  so it cannot change with the temperature;
+* the confidence is that class's probability at temperature ``T``;
+* an example is correct when its predicted class equals its label.
+"""
+
+import numpy as np
+
+__all__ = [
+    "as_logits",
+    "as_labels",
+    "as_temperatures",
+    "log_softmax",
+    "scaled_probs",
+    "predicted_class",
+    "top_label",
+    "nll",
+    "brier",
+]
+
+
+def as_logits(logits):
+    """Validate and return ``logits`` as a finite float64 array of shape (n, K), K ≥ 2."""
+    array = np.asarray(logits, dtype=np.float64)
+    if array.ndim != 2:
+        raise ValueError(f"logits must be a 2-D array (n, K); got shape {array.shape}")
+    if array.shape[0] < 1 or array.shape[1] < 2:
+        raise ValueError(f"logits need at least one row and two classes; got shape {array.shape}")
+    if not np.all(np.isfinite(array)):
+        raise ValueError("logits must be finite (no NaN or inf)")
+    return array
+
+
+def as_labels(labels, n_examples, n_classes):
+    """Validate and return ``labels`` as an int64 vector of class indices in [0, K)."""
+    array = np.asarray(labels)
+    if array.shape != (n_examples,):
+        raise ValueError(f"labels must have shape ({n_examples},); got {array.shape}")
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        if not np.all(np.equal(np.mod(array, 1), 0)):
+            raise ValueError("labels must be whole class indices")
+    array = array.astype(np.int64)
+    if array.size and (array.min() < 0 or array.max() >= n_classes):
+        raise ValueError(f"labels must lie in [0, {n_classes}); got {array.min()}..{array.max()}")
+    return array
+
+
+def as_temperatures(temperature):
+    """Return ``(temps, scalar)``: a 1-D float64 array of positive temperatures and whether the input was a scalar."""
+    temps = np.asarray(temperature, dtype=np.float64)
+    scalar = temps.ndim == 0
+    temps = np.atleast_1d(temps)
+    if temps.ndim != 1:
+        raise ValueError(f"temperature must be a scalar or a 1-D array; got shape {temps.shape}")
+    if not np.all(np.isfinite(temps)) or np.any(temps <= 0):
+        raise ValueError("temperature must be positive and finite")
+    return temps, scalar
+
+
+def log_softmax(logits, temperature):
+    """Log-probabilities log softmax(logits / T), shape (G, n, K) (or (n, K) for scalar T).
+
+    Computed with the log-sum-exp shift (subtract each row's maximum), so logits
+    of ±1e4 and T as small as 0.05 stay finite.
+    """
+    z = as_logits(logits)
+    temps, scalar = as_temperatures(temperature)
+    shifted = (z - z.max(axis=1, keepdims=True))[None] / temps[:, None, None]
+    log_norm = np.log(np.exp(shifted).sum(axis=2, keepdims=True))
+    result = shifted - log_norm
+    return result[0] if scalar else result
+
+
+def scaled_probs(logits, temperature):
+    """Class probabilities softmax(logits / T), each row summing to 1.
+
+    Shape (n, K) for a scalar T, (G, n, K) for a 1-D array of G temperatures.
+
+    >>> np.round(scaled_probs([[3.0, 1.0, 0.0]], 1.0), 3)
+    array([[0.844, 0.114, 0.042]])
+    """
+    return np.exp(log_softmax(logits, temperature))
+
+
+def predicted_class(logits):
+    """Index of the largest raw logit in each row (the first one on ties), shape (n,)."""
+    return np.argmax(as_logits(logits), axis=1)
+
+
+def _gather(log_probs, index):
+    """Pick column ``index[i]`` of row i of every (…, n, K) slice."""
+    return np.take_along_axis(log_probs, index[None, :, None], axis=2)[..., 0]
+
+
+def top_label(logits, labels, temperature):
+    """Top-label confidence and correctness: ``(confidence, correct)``.
+
+    ``confidence`` has shape (G, n) (or (n,) for scalar T) and is the
+    probability, at temperature T, of the class with the largest raw logit;
+    ``correct`` is a boolean vector (n,) that does not depend on T.
+    """
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    temps, scalar = as_temperatures(temperature)
+    predicted = np.argmax(z, axis=1)
+    confidence = np.exp(_gather(log_softmax(z, temps), predicted))
+    return (confidence[0] if scalar else confidence), predicted == y
+
+
+def nll(logits, labels, temperature):
+    """Mean negative log-likelihood of the labels under softmax(logits / T), in nats.
+
+    Returns a float for a scalar T and an array (G,) for an array of T.
+    """
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    temps, scalar = as_temperatures(temperature)
+    values = -_gather(log_softmax(z, temps), y).mean(axis=1)
+    return float(values[0]) if scalar else values
+
+
+def brier(logits, labels, temperature):
+    """Multiclass Brier score: squared error against the one-hot label, summed over classes, averaged over examples.
+
+    Ranges from 0 (certain and right) to 2 (certain and wrong). A float for a
+    scalar T, an array (G,) for an array of T.
+    """
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    temps, scalar = as_temperatures(temperature)
+    probs = scaled_probs(z, temps)
+    # sum_k (p_k - onehot_k)^2 = sum_k p_k^2 - 2 p_y + 1
+    values = ((probs ** 2).sum(axis=2) - 2.0 * _gather(probs, y) + 1.0).mean(axis=1)
+    return float(values[0]) if scalar else values

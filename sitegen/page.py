@@ -1,0 +1,106 @@
+"""Rendering the page and collecting every output file of the site."""
+
+from pathlib import Path
+
+import jinja2
+
+from calib.payload import core_payload, dataset_payload, to_script
+from .content import render_section
+from .downloads import data_csv, metrics_csv
+from .errors import BuildError
+from .facts import FILTERS
+
+__all__ = ["DEFAULT_DATASET", "template_environment", "content_environment", "assemble_files"]
+
+DEFAULT_DATASET = "six"
+
+
+def template_environment(templates_dir):
+    """The one Jinja environment for templates: autoescaped, and a missing variable stops the build."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir)),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters.update(FILTERS)
+    return env
+
+
+def content_environment():
+    """The Jinja environment for Markdown sources: no autoescaping (the source is Markdown, not HTML)."""
+    # "{#" opens a Jinja comment but also Markdown's attribute lists ({#id .class}); comments use "{##" here.
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+                             comment_start_string="{##", comment_end_string="##}")
+    env.filters.update(FILTERS)
+    return env
+
+
+def _read_static(root):
+    """The stylesheet and the script, each concatenated in its ``order.txt`` order, to inline in the page."""
+    parts = {}
+    for kind in ("css", "js"):
+        folder = root / "static" / kind
+        order_file = folder / "order.txt"
+        if not order_file.exists():
+            raise BuildError(f"{order_file} is missing")
+        names = [line.strip() for line in order_file.read_text(encoding="utf-8").splitlines()
+                 if line.strip() and not line.startswith("#")]
+        chunks = []
+        for name in names:
+            path = folder / name
+            if not path.exists():
+                raise BuildError(f"{order_file}: lists {name}, which does not exist")
+            chunks.append(f"/* {kind}/{name} */\n" + path.read_text(encoding="utf-8").rstrip() + "\n")
+        parts[kind] = "".join(chunks)
+    return parts["css"], parts["js"]
+
+
+def _script_for_inline(text):
+    """Make a script safe inside ``<script>…</script>``."""
+    return text.replace("</script", "<\\/script")
+
+
+def assemble_files(root, precomputed, facts, figures, sections, strings, lang):
+    """Every file of the site as ``{relative path: text}``: page, data scripts, downloads, favicon."""
+    root = Path(root)
+    env = template_environment(root / "templates")
+    descriptions = strings["datasets"]
+    missing = [name for name in precomputed.datasets if name not in descriptions]
+    if missing:
+        raise BuildError(f"strings.toml: [datasets] lacks a description of {', '.join(missing)}")
+    files = {}
+    for name, result in precomputed.datasets.items():
+        files[f"data/{name}.js"] = to_script("dataset", dataset_payload(result, precomputed))
+        files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
+        files[f"downloads/{name}-metrics.csv"] = metrics_csv(result, precomputed.grid)
+    core = core_payload(precomputed, {name: descriptions[name]["summary"] for name in precomputed.datasets})
+    css, js = _read_static(root)
+    shared = {
+        "lang": lang, "t": strings, "figures": figures, "facts": facts, "core": core,
+        "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
+        **facts,
+    }
+
+    def render_component(name):
+        try:
+            return env.get_template(f"components/{name}.html.j2").render(shared)
+        except jinja2.TemplateNotFound:
+            raise BuildError(f"unknown component [[component:{name}]] (no templates/components/{name}.html.j2)") from None
+
+    content_env = content_environment()
+    rendered = [{"slug": s.slug, "html": render_section(s, content_env, shared, render_component)} for s in sections]
+    try:
+        html = env.get_template("index.html.j2").render(
+            shared, sections=rendered, inline_css=css,
+            inline_js=_script_for_inline(js),
+            core_script=_script_for_inline(to_script("core", core)),
+            default_script=_script_for_inline(files[f"data/{DEFAULT_DATASET}.js"]),
+        )
+    except jinja2.TemplateError as error:
+        raise BuildError(f"templates: {error.__class__.__name__}: {error}") from None
+    files["index.html"] = html
+    files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
+    return files
