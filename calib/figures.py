@@ -61,6 +61,9 @@ def svg_of(fig, prefix):
     svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
     svg = re.sub(r"<style[^>]*>.*?</style>\s*", "", svg, flags=re.S)
     svg = re.sub(r'(width|height)="[\d.]+pt"\s*', "", svg, count=2)
+    # Keep only the ids something refers to (clip paths); prefix them so inlined figures cannot collide.
+    referenced = set(re.findall(r'(?:url\(#|href="#)([^)"]+)', svg))
+    svg = re.sub(r'\s+id="([^"]+)"', lambda m: m.group(0) if m.group(1) in referenced else "", svg)
     svg = re.sub(r'(id="|url\(#|href="#)', lambda m: m.group(1) + prefix + "-", svg)
     for sentinel, (variable, fallback) in PALETTE.items():
         svg = svg.replace(sentinel, f"var({variable}, {fallback})")

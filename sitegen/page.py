@@ -1,8 +1,13 @@
 """Rendering the page and collecting every output file of the site."""
 
+import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import jinja2
+import markupsafe
 
 from calib.payload import core_payload, dataset_payload, to_script
 from .content import render_section
@@ -13,6 +18,12 @@ from .facts import FILTERS
 __all__ = ["DEFAULT_DATASET", "template_environment", "content_environment", "assemble_files"]
 
 DEFAULT_DATASET = "six"
+
+
+def inline_svg(svg, instance, label):
+    """An SVG figure ready to inline: ids re-prefixed by ``instance`` (unique per placement) and a text alternative."""
+    svg = re.sub(r'(id="|url\(#|href="#)', lambda m: m.group(1) + instance + "-", svg)
+    return markupsafe.Markup(svg.replace("<svg ", f'<svg role="img" aria-label="{markupsafe.escape(label)}" ', 1))
 
 
 def template_environment(templates_dir):
@@ -26,6 +37,7 @@ def template_environment(templates_dir):
         lstrip_blocks=True,
     )
     env.filters.update(FILTERS)
+    env.filters["inline_svg"] = inline_svg
     return env
 
 
@@ -63,6 +75,20 @@ def _script_for_inline(text):
     return text.replace("</script", "<\\/script")
 
 
+def run_reproduction(program):
+    """Run the page's self-contained Python program; return ``{"source", "output"}`` (empty if it does not exist)."""
+    if not program.exists():
+        return {"source": "", "output": ""}
+    try:
+        done = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120, check=False)
+    except subprocess.TimeoutExpired:
+        raise BuildError(f"{program}: did not finish within 120 s") from None
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise BuildError(f"{program}: exited with status {done.returncode}: {last}")
+    return {"source": program.read_text(encoding="utf-8").rstrip("\n"), "output": done.stdout.rstrip("\n")}
+
+
 def assemble_files(root, precomputed, facts, figures, sections, strings, lang):
     """Every file of the site as ``{relative path: text}``: page, data scripts, downloads, favicon."""
     root = Path(root)
@@ -81,6 +107,7 @@ def assemble_files(root, precomputed, facts, figures, sections, strings, lang):
     shared = {
         "lang": lang, "t": strings, "figures": figures, "facts": facts, "core": core,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
+        "reproduce": run_reproduction(root / "content" / "reproduce.py"),
         **facts,
     }
 
@@ -97,6 +124,8 @@ def assemble_files(root, precomputed, facts, figures, sections, strings, lang):
             shared, sections=rendered, inline_css=css,
             inline_js=_script_for_inline(js),
             core_script=_script_for_inline(to_script("core", core)),
+            strings_json=markupsafe.Markup(json.dumps({"ui": strings["ui"]}, sort_keys=True, ensure_ascii=False)
+                                           .replace("</", "<\\/")),
             default_script=_script_for_inline(files[f"data/{DEFAULT_DATASET}.js"]),
         )
     except jinja2.TemplateError as error:

@@ -1,0 +1,120 @@
+/* core.js — the CalibTutorial namespace: payload registry, decoding, formatting, loading.
+ * Classic script (no modules) so the page works from file://. Every number shown on the
+ * page is an integer the engine rounded; this file only decodes and formats them. */
+(function (global) {
+  "use strict";
+  var CT = global.CalibTutorial = global.CalibTutorial || {};
+  var pending = CT.pending || [];
+  var listeners = {};
+
+  CT.core = null;            // grid, units, dataset list
+  CT.datasets = {};          // name -> decoded dataset
+  CT.perf = CT.perf || [];   // per-input work durations (ms), read by bench/page.py
+
+  /* Strings: the interface text table rendered by the build from strings.toml. */
+  CT.strings = function () {
+    if (!CT._strings) {
+      var node = document.getElementById("ct-strings");
+      CT._strings = node ? JSON.parse(node.textContent) : {};
+    }
+    return CT._strings;
+  };
+  /* Fill "{name}" placeholders of a template string. */
+  CT.fill = function (template, values) {
+    return String(template).replace(/\{(\w+)\}/g, function (_, key) {
+      return key in values ? values[key] : "{" + key + "}";
+    });
+  };
+
+  /* ---- decoding (the inverse of calib/payload.py; no metric is computed here) ---- */
+  function runningSum(deltas) {
+    var out = new Int32Array(deltas.length), acc = 0;
+    for (var i = 0; i < deltas.length; i++) { acc += deltas[i]; out[i] = acc; }
+    return out;
+  }
+  CT.runningSum = runningSum;
+  /* A grid series {t1, d}: value[i] = t1 + change[i]; change[i] is the engine's change against T = 1. */
+  CT.decodeSeries = function (series) {
+    var change = runningSum(series.d), value = new Int32Array(change.length);
+    for (var i = 0; i < change.length; i++) value[i] = series.t1 + change[i];
+    return { value: value, change: change };
+  };
+
+  /* ---- formatting of engine integers ---- */
+  var MINUS = "\u2212";
+  /* units / 10^digits with exactly `digits` decimals, e.g. (82278, 5) -> "0.82278". */
+  CT.fixed = function (units, digits, signed) {
+    var scale = Math.pow(10, digits), a = Math.abs(units);
+    var whole = Math.floor(a / scale), frac = String(a - whole * scale);
+    while (frac.length < digits) frac = "0" + frac;
+    var sign = units < 0 ? MINUS : (signed && units > 0 ? "+" : (signed ? "\u00b1" : ""));
+    return sign + whole + (digits ? "." + frac : "");
+  };
+  CT.score = function (units, signed) { return CT.fixed(units, 5, signed); };       // NLL, Brier: 1e-5 units
+  CT.prob = function (units) { return CT.fixed(units, 3); };                        // probabilities: 1e-3 units
+  CT.pct = function (units, signed) { return CT.fixed(units, 1, signed) + "%"; };   // rates: 1e-3 units = 0.1 %
+  CT.points = function (units) { return CT.fill(CT.strings().ui.points, { value: CT.fixed(units, 1, true) }); };
+  /* Temperatures are grid values, printed to a number of significant digits. */
+  CT.temp = function (t, digits) { return String(Number(t.toPrecision(digits || 4))); };
+
+  /* ---- registry ---- */
+  CT.on = function (event, fn) { (listeners[event] = listeners[event] || []).push(fn); };
+  function emit(event, arg) { (listeners[event] || []).forEach(function (fn) { fn(arg); }); }
+
+  var handlers = {
+    core: function (payload) { CT.core = payload; },
+    dataset: function (payload) {
+      if (!CT.core || payload.schema_version !== CT.core.schema_version) {
+        CT.rejected = CT.rejected || {};
+        CT.rejected[payload.name] = payload.schema_version;
+        emit("rejected", payload.name);
+        return;
+      }
+      CT.datasets[payload.name] = payload;
+      emit("dataset", payload.name);
+    }
+  };
+  CT.register = function (kind, payload) { handlers[kind](payload); };
+  // Data scripts push [kind, payload] onto CT.pending; from now on, pushes register at once.
+  CT.pending = { push: function (item) { CT.register(item[0], item[1]); } };
+  pending.forEach(function (item) { CT.register(item[0], item[1]); });
+
+  /* Load data/<name>.js with a classic <script> (fetch is refused from file://).
+   * Calls back with (error message | null). */
+  var loading = {};
+  CT.loadDataset = function (name, done) {
+    if (CT.datasets[name]) { done(null); return; }
+    if (loading[name]) { loading[name].push(done); return; }
+    loading[name] = [done];
+    var script = document.createElement("script");
+    var finish = function (error) {
+      var waiting = loading[name] || [];
+      delete loading[name];
+      waiting.forEach(function (fn) { fn(error); });
+    };
+    script.src = "data/" + name + ".js";
+    script.onload = function () {
+      if (CT.datasets[name]) finish(null);
+      else if (CT.rejected && name in CT.rejected) finish("version");
+      else finish("missing");
+    };
+    script.onerror = function () { finish("missing"); };
+    document.head.appendChild(script);
+  };
+
+  CT.datasetInfo = function (name) {
+    var list = CT.core.datasets;
+    for (var i = 0; i < list.length; i++) if (list[i].name === name) return list[i];
+    return null;
+  };
+
+  /* Nearest grid index to temperature t (log distance). */
+  CT.nearestIndex = function (t) {
+    var grid = CT.core.grid, best = 0, bestGap = Infinity, lt = Math.log(t);
+    for (var i = 0; i < grid.length; i++) {
+      var gap = Math.abs(Math.log(grid[i]) - lt);
+      if (gap < bestGap) { bestGap = gap; best = i; }
+    }
+    return best;
+  };
+})(window);

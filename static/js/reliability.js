@@ -1,0 +1,113 @@
+/* reliability.js — the reliability diagram (square plot, both axes 0–1) and its per-bin table. */
+(function (CT) {
+  "use strict";
+  var S = CT.svg;
+  var W = 300, P = 232, L = 58, T = 14, HIST = 56, GAP = 30;
+  var x = S.linear(0, 1000, L, L + P);           // confidence, engine units (1e-3)
+  var y = S.linear(0, 1000, T + P, T);           // accuracy
+  var histTop = T + P + GAP, histBottom = histTop + HIST;
+
+  function Reliability(figure, table) {
+    var ui = CT.strings().ui;
+    var svg = S.el("svg", { viewBox: "0 0 " + W + " " + (histBottom + 34), class: "chart reliability", role: "img" });
+    figure.insertBefore(svg, figure.firstChild);
+    this.title = S.el("title", {}, svg);
+    S.el("rect", { x: L, y: T, width: P, height: P, class: "plot-frame" }, svg);
+    this.edges = S.el("g", { class: "edges" }, svg);
+    S.el("line", { x1: x(0), y1: y(0), x2: x(1000), y2: y(1000), class: "diagonal" }, svg);
+    this.gaps = S.el("g", { class: "gaps" }, svg);
+    this.dots = S.el("g", { class: "dots" }, svg);
+    this.hist = S.el("g", { class: "hist" }, svg);
+    S.el("line", { x1: L, x2: L + P, y1: histBottom, y2: histBottom, class: "axis" }, svg);
+    [0, 500, 1000].forEach(function (v) {
+      S.text("text", { x: x(v), y: histBottom + 14, class: "tick middle" }, CT.prob(v), svg);
+      S.text("text", { x: L - 5, y: y(v) + 4, class: "tick end" }, CT.prob(v), svg);
+    });
+    S.text("text", { x: L + P / 2, y: histBottom + 30, class: "axis-label middle" }, ui.axis_confidence, svg);
+    S.text("text", { x: 12, y: T + P / 2, class: "axis-label middle", transform: "rotate(-90 12 " + (T + P / 2) + ")" },
+      ui.axis_accuracy, svg);
+    this.histLabel = S.text("text", { x: 12, y: histTop + HIST / 2, class: "axis-label middle small",
+      transform: "rotate(-90 12 " + (histTop + HIST / 2) + ")" }, "", svg);
+    this.svg = svg;
+    this.table = table;
+    this.tbody = table.querySelector("tbody");
+    this.total = table.querySelector("tfoot");
+  }
+
+  /* New bins (dataset, part, scheme or bin count changed): rebuild the per-bin nodes. */
+  Reliability.prototype.setBins = function (bins, scheme, ece, n) {
+    var ui = CT.strings().ui, self = this;
+    this.bins = bins; this.scheme = scheme; this.ece = ece; this.n = n;
+    [this.edges, this.gaps, this.dots, this.hist].forEach(function (g) { g.textContent = ""; });
+    this.tbody.textContent = "";
+    var size = bins.size;
+    this.edgeLines = [];
+    if (bins.edges) {
+      bins.edges.forEach(function (e) {
+        S.el("line", { x1: x(e), x2: x(e), y1: T, y2: histBottom, class: "edge" }, self.edges);
+      });
+    } else {
+      for (var j = 0; j < size; j++) {
+        this.edgeLines.push(S.el("line", { y1: T, y2: histBottom, class: "edge" }, this.edges));
+      }
+    }
+    this.gapNodes = []; this.dotNodes = []; this.barNodes = []; this.rows = [];
+    for (var b = 0; b < size; b++) {
+      this.gapNodes.push(S.el("line", { class: "gap" }, this.gaps));
+      this.dotNodes.push(S.el("circle", { r: 5, class: "dot" }, this.dots));
+      this.barNodes.push(S.el("rect", { class: scheme === "adaptive" ? "range-bar" : "count-bar" }, this.hist));
+      var row = document.createElement("tr");
+      for (var c = 0; c < 5; c++) row.appendChild(document.createElement(c ? "td" : "th"));
+      row.firstChild.setAttribute("scope", "row");
+      this.tbody.appendChild(row);
+      this.rows.push(row);
+    }
+    this.histLabel.textContent = scheme === "adaptive" ? ui.axis_range : ui.axis_count;
+  };
+
+  function rangeText(bins, b, i, last) {
+    if (bins.edges) {
+      var closing = b === last ? "]" : ")";
+      return "[" + CT.prob(bins.edges[b]) + ", " + CT.prob(bins.edges[b + 1]) + closing;
+    }
+    return CT.prob(bins.lower[b][i]) + " \u2013 " + CT.prob(bins.upper[b][i]);
+  }
+
+  /* Move every mark to grid point i. */
+  Reliability.prototype.setIndex = function (i) {
+    var bins = this.bins, size = bins.size, maxCount = 1, b, filled = 0;
+    for (b = 0; b < size; b++) if (bins.count[b][i] > maxCount) maxCount = bins.count[b][i];
+    for (b = 0; b < size; b++) {
+      var count = bins.count[b][i], conf = bins.confidence[b][i], acc = bins.accuracy[b][i];
+      var show = count > 0, row = this.rows[b];
+      if (show) filled++;
+      S.set(this.dotNodes[b], { cx: x(conf).toFixed(1), cy: y(acc).toFixed(1), visibility: show ? "visible" : "hidden" });
+      S.set(this.gapNodes[b], { x1: x(conf).toFixed(1), x2: x(conf).toFixed(1), y1: y(conf).toFixed(1), y2: y(acc).toFixed(1),
+        visibility: show ? "visible" : "hidden" });
+      if (bins.edges) {
+        var h = count / maxCount * HIST;
+        S.set(this.barNodes[b], { x: (x(bins.edges[b]) + 1).toFixed(1), width: Math.max(x(bins.edges[b + 1]) - x(bins.edges[b]) - 2, 1).toFixed(1),
+          y: (histBottom - h).toFixed(1), height: h.toFixed(1) });
+      } else {
+        var lo = bins.lower[b][i], hi = bins.upper[b][i], lane = b % 3;
+        S.set(this.barNodes[b], { x: x(lo).toFixed(1), width: Math.max(x(hi) - x(lo), 2).toFixed(1),
+          y: (histTop + 6 + lane * 16).toFixed(1), height: 10 });
+        S.set(this.edgeLines[b], { x1: x(lo).toFixed(1), x2: x(lo).toFixed(1) });
+      }
+      row.hidden = !show;
+      if (show) {
+        var cells = row.children;
+        cells[0].textContent = rangeText(bins, b, i, size - 1);
+        cells[1].textContent = count;
+        cells[2].textContent = CT.prob(conf);
+        cells[3].textContent = CT.prob(acc);
+        cells[4].textContent = CT.pct(bins.gap[b][i]);
+      }
+    }
+    var ui = CT.strings().ui, ece = CT.pct(this.ece.value[i]);
+    this.total.querySelector(".total-count").textContent = this.n;
+    this.total.querySelector(".total-ece").textContent = ece;
+    this.title.textContent = CT.fill(ui.reliability_alt, { bins: filled, ece: ece });
+  };
+  CT.Reliability = Reliability;
+})(window.CalibTutorial);

@@ -1,0 +1,255 @@
+"""Browser tests: build the site once, serve it on loopback, drive Debian's Chromium through Playwright.
+
+Fixtures, widest first:
+
+* ``site_dir`` — the site, built once per session with ``build.py --out`` into a temporary folder;
+* ``site_url`` — that folder served by ``http.server`` on 127.0.0.1 at a free port (stopped at the end);
+* ``browser`` — one headless Chromium per session (``/usr/bin/chromium``, never a downloaded build);
+* ``open_page`` — opens the page in a fresh browser context and watches it: any uncaught error,
+  console error, failed or 4xx/5xx request, or request to a host other than 127.0.0.1/localhost
+  fails the test that opened it (after the test body, as a failure of the test itself);
+* ``engine`` — ``calib.precompute.precompute_all()``, computed once, for expected values.
+
+A missing browser (or Playwright, or the npm tools) fails every browser test when ``CI`` is set;
+elsewhere those tests are skipped with the command that installs what is missing.
+"""
+
+import contextlib
+import functools
+import http.server
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+NODE_MODULES = ROOT / "node_modules"
+AXE_SCRIPT = NODE_MODULES / "axe-core" / "axe.min.js"
+VNU_JAR = NODE_MODULES / "vnu-jar" / "build" / "dist" / "vnu.jar"
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+SETUP_COMMAND = "bash tools/setup.sh"
+IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def missing(what, install):
+    """A prerequisite is missing: fail under CI, skip (naming the install command) elsewhere."""
+    message = f"{what} is missing; install it with: {install} (or everything at once: {SETUP_COMMAND})"
+    if IN_CI:
+        pytest.fail(f"CI: {message}", pytrace=False)
+    pytest.skip(message)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test in this folder ``browser`` (``-m 'not browser'`` deselects them)."""
+    here = Path(__file__).resolve().parent
+    for item in items:
+        if here in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.browser)
+
+
+# --------------------------------------------------------------------------- the site
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory):
+    """The site, built once per session into a temporary folder.
+
+    ``CALIB_TEST_SITE=DIR`` tests an already built folder instead (a copy is tested, so the
+    tests can write beside it); never set in CI, where the tests always build.
+    """
+    out = tmp_path_factory.mktemp("build") / "site"
+    prebuilt = os.environ.get("CALIB_TEST_SITE")
+    if prebuilt and not IN_CI:
+        shutil.copytree(prebuilt, out)
+        return out
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if result.returncode != 0:
+        pytest.fail(f"build.py --out failed ({result.returncode}):\n{result.stderr}", pytrace=False)
+    return out
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve_folder(folder):
+    """Serve ``folder`` on http://127.0.0.1:<free port>/ in a thread; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def site_url(site_dir):
+    """Base URL (ending in "/") of the built site served on loopback."""
+    with serve_folder(site_dir) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def engine():
+    """``calib.precompute.precompute_all()``, once per session (about 5 s)."""
+    from calib.precompute import precompute_all
+    return precompute_all()
+
+
+# --------------------------------------------------------------------------- the browser
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Debian Chromium for the whole session."""
+    if not Path(CHROMIUM).exists():
+        missing(f"Chromium ({CHROMIUM})", "apt-get update && apt-get install -y chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("The Python package playwright", "python3 -m pip install -e '.[test]'")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def is_local(url):
+    """True for URLs that stay on this machine: loopback http(s), file:, data:, blob:, about:."""
+    parts = urlsplit(url)
+    if parts.scheme in ("file", "data", "blob", "about", "chrome-error"):
+        return True
+    return parts.scheme in ("http", "https", "ws", "wss") and (parts.hostname or "") in LOCAL_HOSTS
+
+
+class PageMonitor:
+    """What a page did: every request, and every problem (errors, failed or external requests)."""
+
+    def __init__(self):
+        self.requests = []
+        self.problems = []
+        self._allowed = []
+
+    def allow(self, pattern):
+        """Tolerate problems matching ``pattern`` (a regex), e.g. a request a test makes fail on purpose."""
+        self._allowed.append(re.compile(pattern))
+
+    def add(self, problem):
+        self.problems.append(problem)
+
+    def unexpected(self):
+        return [p for p in self.problems if not any(a.search(p) for a in self._allowed)]
+
+    def external(self):
+        return [url for url in self.requests if not is_local(url)]
+
+    def watch(self, context):
+        """Record every request of ``context``'s pages; abort (and report) any that leaves the machine."""
+        def on_external(route):
+            self.add(f"external request: {route.request.method} {route.request.url}")
+            route.abort()
+
+        context.route(lambda url: not is_local(url), on_external)
+        context.on("request", lambda request: self.requests.append(request.url))
+        context.on("requestfailed", lambda request: is_local(request.url) and self.add(
+            f"request failed: {request.url} ({request.failure})"))
+        context.on("response", lambda response: response.status >= 400 and self.add(
+            f"HTTP {response.status}: {response.url}"))
+        context.on("page", self.watch_page)
+
+    def watch_page(self, page):
+        page.on("pageerror", lambda error: self.add(f"uncaught error: {error}"))
+        page.on("console", lambda message: message.type == "error" and self.add(
+            f"console error: {message.text} ({message.location.get('url', '')}:{message.location.get('lineNumber', '')})"))
+
+
+_MONITORS = pytest.StashKey()
+
+
+@pytest.fixture
+def open_page(browser, site_url, site_dir, request):
+    """``open_page(path="", *, file=False, wait="load", **context_options)`` → a watched Playwright page.
+
+    ``path`` is relative to the site (it may carry a ``#state/…`` hash); ``file=True`` opens it
+    from ``file://`` instead of http. ``context_options`` go to ``browser.new_context``
+    (``color_scheme``, ``viewport``, ``java_script_enabled``, ``reduced_motion``, …). The page's
+    monitor is ``page.monitor``; call ``page.monitor.allow(regex)`` for a problem a test provokes.
+    """
+    contexts = []
+    monitors = request.node.stash.setdefault(_MONITORS, [])
+
+    def opener(path="", *, file=False, wait="load", **context_options):
+        context_options.setdefault("viewport", {"width": 1280, "height": 900})
+        context = browser.new_context(**context_options)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        monitor = PageMonitor()
+        monitors.append(monitor)
+        monitor.watch(context)
+        page = context.new_page()
+        page.monitor = monitor
+        if file:
+            url = (site_dir / "index.html").as_uri() + (path[len("index.html"):] if path.startswith("index.html") else path)
+        else:
+            url = site_url + path
+        if wait is not None:
+            page.goto(url, wait_until=wait)
+        else:
+            page.goto(url)
+        return page
+
+    yield opener
+    for context in contexts:
+        with contextlib.suppress(Exception):
+            context.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """After a passing test body, fail it if any page it opened misbehaved (see :class:`PageMonitor`)."""
+    result = yield
+    problems = [p for monitor in item.stash.get(_MONITORS, []) for p in monitor.unexpected()]
+    if problems:
+        shown = "\n  ".join(dict.fromkeys(problems))
+        raise AssertionError(f"the page misbehaved ({len(problems)} problem(s)):\n  {shown}")
+    return result
+
+
+# --------------------------------------------------------------------------- npm tools
+
+@pytest.fixture(scope="session")
+def axe_script():
+    """Path of axe-core's browser bundle from node_modules."""
+    if not AXE_SCRIPT.exists():
+        missing(f"axe-core ({AXE_SCRIPT.relative_to(ROOT)})", "npm ci")
+    return AXE_SCRIPT
+
+
+@pytest.fixture(scope="session")
+def vnu_command():
+    """The Nu HTML checker's command line (without file arguments)."""
+    if not VNU_JAR.exists():
+        missing(f"vnu-jar ({VNU_JAR.relative_to(ROOT)})", "npm ci")
+    java = shutil.which("java")
+    if java is None:
+        missing("Java (for vnu.jar)", "apt-get update && apt-get install -y default-jre-headless")
+    return [java, "-jar", str(VNU_JAR)]

@@ -1,0 +1,92 @@
+"""Accessibility: axe-core (from node_modules) finds no violation in light or dark, before and after
+the explorer shows a split dataset; every form control has an accessible name."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def run_axe(page, axe_script):
+    """Inject axe-core and run every default rule; returns the violations (JSON-ready)."""
+    page.add_script_tag(path=str(axe_script))
+    results = page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ['violations']});
+        return {
+            version: axe.version,
+            violations: r.violations.map(v => ({
+                id: v.id, impact: v.impact, tags: v.tags, help: v.help,
+                nodes: v.nodes.slice(0, 5).map(n => ({target: n.target.join(' '), summary: n.failureSummary})),
+                count: v.nodes.length,
+            })),
+            ran: r.passes.length + r.violations.length + r.incomplete.length + r.inapplicable.length,
+        };
+    }""")
+    assert results["ran"] > 50, f"axe ran only {results['ran']} rules"
+    return results["violations"]
+
+
+def describe(violations):
+    lines = []
+    for v in violations:
+        wcag = [t for t in v["tags"] if t in WCAG_TAGS]
+        lines.append(f"{v['id']} ({v['impact']}; {', '.join(wcag) or 'best practice'}): {v['help']} — {v['count']} node(s)")
+        lines += [f"    {n['target']}: {n['summary']}".replace("\n", " ") for n in v["nodes"]]
+    return "\n".join(lines)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violations(open_page, axe_script, scheme):
+    page = open_page(color_scheme=scheme)
+    page.wait_for_load_state("networkidle")
+    violations = run_axe(page, axe_script)
+    assert violations == [], f"axe-core, {scheme} scheme:\n{describe(violations)}"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violations_with_a_split_dataset(open_page, axe_script, scheme):
+    page = open_page(color_scheme=scheme, viewport={"width": 390, "height": 844})
+    page.locator("#ex1-dataset").select_option("sim-600")
+    expect(page.locator('input[name="ex1-part"][value="test"]')).to_be_visible()
+    page.locator("#ex1-fit").click()
+    violations = run_axe(page, axe_script)
+    assert violations == [], f"axe-core, {scheme} scheme, sim-600 at 390 px:\n{describe(violations)}"
+
+
+def test_every_control_has_an_accessible_name(open_page):
+    page = open_page()
+    controls = page.locator("input, select, button")
+    assert controls.count() > 0
+
+    def check_visible():
+        unnamed = []
+        for i in range(controls.count()):
+            control = controls.nth(i)
+            if not control.is_visible():
+                continue
+            try:
+                expect(control).to_have_accessible_name(re.compile(r"\S"), timeout=1000)
+            except AssertionError:
+                unnamed.append(control.evaluate("e => e.outerHTML.slice(0, 160)"))
+        return unnamed
+
+    unnamed = check_visible()
+    page.locator("#ex1-dataset").select_option("sim-600")
+    expect(page.locator('input[name="ex1-part"][value="test"]')).to_be_visible()
+    unnamed += check_visible()
+    assert unnamed == [], f"controls without an accessible name: {unnamed}"
+
+
+def test_explorer_controls_have_their_roles_and_names(open_page):
+    page = open_page()
+    explorer = page.locator("#ex1")
+    expect(explorer.get_by_role("slider")).to_have_count(1)
+    expect(page.locator("#ex1-t")).to_have_attribute("aria-valuetext", re.compile(r"^T \d+\.\d\d, ECE \d+\.\d%$"))
+    expect(page.locator("#ex1-status")).to_have_attribute("role", "status")
+    for button in ("#ex1-reset", "#ex1-fit", "#ex1-pin"):
+        expect(page.locator(button)).to_have_accessible_name(re.compile(r"\S"))
+    expect(explorer.get_by_role("radio")).not_to_have_count(0)
+    for select in ("#ex1-dataset", "#ex1-bins"):
+        assert page.locator(select).evaluate("e => e.tagName") == "SELECT"

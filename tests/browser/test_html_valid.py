@@ -1,0 +1,71 @@
+"""HTML validity: the Nu HTML checker (vnu.jar from node_modules) finds no error in the built page,
+nor in the document the explorer leaves after running (the DOM serialised by the browser)."""
+
+import json
+import subprocess
+
+import pytest
+
+
+def run_vnu(vnu_command, *paths):
+    """``{path: [error messages]}`` from one vnu run (``--errors-only --format json``)."""
+    result = subprocess.run([*vnu_command, "--errors-only", "--format", "json", "--stdout", *map(str, paths)],
+                            capture_output=True, text=True, timeout=300)
+    try:
+        report = json.loads(result.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(f"vnu exited {result.returncode} without a JSON report:\n{result.stdout}\n{result.stderr}")
+    errors = {str(p): [] for p in paths}
+    for message in report.get("messages", []):
+        if message.get("type") in ("error", "non-document-error") or message.get("subType") == "fatal":
+            where = message.get("url", "").removeprefix("file:")
+            line = f"line {message.get('lastLine', '?')}:{message.get('firstColumn', '?')}"
+            text = f"{line}: {message.get('message')} [{message.get('extract', '').strip()[:120]!r}]"
+            key = next((k for k in errors if where.endswith(k) or k.endswith(where)), where)
+            errors.setdefault(key, []).append(text)
+    if result.returncode not in (0, 1):
+        pytest.fail(f"vnu exited {result.returncode}: {result.stderr}")
+    return errors
+
+
+@pytest.fixture(scope="module")
+def live_dom(browser, site_url):
+    """``(html, problem)``: the document as the browser holds it once the explorer has run
+    (sim-600, fitted T), or what went wrong getting there."""
+    from playwright.sync_api import Error
+
+    context = browser.new_context()
+    page = context.new_page()
+    problem = None
+    try:
+        page.goto(site_url, wait_until="networkidle")
+        try:
+            page.locator("#ex1-dataset").select_option("sim-600", timeout=5000)
+            page.wait_for_load_state("networkidle")
+            page.locator("#ex1-fit").click(timeout=5000)
+        except Error as error:
+            problem = f"could not drive the explorer: {error.message.splitlines()[0]}"
+        return page.content(), problem
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def vnu_report(vnu_command, site_dir, live_dom):
+    """One vnu run over the built index.html and the live DOM."""
+    built, live = site_dir / "index.html", site_dir.parent / "live-dom.html"
+    live.write_text(live_dom[0], encoding="utf-8")
+    return run_vnu(vnu_command, built, live), built, live
+
+
+def test_built_page_is_valid_html(vnu_report):
+    errors, built, _ = vnu_report
+    found = errors.get(str(built), [])
+    assert found == [], f"vnu: {len(found)} error(s) in the built index.html:\n  " + "\n  ".join(found)
+
+
+def test_document_after_the_explorer_ran_is_valid_html(vnu_report, live_dom):
+    errors, _, live = vnu_report
+    found = errors.get(str(live), [])
+    assert found == [], f"vnu: {len(found)} error(s) in the live DOM:\n  " + "\n  ".join(found)
+    assert live_dom[1] is None, live_dom[1]

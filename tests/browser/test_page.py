@@ -1,0 +1,214 @@
+"""The page as a whole: loads cleanly over http and file://, stays on the machine, works without
+JavaScript, carries its metadata, uses relative URLs only, fits narrow screens, prints without
+controls, honours reduced motion and shows where the keyboard focus is."""
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from playwright.sync_api import expect
+
+DATASETS = ["six", "twelve", "sim-60", "sim-600", "overconfident", "mixed"]
+
+
+def test_loads_over_http_without_errors(open_page):
+    page = open_page()
+    expect(page.locator("main")).to_be_visible()
+    expect(page.locator("#ex1[data-component=explorer]")).to_be_attached()
+    page.wait_for_load_state("networkidle")
+
+
+def test_loads_from_file_url_without_errors(open_page):
+    page = open_page(file=True)
+    assert page.url.startswith("file://")
+    expect(page.locator("main")).to_be_visible()
+    expect(page.locator("#ex1[data-component=explorer]")).to_be_attached()
+    page.wait_for_timeout(300)  # let deferred scripts run: any error fails the test
+
+
+def test_every_request_stays_on_this_machine(open_page):
+    page = open_page(wait="networkidle")
+    select = page.locator("#ex1-dataset")
+    for name in DATASETS[1:]:  # each dataset's payload loads on demand
+        select.select_option(name)
+        page.wait_for_load_state("networkidle")
+    assert page.monitor.requests, "no request was recorded"
+    assert page.monitor.external() == []
+    loaded = [r for r in page.monitor.requests if "/data/" in r]
+    assert loaded, "choosing other datasets loaded no data/<name>.js"
+
+
+def test_without_javascript_prose_tables_and_figures_are_shown(open_page, site_dir):
+    page = open_page(java_script_enabled=False)
+    expect(page.locator("main p").first).to_be_visible()
+    assert page.locator("main p").count() >= 3
+    tables = page.locator("main table")
+    assert tables.count() >= 1, "no table in the page"
+    for i in range(tables.count()):
+        expect(tables.nth(i)).to_be_visible()
+    figures = page.locator("main figure:has(svg)")
+    assert figures.count() >= 1, "no <figure> with an inline <svg>"
+    for i in range(figures.count()):
+        expect(figures.nth(i).locator("svg").first).to_be_visible()
+    note = page.locator("noscript .noscript-note, noscript p, noscript")
+    assert "<noscript>" in (site_dir / "index.html").read_text(encoding="utf-8")
+    expect(note.first).to_be_visible()
+
+
+def test_metadata(open_page):
+    page = open_page()
+    assert page.title().strip()
+    assert page.locator("html").get_attribute("lang") == "en"
+    head = page.locator("head")
+
+    def meta(selector):
+        element = head.locator(selector)
+        assert element.count() == 1, f"expected exactly one {selector}"
+        content = (element.get_attribute("content") or "").strip()
+        assert content, f"{selector} is empty"
+        return content
+
+    assert len(meta('meta[name="description"]')) >= 50
+    assert meta('meta[name="viewport"]')
+    for prop in ("og:title", "og:description", "og:type"):
+        meta(f'meta[property="{prop}"]')
+    for name in ("twitter:card", "twitter:title", "twitter:description"):
+        meta(f'meta[name="{name}"]')
+    icon = head.locator('link[rel~="icon"]')
+    assert icon.count() >= 1
+    href = icon.first.get_attribute("href")
+    response = page.request.get(page.url.split("#")[0].rsplit("/", 1)[0] + "/" + href)
+    assert response.status == 200, f"favicon {href}: HTTP {response.status}"
+    assert response.body().lstrip().startswith(b"<svg") or b"<svg" in response.body()[:200]
+
+
+URL_ATTRIBUTES = {"href", "src", "xlink:href", "action", "formaction", "poster", "data", "cite",
+                  "manifest", "background", "longdesc", "ping"}
+
+
+class _UrlCollector(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.urls = []
+        self._meta_urls = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for name, value in attrs.items():
+            if value is None:
+                continue
+            if name in URL_ATTRIBUTES:
+                self.urls.append((tag, name, value.strip()))
+            elif name in ("srcset", "imagesrcset"):
+                self.urls += [(tag, name, part.strip().split()[0]) for part in value.split(",") if part.strip()]
+            elif name == "style":
+                self.urls += [(tag, "style", u) for u in re.findall(r"url\(\s*['\"]?([^'\")]+)", value)]
+        if tag == "meta" and re.search(r"(image|url)$", attrs.get("property") or attrs.get("name") or ""):
+            self.urls.append((tag, "content", (attrs.get("content") or "").strip()))
+
+
+def test_every_url_in_the_html_is_relative(site_dir):
+    html = (site_dir / "index.html").read_text(encoding="utf-8")
+    collector = _UrlCollector()
+    collector.feed(html)
+    css_urls = re.findall(r"url\(\s*['\"]?([^'\")]+)", "".join(re.findall(r"<style[^>]*>(.*?)</style>", html, re.S)))
+    urls = collector.urls + [("style", "url()", u) for u in css_urls]
+    def absolute(url):
+        has_scheme = re.match(r"[a-z][a-z0-9+.-]*:", url, re.I) and not url.lower().startswith("data:")
+        return url.startswith("/") or bool(has_scheme) or "http" in url.lower()
+
+    bad = [(tag, attr, url) for tag, attr, url in urls if absolute(url)]
+    assert bad == [], f"absolute URLs in index.html: {bad}"
+    assert not re.search(r"""(?:href|src)\s*=\s*["']?\s*(?:https?:|//)""", html, re.I)
+
+
+def test_no_output_path_starts_with_underscore(site_dir):
+    offenders = [str(p.relative_to(site_dir)) for p in site_dir.rglob("*")
+                 if any(part.startswith("_") for part in p.relative_to(site_dir).parts)]
+    assert offenders == []
+    assert (site_dir / "index.html").is_file() and (site_dir / "favicon.svg").is_file()
+    assert sorted(p.name for p in (site_dir / "data").glob("*.js")) == sorted(f"{n}.js" for n in DATASETS)
+    assert list((site_dir / "downloads").glob("*.csv"))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width", [320, 390])
+def test_no_horizontal_scrolling_on_narrow_screens(open_page, width, scheme):
+    page = open_page(viewport={"width": width, "height": 800}, color_scheme=scheme)
+    page.wait_for_load_state("networkidle")
+    sizes = page.evaluate("({scroll: document.scrollingElement.scrollWidth, inner: window.innerWidth})")
+    if sizes["scroll"] > sizes["inner"]:
+        wide = page.evaluate("""(inner) => Array.from(document.querySelectorAll('body *'))
+            .filter(e => e.getBoundingClientRect().right > inner + 0.5)
+            .filter(e => !e.parentElement || e.parentElement.getBoundingClientRect().right <= inner + 0.5)
+            .slice(0, 8).map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+              + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().split(/\\s+/).join('.') : '')
+              + ' right=' + Math.round(e.getBoundingClientRect().right))""", sizes["inner"])
+        pytest.fail(f"scrollWidth {sizes['scroll']} > innerWidth {sizes['inner']} at {width} px ({scheme}); "
+                    f"widest offenders: {wide}")
+
+
+def test_print_hides_the_controls(open_page):
+    page = open_page()
+    page.emulate_media(media="print")
+    report = page.evaluate("""() => ({
+        noPrint: Array.from(document.querySelectorAll('.no-print')).map(e => [e.tagName + (e.id ? '#' + e.id : ''), getComputedStyle(e).display]),
+        shownControls: Array.from(document.querySelectorAll('main input, main select, main button'))
+            .filter(e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden')
+            .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')),
+    })""")
+    assert report["noPrint"], "no element has class no-print"
+    assert [e for e, display in report["noPrint"] if display != "none"] == []
+    assert report["shownControls"] == [], "controls still rendered under print media"
+    expect(page.locator("main p").first).to_be_visible()
+
+
+def test_reduced_motion_is_honoured(open_page):
+    page = open_page(reduced_motion="reduce")
+    page.locator("#ex1-dataset").select_option("twelve")
+    moving = page.evaluate("""() => {
+        const seconds = v => v.split(',').map(s => parseFloat(s) * (s.trim().endsWith('ms') ? 0.001 : 1));
+        const out = [];
+        for (const e of document.querySelectorAll('*')) {
+            for (const pseudo of [null, '::before', '::after']) {
+                const s = getComputedStyle(e, pseudo);
+                const transition = seconds(s.transitionDuration).some(d => d > 0)
+                    && s.transitionProperty !== 'none';
+                const animation = s.animationName !== 'none' && seconds(s.animationDuration).some(d => d > 0);
+                if (transition || animation) out.push(e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+                    + (pseudo || '') + ' transition=' + s.transitionDuration + ' animation=' + s.animationName);
+            }
+        }
+        if (getComputedStyle(document.documentElement).scrollBehavior === 'smooth') out.push('html scroll-behavior: smooth');
+        return out.slice(0, 20);
+    }""")
+    assert moving == [], f"motion under prefers-reduced-motion: reduce: {moving}"
+
+
+def test_focus_is_visible_on_every_tab_stop(open_page):
+    page = open_page()
+    seen, invisible = [], []
+    for _ in range(150):
+        page.keyboard.press("Tab")
+        info = page.evaluate("""() => {
+            const e = document.activeElement;
+            if (!e || e === document.body) return null;
+            const s = getComputedStyle(e);
+            return {
+                id: e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.name ? '[name=' + e.name + ']' : '')
+                    + (e.value && e.type === 'radio' ? '[value=' + e.value + ']' : ''),
+                outline: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0,
+                shadow: s.boxShadow !== 'none',
+                focusVisible: e.matches(':focus-visible'),
+            };
+        }""")
+        if info is None or info["id"] in seen:
+            if seen:
+                break
+            continue
+        seen.append(info["id"])
+        if not (info["outline"] or info["shadow"]):
+            invisible.append(info["id"])
+    controls = [s for s in seen if s.startswith(("input", "select", "button"))]
+    assert controls, f"Tab never reached a control (reached: {seen})"
+    assert invisible == [], f"no visible focus indicator on: {invisible}"

@@ -1,0 +1,292 @@
+"""Tests of calib.scaling: temperature-scaled softmax, top-label confidence, NLL and Brier.
+
+Expected values come from the reference article's worked example (dataset
+``six``), from hand calculation, or from independent code in this file
+(plain-Python loops with :mod:`math`, or scipy.special) — never from the engine.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.special
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from calib import brier, log_softmax, nll, predicted_class, scaled_probs, top_label
+
+FAST = settings(max_examples=60, deadline=None)
+
+SIX_LOGITS = [[3, 1, 0], [2.5, 1, 0], [3, 0.5, 0], [1.5, 2, 0], [0.5, 0, 1.5], [2, 2.2, 0]]
+SIX_LABELS = [0, 0, 1, 1, 2, 0]
+SIX_FITTED_T = 1.229751  # the reference article's bounded fit
+
+
+# --- strategies -------------------------------------------------------------------------------
+
+@st.composite
+def logits_and_labels(draw, max_rows=12, max_classes=6, bound=40.0):
+    """Logits on a 1/8 lattice (so distinct logits differ by ≥ 0.125) and labels in range."""
+    n = draw(st.integers(1, max_rows))
+    k = draw(st.integers(2, max_classes))
+    steps = int(bound * 8)
+    z = draw(hnp.arrays(np.int64, (n, k), elements=st.integers(-steps, steps))) / 8.0
+    y = draw(hnp.arrays(np.int64, (n,), elements=st.integers(0, k - 1)))
+    return z, y
+
+
+temperatures = st.floats(0.05, 10.0, allow_nan=False, allow_infinity=False)
+
+
+# --- plain-Python references ------------------------------------------------------------------
+
+def plain_softmax(row, t=1.0):
+    """softmax(row / t) for one list of numbers, with the max shift, using math.exp only."""
+    top = max(row)
+    weights = [math.exp((v - top) / t) for v in row]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def plain_brier(z, y, t):
+    """Mean over examples of sum_k (p_k - [k == y])², by explicit loops."""
+    total = 0.0
+    for row, label in zip(np.asarray(z, float).tolist(), np.asarray(y).tolist()):
+        p = plain_softmax(row, t)
+        total += sum((pk - (1.0 if k == label else 0.0)) ** 2 for k, pk in enumerate(p))
+    return total / len(y)
+
+
+def plain_nll(z, y, t):
+    """Mean of -log p_y, by explicit loops."""
+    total = 0.0
+    for row, label in zip(np.asarray(z, float).tolist(), np.asarray(y).tolist()):
+        total -= math.log(plain_softmax(row, t)[label])
+    return total / len(y)
+
+
+# --- the worked example -----------------------------------------------------------------------
+
+def test_worked_example_probabilities_at_t1():
+    probs = scaled_probs(SIX_LOGITS, 1.0)
+    assert probs[0] == pytest.approx([0.844, 0.114, 0.042], abs=5e-4)
+
+
+def test_worked_example_probabilities_at_t_1_23():
+    probs = scaled_probs(SIX_LOGITS, 1.23)
+    assert probs[0] == pytest.approx([0.779, 0.153, 0.068], abs=5e-4)
+
+
+def test_worked_example_nll_before_and_after():
+    assert nll(SIX_LOGITS, SIX_LABELS, 1.0) == pytest.approx(0.82278, abs=5e-6)
+    assert nll(SIX_LOGITS, SIX_LABELS, SIX_FITTED_T) == pytest.approx(0.81243, abs=5e-6)
+
+
+def test_worked_example_brier_before_and_after():
+    assert brier(SIX_LOGITS, SIX_LABELS, 1.0) == pytest.approx(0.482, abs=5e-4)
+    assert brier(SIX_LOGITS, SIX_LABELS, SIX_FITTED_T) == pytest.approx(0.485, abs=5e-4)
+
+
+def test_worked_example_top_label():
+    confidence, correct = top_label(SIX_LOGITS, SIX_LABELS, 1.0)
+    # predicted classes 0, 0, 0, 1, 2, 1 against labels 0, 0, 1, 1, 2, 0
+    assert correct.tolist() == [True, True, False, True, True, False]
+    assert confidence[0] == pytest.approx(0.844, abs=5e-4)
+
+
+# --- hand-computable cases --------------------------------------------------------------------
+
+@pytest.mark.parametrize("k", [2, 3, 10])
+def test_equal_logits_give_uniform_scores(k):
+    z = np.full((4, k), 1.7)
+    y = np.arange(4) % k
+    assert np.allclose(scaled_probs(z, 0.3), 1.0 / k, rtol=0, atol=1e-15)
+    assert nll(z, y, 2.0) == pytest.approx(math.log(k), rel=1e-14)
+    assert brier(z, y, 0.5) == pytest.approx(1.0 - 1.0 / k, rel=1e-14)
+
+
+def test_two_class_probability_is_a_sigmoid():
+    # softmax([a, 0] / T)[0] = 1 / (1 + exp(-a / T))
+    for a, t in [(2.0, 1.0), (-3.0, 0.5), (0.7, 4.0)]:
+        expected = 1.0 / (1.0 + math.exp(-a / t))
+        assert scaled_probs([[a, 0.0]], t)[0, 0] == pytest.approx(expected, rel=1e-14)
+
+
+def test_certain_and_wrong_brier_is_two_and_certain_and_right_is_zero():
+    z = [[1e4, -1e4, 0.0]]
+    assert brier(z, [0], 1.0) == pytest.approx(0.0, abs=1e-15)
+    assert brier(z, [1], 1.0) == pytest.approx(2.0, abs=1e-15)
+
+
+def test_predicted_class_takes_the_first_index_on_ties():
+    assert predicted_class([[1.0, 2.0, 2.0], [5.0, 5.0, 0.0], [0.0, 0.0, 0.0]]).tolist() == [1, 0, 0]
+
+
+def test_top_label_confidence_is_the_raw_argmax_probability():
+    z = [[0.1, 0.3, 0.2], [2.0, -1.0, 2.5]]
+    confidence, correct = top_label(z, [1, 0], 0.7)
+    p = [plain_softmax(row, 0.7) for row in z]
+    assert confidence.tolist() == pytest.approx([p[0][1], p[1][2]], rel=1e-13)
+    assert correct.tolist() == [True, False]
+
+
+def test_shapes_for_scalar_and_array_temperatures():
+    z = np.zeros((5, 3))
+    y = np.zeros(5, dtype=int)
+    temps = np.array([0.5, 1.0, 2.0, 4.0])
+    assert scaled_probs(z, 1.0).shape == (5, 3)
+    assert scaled_probs(z, temps).shape == (4, 5, 3)
+    assert log_softmax(z, temps).shape == (4, 5, 3)
+    assert top_label(z, y, temps)[0].shape == (4, 5)
+    assert top_label(z, y, temps)[1].shape == (5,)
+    assert isinstance(nll(z, y, 1.0), float) and nll(z, y, temps).shape == (4,)
+    assert isinstance(brier(z, y, 1.0), float) and brier(z, y, temps).shape == (4,)
+
+
+# --- properties -------------------------------------------------------------------------------
+
+@FAST
+@given(logits_and_labels(), temperatures)
+def test_probabilities_sum_to_one(data, t):
+    z, _ = data
+    probs = scaled_probs(z, t)
+    assert np.all(probs >= 0) and np.all(probs <= 1)
+    assert np.allclose(probs.sum(axis=1), 1.0, rtol=0, atol=1e-12)
+
+
+@FAST
+@given(logits_and_labels())
+def test_t1_equals_plain_softmax(data):
+    z, _ = data
+    expected = [plain_softmax(row) for row in z.tolist()]
+    assert np.allclose(scaled_probs(z, 1.0), expected, rtol=1e-12, atol=1e-300)
+
+
+@FAST
+@given(logits_and_labels(), temperatures)
+def test_log_softmax_matches_scipy(data, t):
+    z, _ = data
+    assert np.allclose(log_softmax(z, t), scipy.special.log_softmax(z / t, axis=1), rtol=1e-12, atol=1e-12)
+
+
+@FAST
+@given(logits_and_labels(), temperatures, temperatures)
+def test_argmax_and_accuracy_do_not_change_with_temperature(data, t1, t2):
+    z, y = data
+    raw = np.argmax(z, axis=1)
+    for t in (t1, t2):
+        assert np.array_equal(np.argmax(scaled_probs(z, t), axis=1), raw)
+    (c1, ok1), (c2, ok2) = top_label(z, y, t1), top_label(z, y, t2)
+    assert np.array_equal(ok1, ok2)
+    assert np.array_equal(ok1, raw == y)
+    # the confidence is the largest probability at every temperature
+    assert np.allclose(c1, scaled_probs(z, t1).max(axis=1), rtol=1e-14, atol=0)
+
+
+@FAST
+@given(logits_and_labels(), st.floats(1.0, 100.0))
+def test_probabilities_approach_uniform_for_large_temperature(data, factor):
+    z, _ = data
+    t = 1e3 * max(np.abs(z).max(), 1e-3) * factor
+    k = z.shape[1]
+    # |z / T| ≤ 1e-3, so every probability is within a few 1e-3 / K of 1 / K
+    assert np.allclose(scaled_probs(z, t), 1.0 / k, rtol=0, atol=2e-3)
+
+
+@FAST
+@given(
+    hnp.arrays(np.float64, st.tuples(st.integers(1, 8), st.integers(2, 5)),
+               elements=st.sampled_from([-1e4, 1e4, 0.0, 1.0, -9999.5])),
+    temperatures,
+    st.data(),
+)
+def test_extreme_logits_stay_finite(z, t, data):
+    y = data.draw(hnp.arrays(np.int64, (z.shape[0],), elements=st.integers(0, z.shape[1] - 1)))
+    probs = scaled_probs(z, t)
+    assert np.all(np.isfinite(probs)) and np.allclose(probs.sum(axis=1), 1.0, atol=1e-12)
+    assert np.all(np.isfinite(log_softmax(z, t)))
+    assert np.isfinite(nll(z, y, t)) and nll(z, y, t) >= 0
+    b = brier(z, y, t)
+    assert np.isfinite(b) and 0.0 <= b <= 2.0
+    assert np.all(np.isfinite(top_label(z, y, t)[0]))
+
+
+@FAST
+@given(logits_and_labels(), temperatures)
+def test_brier_in_range_and_matches_loop(data, t):
+    z, y = data
+    b = brier(z, y, t)
+    assert 0.0 <= b <= 2.0
+    assert b == pytest.approx(plain_brier(z, y, t), rel=1e-10, abs=1e-12)
+
+
+@FAST
+@given(logits_and_labels(), temperatures)
+def test_nll_matches_loop(data, t):
+    z, y = data
+    # keep the plain reference away from log(0): restrict to moderate logits / temperatures
+    if np.abs(z).max() / t > 300:
+        t = np.abs(z).max() / 300
+    assert nll(z, y, t) == pytest.approx(plain_nll(z, y, t), rel=1e-10, abs=1e-12)
+
+
+@FAST
+@given(logits_and_labels(), st.lists(temperatures, min_size=1, max_size=6))
+def test_grid_equals_loop_of_scalar_calls(data, temps):
+    z, y = data
+    grid = np.array(temps)
+    probs = scaled_probs(z, grid)
+    conf, correct = top_label(z, y, grid)
+    nll_grid, brier_grid = nll(z, y, grid), brier(z, y, grid)
+    for g, t in enumerate(temps):
+        assert np.allclose(probs[g], scaled_probs(z, t), rtol=1e-13, atol=0)
+        assert np.allclose(conf[g], top_label(z, y, t)[0], rtol=1e-13, atol=0)
+        assert nll_grid[g] == pytest.approx(nll(z, y, t), rel=1e-13, abs=1e-300)
+        assert brier_grid[g] == pytest.approx(brier(z, y, t), rel=1e-13, abs=1e-15)
+    assert np.array_equal(correct, top_label(z, y, temps[0])[1])
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("logits, message", [
+    ([1.0, 2.0, 3.0], "2-D"),
+    ([[[1.0, 2.0]]], "2-D"),
+    ([[1.0], [2.0]], "two classes"),
+    (np.zeros((0, 3)), "at least one row"),
+    ([[1.0, float("nan")]], "finite"),
+    ([[1.0, float("inf")]], "finite"),
+])
+def test_bad_logits_are_refused(logits, message):
+    with pytest.raises(ValueError, match=message):
+        scaled_probs(logits, 1.0)
+    with pytest.raises(ValueError, match=message):
+        predicted_class(logits)
+
+
+@pytest.mark.parametrize("temperature", [-1.0, 0.0, float("nan"), float("inf"), [1.0, -0.5]])
+def test_bad_temperature_is_refused(temperature):
+    for function in (nll, brier, top_label):
+        with pytest.raises(ValueError, match="temperature must be positive"):
+            function(SIX_LOGITS, SIX_LABELS, temperature)
+    with pytest.raises(ValueError, match="temperature must be positive"):
+        scaled_probs(SIX_LOGITS, temperature)
+
+
+def test_two_dimensional_temperature_is_refused():
+    with pytest.raises(ValueError, match="temperature must be a scalar or a 1-D array"):
+        scaled_probs(SIX_LOGITS, [[1.0, 2.0]])
+
+
+@pytest.mark.parametrize("labels, message", [
+    ([0, 0, 1, 1, 2, 3], r"labels must lie in \[0, 3\)"),
+    ([0, 0, 1, 1, 2, -1], r"labels must lie in \[0, 3\)"),
+    ([0, 0, 1], r"labels must have shape \(6,\)"),
+    ([[0, 0, 1, 1, 2, 0]], r"labels must have shape \(6,\)"),
+    ([0, 0, 1, 1, 2, 0.5], "whole class indices"),
+    ([0, 0, 1, 1, 2, float("nan")], "whole class indices"),
+])
+def test_bad_labels_are_refused(labels, message):
+    for function in (nll, brier, top_label):
+        with pytest.raises(ValueError, match=message):
+            function(SIX_LOGITS, labels, 1.0)
