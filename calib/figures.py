@@ -67,7 +67,11 @@ def svg_of(fig, prefix):
     svg = re.sub(r'(id="|url\(#|href="#)', lambda m: m.group(1) + prefix + "-", svg)
     for sentinel, (variable, fallback) in PALETTE.items():
         svg = svg.replace(sentinel, f"var({variable}, {fallback})")
+    svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
+    svg = re.sub(r"\s*\n\s*(?=[LMCQz])", " ", svg)  # path data on one line
     svg = re.sub(r"\n\s*", "\n", svg)
+    # Sub-pixel digits only add bytes: keep two decimals of every coordinate.
+    svg = re.sub(r"(\d+\.\d\d)\d+", r"\1", svg)
     return svg
 
 

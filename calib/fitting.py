@@ -18,23 +18,27 @@ def golden_section_minimise(objective, low, high, tolerance=1e-7):
     """Minimise a unimodal scalar function on [low, high] by golden-section search.
 
     Returns the midpoint of the final bracket, whose width is ≤ ``tolerance``
-    (same units as the argument). Each step reuses one of the two interior
-    evaluations, so it costs one call of ``objective``.
+    (same units as the argument). Two interior probes split the bracket in the
+    golden ratio; each step drops the outer part beyond the worse probe and
+    reuses the surviving probe, so it costs one call of ``objective``.
     """
-    a, b = float(low), float(high)
-    c = b - _INV_PHI * (b - a)
-    d = a + _INV_PHI * (b - a)
-    fc, fd = objective(c), objective(d)
-    while b - a > tolerance:
-        if fc <= fd:
-            b, d, fd = d, c, fc
-            c = b - _INV_PHI * (b - a)
-            fc = objective(c)
+    bracket = [float(low), float(high)]
+    width = bracket[1] - bracket[0]
+    probes = [bracket[1] - _INV_PHI * width, bracket[0] + _INV_PHI * width]
+    losses = [objective(probes[0]), objective(probes[1])]
+    while bracket[1] - bracket[0] > tolerance:
+        if losses[0] <= losses[1]:
+            # minimum is left of the right probe: it becomes the bracket's upper end
+            bracket[1] = probes[1]
+            probes[1], losses[1] = probes[0], losses[0]
+            probes[0] = bracket[1] - _INV_PHI * (bracket[1] - bracket[0])
+            losses[0] = objective(probes[0])
         else:
-            a, c, fc = c, d, fd
-            d = a + _INV_PHI * (b - a)
-            fd = objective(d)
-    return (a + b) / 2.0
+            bracket[0] = probes[0]
+            probes[0], losses[0] = probes[1], losses[1]
+            probes[1] = bracket[0] + _INV_PHI * (bracket[1] - bracket[0])
+            losses[1] = objective(probes[1])
+    return (bracket[0] + bracket[1]) / 2.0
 
 
 def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_BOUNDS):

@@ -10,13 +10,15 @@ display unit, so the page and the engine cannot disagree by a rounding:
 
 Rounding is half away from zero for the non-negative values rounded here
 (``floor(x · scale + 0.5)``). A series along the temperature grid is sent as
-``{"t1": v1, "d": delta(v - v1)}``: its value at T = 1 and the change against
-T = 1 at every grid point, the latter delta-encoded (first element, then
-successive differences). Decoding (a running sum) is all the page does.
+``{"t1": v1, "d": pack(delta(v - v1))}``: its value at T = 1 and the change
+against T = 1 at every grid point, the latter delta-encoded (first element,
+then successive differences) and packed into a string of one-character codes
+(:func:`pack`). Unpacking and a running sum are all the page does.
 The format is written down in the README, section "Payload format".
 """
 
 import json
+import re
 
 import numpy as np
 
@@ -25,7 +27,7 @@ from .precompute import OFFERED_BIN_COUNTS
 
 __all__ = [
     "SCHEMA_VERSION", "SCORE_SCALE", "RATE_SCALE",
-    "to_units", "delta_encode", "delta_decode", "grid_series", "shares_summing_to",
+    "to_units", "delta_encode", "delta_decode", "pack", "pack_rows", "unpack", "grid_series", "shares_summing_to",
     "core_payload", "dataset_payload", "to_script", "to_json",
 ]
 
@@ -51,10 +53,69 @@ def delta_decode(deltas, axis=-1):
     return np.cumsum(np.asarray(deltas, dtype=np.int64), axis=axis)
 
 
+_PACK_OFFSET = 63      # packed characters run from "?" (63) to "~" (126)
+_PACK_MAX_CHUNKS = 7   # 35 bits: enough for any int32 after zigzag
+
+
+def pack_rows(ints):
+    """Pack each row of a 2-D integer array into a string, one short code per integer.
+
+    Zigzag maps an integer to a non-negative one (0, −1, 1, −2, … → 0, 1, 2, 3, …),
+    which is written as 5-bit chunks, low chunk first; every chunk but the last
+    carries the flag 32; each chunk is the character ``chr(63 + chunk)``. So 0
+    is "?", and any delta in [−16, 15] costs one character instead of the two
+    to four of a JSON number and its comma. (This is the scheme of Google's
+    encoded polylines, applied to integer deltas.) A run of four or more zeros,
+    common in empty bins and flat stretches, is written "!" followed by the
+    packed length of the run.
+    """
+    values = np.atleast_2d(np.asarray(ints, dtype=np.int64))
+    zigzag = np.where(values < 0, -2 * values - 1, 2 * values)
+    shifts = 5 * np.arange(_PACK_MAX_CHUNKS)
+    chunks = (zigzag[..., None] >> shifts) & 31
+    rest = zigzag[..., None] >> (shifts + 5)
+    used = np.concatenate([np.ones(values.shape + (1,), bool), rest[..., :-1] > 0], axis=-1)
+    codes = (chunks | np.where(rest > 0, 32, 0)) + _PACK_OFFSET
+    flat = codes.astype(np.uint8)
+    rows = [flat[r][used[r]].tobytes().decode("ascii") for r in range(values.shape[0])]
+    return [_ZERO_RUN.sub(_zero_run, row) for row in rows]
+
+
+_ZERO_RUN = re.compile(r"\?{4,}")
+
+
+def _zero_run(match):
+    """A run of k ≥ 4 zeros ("????…") becomes "!" and the packed count k."""
+    return "!" + pack_rows(np.array([[len(match.group())]]))[0]
+
+
+def pack(ints):
+    """Pack a 1-D integer sequence into one string (see :func:`pack_rows`)."""
+    return pack_rows(np.asarray(ints, dtype=np.int64)[None, :])[0]
+
+
+def unpack(text):
+    """The integers packed in ``text`` by :func:`pack`, as an int64 array."""
+    out, value, shift, run = [], 0, 0, False
+    for char in text:
+        if char == "!":
+            run = True
+            continue
+        code = ord(char) - _PACK_OFFSET
+        value |= (code & 31) << shift
+        if code < 32:
+            number = -((value + 1) >> 1) if value & 1 else value >> 1
+            out.extend([0] * number if run else [number])
+            value, shift, run = 0, 0, False
+        else:
+            shift += 5
+    return np.array(out, dtype=np.int64)
+
+
 def grid_series(units, t1_index):
-    """A displayed series: ``{"t1": value at T = 1, "d": delta-encoded change against T = 1}``."""
+    """A displayed series: ``{"t1": value at T = 1, "d": packed delta-encoded change against T = 1}``."""
     units = np.asarray(units, dtype=np.int64)
-    return {"t1": int(units[t1_index]), "d": delta_encode(units - units[t1_index]).tolist()}
+    return {"t1": int(units[t1_index]), "d": pack(delta_encode(units - units[t1_index]))}
 
 
 def shares_summing_to(parts, scale):
@@ -64,9 +125,12 @@ def shares_summing_to(parts, scale):
     to the parts with the largest fractional remainders (first index on ties).
     It keeps a per-bin table's weighted gaps adding up exactly to the ECE shown.
     """
-    scaled = np.asarray(parts, dtype=np.float64) * scale
+    parts = np.asarray(parts, dtype=np.float64)
+    scaled = parts * scale
     floors = np.floor(scaled)
-    target = to_units(scaled.sum(axis=-1) / scale, scale)
+    # The total as it is displayed: the rounded sum of the unscaled parts (summing after scaling can
+    # land on the other side of a half unit, e.g. 0.3305 vs 330.4999…).
+    target = to_units(parts.sum(axis=-1), scale)
     missing = target - floors.sum(axis=-1).astype(np.int64)
     order = np.argsort(-(scaled - floors), axis=-1, kind="stable")
     rank = np.empty_like(order)
@@ -90,10 +154,21 @@ def _bins_payload(stats, scheme):
     if scheme == "adaptive":
         fields["lower"] = to_units(stats.lower, RATE_SCALE)
         fields["upper"] = to_units(stats.upper, RATE_SCALE)
-    encoded = {name: delta_encode(np.asarray(values).T, axis=-1).tolist() for name, values in fields.items()}
+    encoded = {name: pack_rows(delta_encode(np.asarray(values).T, axis=-1)) for name, values in fields.items()}
     if scheme == "equal-width":
         encoded["edges"] = to_units(np.append(stats.lower[0], stats.upper[0, -1]), RATE_SCALE).tolist()
     return encoded
+
+
+def _same_as_earlier(tables):
+    """Replace a table equal to an earlier one by ``{"same_as": key}`` (adaptive bins of a small set
+    are identical for every B ≥ n, since they all use n groups)."""
+    out, seen = {}, {}
+    for key, table in tables.items():
+        text = to_json(table)
+        out[key] = {"same_as": seen[text]} if text in seen else table
+        seen.setdefault(text, key)
+    return out
 
 
 def _part_payload(part, t1_index):
@@ -110,7 +185,7 @@ def _part_payload(part, t1_index):
         "nll_argmin": part.nll_argmin,
         "ece": by_scheme(part.ece, RATE_SCALE),
         "mce": by_scheme(part.mce, RATE_SCALE),
-        "bins": {s: {str(b): _bins_payload(part.bins[s][b], s) for b in OFFERED_BIN_COUNTS}
+        "bins": {s: _same_as_earlier({str(b): _bins_payload(part.bins[s][b], s) for b in OFFERED_BIN_COUNTS})
                  for s in SCHEMES},
         "ece_by_bins": {s: to_units(part.ece_by_bins[s], RATE_SCALE).tolist() for s in SCHEMES},
     }
@@ -149,7 +224,8 @@ def dataset_payload(result, precomputed):
             "logits": np.round(data.logits[result.showcase], 3).tolist(),
             "label": data.labels[result.showcase].tolist(),
             "predicted": np.argmax(data.logits[result.showcase], axis=1).tolist(),
-            "probs": delta_encode(np.moveaxis(to_units(result.showcase_probs, RATE_SCALE), 0, -1)).tolist(),
+            "probs": [pack_rows(delta_encode(per_example)) for per_example in
+                      np.moveaxis(to_units(result.showcase_probs, RATE_SCALE), 0, -1)],
         },
     }
     if "calibration" in result.parts:

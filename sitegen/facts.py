@@ -18,13 +18,15 @@ Added for the prose (see :func:`build_facts`):
 ``base_grid_t`` / ``base_grid_nll`` (NLL argmin on the plain geometric grid, without the inserted fitted T),
 ``brier_grid_t`` (the grid temperature with the lowest Brier score on the fitting part),
 ``ece_sweep_w`` / ``ece_sweep_a`` (``{B: {t1, fit}}``, ECE of the reported part for B = 1…50),
+``bin_jumps_w4`` (six and twelve: the grid steps where a four-bin equal-width count changes),
 each example's ``bin4_t1`` / ``bin4_fit`` (its four-bin equal-width bin, with ``lower``/``upper``), ``crosses``,
 ``p_true_t1`` / ``p_true_fit`` and ``loss_t1`` / ``loss_fit`` (its true class's probability and its own NLL),
 each bin's ``share`` (its weighted gap rounded so a table's shares add up to the ECE shown, as the payload does).
 
 Page-wide: ``softmax_example`` (the first six-row's probabilities at several T),
 ``lcg`` (the generator's constants), ``recipe`` (dataset constants),
-``t_search`` (bounds and tolerance of the temperature fit) and ``t_grid`` (the slider's temperature grid).
+``t_search`` (bounds and tolerance of the temperature fit), ``t_grid`` (the slider's temperature grid)
+and ``bin_edges`` (``{B: edges}`` of the equal-width bins, for each offered bin count).
 """
 
 import inspect
@@ -36,7 +38,7 @@ from calib import datasets as recipes
 from calib import fit_temperature, nll, reliability_bins, rng, scaled_probs, top_label
 from calib.fitting import DEFAULT_BOUNDS, golden_section_minimise
 from calib.payload import RATE_SCALE, shares_summing_to, to_units
-from calib.precompute import GRID_BOUNDS, GRID_POINTS, MAX_SWEEP_BINS, base_grid, part_masks
+from calib.precompute import GRID_BOUNDS, GRID_POINTS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, base_grid, part_masks
 
 __all__ = ["fixed", "pct", "num", "vec", "thousands", "build_facts", "FILTERS",
            "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T"]
@@ -149,6 +151,19 @@ def _ece_sweep(part, scheme):
             for b in range(1, MAX_SWEEP_BINS + 1)}
 
 
+def _bin_jumps(part, grid, n_bins=4):
+    """Where the equal-width bin counts change along the grid: ``[{before, after, counts_before, counts_after}]``.
+
+    ``before``/``after`` are the neighbouring grid temperatures between which at least one example
+    crosses a bin edge, so the ECE can jump there and nowhere else.
+    """
+    counts = part.bins["equal-width"][n_bins].count
+    changed = np.flatnonzero(np.any(counts[1:] != counts[:-1], axis=1)) + 1
+    return [SimpleNamespace(before=float(grid[i - 1]), after=float(grid[i]),
+                            counts_before=counts[i - 1].tolist(), counts_after=counts[i].tolist())
+            for i in changed]
+
+
 def _base_grid_fit(dataset, fitted_on):
     """NLL argmin on the plain geometric grid (without the inserted fitted T), and its NLL."""
     rows = part_masks(dataset)[fitted_on]
@@ -172,6 +187,7 @@ def _softmax_example(six_result):
 def _page_facts(precomputed):
     """Facts that belong to the page rather than one dataset: generator, recipes, search and grid."""
     plain = base_grid()
+    tolerance = inspect.signature(golden_section_minimise).parameters["tolerance"].default
     return {
         "softmax_example": _softmax_example(precomputed.datasets["six"]),
         "lcg": SimpleNamespace(multiplier=rng.LCG_MULTIPLIER, increment=rng.LCG_INCREMENT,
@@ -188,7 +204,8 @@ def _page_facts(precomputed):
         ),
         "t_search": SimpleNamespace(
             low=DEFAULT_BOUNDS[0], high=DEFAULT_BOUNDS[1],
-            tolerance=inspect.signature(golden_section_minimise).parameters["tolerance"].default),
+            tolerance=tolerance, tolerance_exponent=int(round(np.log10(tolerance)))),
+        "bin_edges": {b: np.linspace(0.0, 1.0, b + 1).tolist() for b in OFFERED_BIN_COUNTS},
         "t_grid": SimpleNamespace(points=GRID_POINTS, low=GRID_BOUNDS[0], high=GRID_BOUNDS[1],
                                 step=float(plain[1] / plain[0] - 1.0), size=int(precomputed.grid.size)),
     }
@@ -232,3 +249,5 @@ def _add_prose_facts(ns, result, reported, grid):
     ns.ece_sweep_w = _ece_sweep(reported, "equal-width")
     ns.ece_sweep_a = _ece_sweep(reported, "adaptive")
     ns.brier_grid_t = float(grid[np.argmin(result.parts[result.fitted_on].brier)])
+    if data.labels.size <= 12:
+        ns.bin_jumps_w4 = _bin_jumps(reported, grid)

@@ -26,6 +26,15 @@ def inline_svg(svg, instance, label):
     return markupsafe.Markup(svg.replace("<svg ", f'<svg role="img" aria-label="{markupsafe.escape(label)}" ', 1))
 
 
+def localised_filters(number_format):
+    """The ``fixed`` and ``pct`` filters writing numbers the way the page's language does."""
+    decimal, percent = number_format["decimal"], number_format["percent"]
+    return {
+        "fixed": lambda value, digits=3: FILTERS["fixed"](value, digits).replace(".", decimal),
+        "pct": lambda value, digits=1: percent.replace("{value}", FILTERS["fixed"](float(value) * 100, digits).replace(".", decimal)),
+    }
+
+
 def template_environment(templates_dir):
     """The one Jinja environment for templates: autoescaped, and a missing variable stops the build."""
     env = jinja2.Environment(
@@ -93,6 +102,9 @@ def assemble_files(root, precomputed, facts, figures, sections, strings, lang):
     """Every file of the site as ``{relative path: text}``: page, data scripts, downloads, favicon."""
     root = Path(root)
     env = template_environment(root / "templates")
+    if "format" not in strings:
+        raise BuildError("strings.toml: the [format] table (decimal, percent) is missing")
+    env.filters.update(localised_filters(strings["format"]))
     descriptions = strings["datasets"]
     missing = [name for name in precomputed.datasets if name not in descriptions]
     if missing:
@@ -118,13 +130,15 @@ def assemble_files(root, precomputed, facts, figures, sections, strings, lang):
             raise BuildError(f"unknown component [[component:{name}]] (no templates/components/{name}.html.j2)") from None
 
     content_env = content_environment()
+    content_env.filters.update(localised_filters(strings["format"]))
     rendered = [{"slug": s.slug, "html": render_section(s, content_env, shared, render_component)} for s in sections]
     try:
         html = env.get_template("index.html.j2").render(
             shared, sections=rendered, inline_css=css,
             inline_js=_script_for_inline(js),
             core_script=_script_for_inline(to_script("core", core)),
-            strings_json=markupsafe.Markup(json.dumps({"ui": strings["ui"]}, sort_keys=True, ensure_ascii=False)
+            strings_json=markupsafe.Markup(json.dumps({"ui": strings["ui"], "format": strings["format"]},
+                                                      sort_keys=True, ensure_ascii=False)
                                            .replace("</", "<\\/")),
             default_script=_script_for_inline(files[f"data/{DEFAULT_DATASET}.js"]),
         )

@@ -14,7 +14,7 @@ from sklearn.calibration import calibration_curve
 from calib import ece, mce, reliability_bins, top_label
 from calib.binning import adaptive_bins_sorted, equal_width_bins, sort_by_confidence
 
-FAST = settings(max_examples=60, deadline=None)
+FAST = settings(max_examples=40, deadline=None)
 
 SIX_LOGITS = [[3, 1, 0], [2.5, 1, 0], [3, 0.5, 0], [1.5, 2, 0], [0.5, 0, 1.5], [2, 2.2, 0]]
 SIX_LABELS = [0, 0, 1, 1, 2, 0]

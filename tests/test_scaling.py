@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 from calib import brier, log_softmax, nll, predicted_class, scaled_probs, top_label
 
-FAST = settings(max_examples=60, deadline=None)
+FAST = settings(max_examples=40, deadline=None)
 
 SIX_LOGITS = [[3, 1, 0], [2.5, 1, 0], [3, 0.5, 0], [1.5, 2, 0], [0.5, 0, 1.5], [2, 2.2, 0]]
 SIX_LABELS = [0, 0, 1, 1, 2, 0]

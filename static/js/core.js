@@ -27,15 +27,30 @@
   };
 
   /* ---- decoding (the inverse of calib/payload.py; no metric is computed here) ---- */
-  function runningSum(deltas) {
-    var out = new Int32Array(deltas.length), acc = 0;
-    for (var i = 0; i < deltas.length; i++) { acc += deltas[i]; out[i] = acc; }
-    return out;
+  /* Unpack a string of one-character codes (calib.payload.pack: zigzag integers in 5-bit chunks,
+   * chunk + 63, flag 32 on all but a number's last chunk; "!" + k for a run of k zeros) and
+   * return the running sum of the integers, i.e. the delta-decoded series, as an Int32Array. */
+  function unpackSum(text) {
+    var out = [], value = 0, scale = 1, total = 0, run = false;
+    for (var i = 0; i < text.length; i++) {
+      var code = text.charCodeAt(i) - 63;
+      if (code === -30) { run = true; continue; }   // "!": the next number is a run of zeros
+      value += (code & 31) * scale;
+      if (code < 32) {
+        var number = value % 2 ? -(value + 1) / 2 : value / 2;
+        if (run) { for (var r = 0; r < number; r++) out.push(total); }
+        else { total += number; out.push(total); }
+        value = 0; scale = 1; run = false;
+      } else {
+        scale *= 32;
+      }
+    }
+    return Int32Array.from(out);
   }
-  CT.runningSum = runningSum;
+  CT.unpackSum = unpackSum;
   /* A grid series {t1, d}: value[i] = t1 + change[i]; change[i] is the engine's change against T = 1. */
   CT.decodeSeries = function (series) {
-    var change = runningSum(series.d), value = new Int32Array(change.length);
+    var change = unpackSum(series.d), value = new Int32Array(change.length);
     for (var i = 0; i < change.length; i++) value[i] = series.t1 + change[i];
     return { value: value, change: change };
   };
@@ -48,14 +63,28 @@
     var whole = Math.floor(a / scale), frac = String(a - whole * scale);
     while (frac.length < digits) frac = "0" + frac;
     var sign = units < 0 ? MINUS : (signed && units > 0 ? "+" : (signed ? "\u00b1" : ""));
-    return sign + whole + (digits ? "." + frac : "");
+    return sign + whole + (digits ? CT.strings().format.decimal + frac : "");
   };
   CT.score = function (units, signed) { return CT.fixed(units, 5, signed); };       // NLL, Brier: 1e-5 units
   CT.prob = function (units) { return CT.fixed(units, 3); };                        // probabilities: 1e-3 units
-  CT.pct = function (units, signed) { return CT.fixed(units, 1, signed) + "%"; };   // rates: 1e-3 units = 0.1 %
+  CT.pct = function (units, signed) {                                               // rates: 1e-3 units = 0.1 %
+    return CT.fill(CT.strings().format.percent, { value: CT.fixed(units, 1, signed) });
+  };
   CT.points = function (units) { return CT.fill(CT.strings().ui.points, { value: CT.fixed(units, 1, true) }); };
   /* Temperatures are grid values, printed to a number of significant digits. */
-  CT.temp = function (t, digits) { return String(Number(t.toPrecision(digits || 4))); };
+  CT.temp = function (t, digits) { return t.toPrecision(digits || 4).replace(".", CT.strings().format.decimal); };
+
+  /* Write-if-changed helpers: a slider step rewrites only what actually changed, which keeps
+   * style recalculation and layout small (the per-input budget is a few milliseconds). */
+  CT.setText = function (node, value) {
+    if (node._text !== value) { node._text = value; node.textContent = value; }
+  };
+  CT.setAttrs = function (node, attrs) {
+    var memo = node._attrs || (node._attrs = {});
+    for (var key in attrs) {
+      if (memo[key] !== attrs[key]) { memo[key] = attrs[key]; node.setAttribute(key, attrs[key]); }
+    }
+  };
 
   /* ---- registry ---- */
   CT.on = function (event, fn) { (listeners[event] = listeners[event] || []).push(fn); };

@@ -55,7 +55,7 @@
       var ends = [0, t1Index, grid.length - 1];
       panel.xticks.forEach(function (tick, k) {
         S.set(tick, { x: x(grid[ends[k]]) });
-        tick.textContent = CT.temp(grid[ends[k]], 2);
+        tick.textContent = String(Number(grid[ends[k]].toPrecision(2))).replace(".", CT.strings().format.decimal);
       });
       panel.xlabel.textContent = ui.axis_temperature;
       panel.title.textContent = CT.fill(ui.curve_alt, { metric: s.label, low: s.format(lo), high: s.format(hi) });
@@ -65,7 +65,7 @@
   };
   Curves.prototype.setIndex = function (index) {
     for (var p = 0; p < this.series.length; p++) {
-      S.set(this.panels[p].dot, { cx: this.xs[index].toFixed(1), cy: this.ys[p][index].toFixed(1) });
+      CT.setAttrs(this.panels[p].dot, { cx: this.xs[index].toFixed(1), cy: this.ys[p][index].toFixed(1) });
     }
   };
   CT.Curves = Curves;

@@ -206,9 +206,8 @@
     var s = this.state, i = s.index, ui = CT.strings().ui, series = this.series;
     var t = CT.core.grid[i];
     var readout = this.$("t-readout");
-    if (readout) readout.textContent = CT.temp(t, 4);
-    var slider = this.$("t");
-    slider.setAttribute("aria-valuetext", CT.fill(ui.slider_valuetext, { t: CT.temp(t, 3), ece: CT.pct(series.ece.value[i]) }));
+    if (readout) CT.setText(readout, CT.temp(t, 4));
+    CT.setAttrs(this.$("t"), { "aria-valuetext": CT.fill(ui.slider_valuetext, { t: CT.temp(t, 3), ece: CT.pct(series.ece.value[i]) }) });
     this.setCard("nll", CT.score(series.nll.value[i]), CT.score(series.nll.change[i], true));
     this.setCard("brier", CT.score(series.brier.value[i]), CT.score(series.brier.change[i], true));
     this.setCard("ece-w", CT.pct(series.eceW.value[i]), CT.points(series.eceW.change[i]));
@@ -228,8 +227,8 @@
       card[metric] = node ? { value: node.querySelector(".value"), change: node.querySelector(".change") } : null;
     }
     if (!card[metric]) return;
-    card[metric].value.textContent = value;
-    card[metric].change.textContent = CT.fill(CT.strings().ui.change_vs_t1, { change: change });
+    CT.setText(card[metric].value, value);
+    CT.setText(card[metric].change, CT.fill(CT.strings().ui.change_vs_t1, { change: change }));
   };
 
   /* Probability bars: every example of six/twelve (or six chosen ones), or one picked example. */
@@ -285,9 +284,11 @@
     for (var r = 0; r < this.barRows.length; r++) {
       var bars = this.barRows[r];
       for (var c = 0; c < bars.length; c++) {
-        var p = bars[c].probs[i];
-        bars[c].fill.style.transform = "scaleX(" + (p / 1000) + ")";
-        if (bars[c].value) bars[c].value.textContent = CT.prob(p);
+        var bar = bars[c], p = bar.probs[i];
+        if (bar.shown === p) continue;
+        bar.shown = p;
+        bar.fill.style.transform = "scaleX(" + (p / 1000) + ")";
+        if (bar.value) CT.setText(bar.value, CT.prob(p));
       }
     }
   };
@@ -318,11 +319,11 @@
   };
   Explorer.prototype.fillCompareRow = function (tr, index) {
     var cells = tr.children, series = this.series, part = this.model.part(this.state.part);
-    cells[1].textContent = CT.temp(CT.core.grid[index], 5);
-    cells[2].textContent = CT.score(series.nll.value[index]);
-    cells[3].textContent = CT.score(series.brier.value[index]);
-    cells[4].textContent = CT.pct(series.ece.value[index]);
-    cells[5].textContent = CT.pct(part.accuracy);
+    CT.setText(cells[1], CT.temp(CT.core.grid[index], 5));
+    CT.setText(cells[2], CT.score(series.nll.value[index]));
+    CT.setText(cells[3], CT.score(series.brier.value[index]));
+    CT.setText(cells[4], CT.pct(series.ece.value[index]));
+    CT.setText(cells[5], CT.pct(part.accuracy));
   };
   Explorer.prototype.updateCurrentRow = function (i) {
     if (this.currentRow) this.fillCompareRow(this.currentRow, i);

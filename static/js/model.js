@@ -6,7 +6,7 @@
   function decodeBins(raw) {
     var out = { edges: raw.edges || null, size: raw.count.length };
     ["count", "confidence", "accuracy", "gap", "lower", "upper"].forEach(function (field) {
-      if (raw[field]) out[field] = raw[field].map(CT.runningSum);
+      if (raw[field]) out[field] = raw[field].map(CT.unpackSum);
     });
     return out;
   }
@@ -35,7 +35,8 @@
     return this._get("mce" + scheme + bins, function () { return CT.decodeSeries(raw); });
   };
   Part.prototype.bins = function (scheme, bins) {
-    var raw = this.raw.bins[scheme][bins];
+    var table = this.raw.bins[scheme], raw = table[bins];
+    if (raw.same_as) return this.bins(scheme, raw.same_as);
     return this._get("bins" + scheme + bins, function () { return decodeBins(raw); });
   };
 
@@ -57,7 +58,7 @@
       part: function (key) { return parts[key]; },
       examples: {
         index: ex.index, logits: ex.logits, label: ex.label, predicted: ex.predicted,
-        probs: ex.probs.map(function (perClass) { return perClass.map(CT.runningSum); })
+        probs: ex.probs.map(function (perClass) { return perClass.map(CT.unpackSum); })
       }
     };
     cache[name] = model;

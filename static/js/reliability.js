@@ -31,7 +31,8 @@
     this.svg = svg;
     this.table = table;
     this.tbody = table.querySelector("tbody");
-    this.total = table.querySelector("tfoot");
+    this.totalCount = table.querySelector("tfoot .total-count");
+    this.totalEce = table.querySelector("tfoot .total-ece");
   }
 
   /* New bins (dataset, part, scheme or bin count changed): rebuild the per-bin nodes. */
@@ -79,35 +80,35 @@
     for (b = 0; b < size; b++) if (bins.count[b][i] > maxCount) maxCount = bins.count[b][i];
     for (b = 0; b < size; b++) {
       var count = bins.count[b][i], conf = bins.confidence[b][i], acc = bins.accuracy[b][i];
-      var show = count > 0, row = this.rows[b];
+      var show = count > 0, row = this.rows[b], vis = show ? "visible" : "hidden";
       if (show) filled++;
-      S.set(this.dotNodes[b], { cx: x(conf).toFixed(1), cy: y(acc).toFixed(1), visibility: show ? "visible" : "hidden" });
-      S.set(this.gapNodes[b], { x1: x(conf).toFixed(1), x2: x(conf).toFixed(1), y1: y(conf).toFixed(1), y2: y(acc).toFixed(1),
-        visibility: show ? "visible" : "hidden" });
+      CT.setAttrs(this.dotNodes[b], { cx: x(conf).toFixed(1), cy: y(acc).toFixed(1), visibility: vis });
+      CT.setAttrs(this.gapNodes[b], { x1: x(conf).toFixed(1), x2: x(conf).toFixed(1), y1: y(conf).toFixed(1), y2: y(acc).toFixed(1),
+        visibility: vis });
       if (bins.edges) {
         var h = count / maxCount * HIST;
-        S.set(this.barNodes[b], { x: (x(bins.edges[b]) + 1).toFixed(1), width: Math.max(x(bins.edges[b + 1]) - x(bins.edges[b]) - 2, 1).toFixed(1),
+        CT.setAttrs(this.barNodes[b], { x: (x(bins.edges[b]) + 1).toFixed(1), width: Math.max(x(bins.edges[b + 1]) - x(bins.edges[b]) - 2, 1).toFixed(1),
           y: (histBottom - h).toFixed(1), height: h.toFixed(1) });
       } else {
         var lo = bins.lower[b][i], hi = bins.upper[b][i], lane = b % 3;
-        S.set(this.barNodes[b], { x: x(lo).toFixed(1), width: Math.max(x(hi) - x(lo), 2).toFixed(1),
-          y: (histTop + 6 + lane * 16).toFixed(1), height: 10 });
-        S.set(this.edgeLines[b], { x1: x(lo).toFixed(1), x2: x(lo).toFixed(1) });
+        CT.setAttrs(this.barNodes[b], { x: x(lo).toFixed(1), width: Math.max(x(hi) - x(lo), 2).toFixed(1),
+          y: (histTop + 6 + lane * 16).toFixed(1), height: "10" });
+        CT.setAttrs(this.edgeLines[b], { x1: x(lo).toFixed(1), x2: x(lo).toFixed(1) });
       }
-      row.hidden = !show;
+      if (row.hidden === show) row.hidden = !show;
       if (show) {
         var cells = row.children;
-        cells[0].textContent = rangeText(bins, b, i, size - 1);
-        cells[1].textContent = count;
-        cells[2].textContent = CT.prob(conf);
-        cells[3].textContent = CT.prob(acc);
-        cells[4].textContent = CT.pct(bins.gap[b][i]);
+        CT.setText(cells[0], rangeText(bins, b, i, size - 1));
+        CT.setText(cells[1], String(count));
+        CT.setText(cells[2], CT.prob(conf));
+        CT.setText(cells[3], CT.prob(acc));
+        CT.setText(cells[4], CT.pct(bins.gap[b][i]));
       }
     }
     var ui = CT.strings().ui, ece = CT.pct(this.ece.value[i]);
-    this.total.querySelector(".total-count").textContent = this.n;
-    this.total.querySelector(".total-ece").textContent = ece;
-    this.title.textContent = CT.fill(ui.reliability_alt, { bins: filled, ece: ece });
+    CT.setText(this.totalCount, String(this.n));
+    CT.setText(this.totalEce, ece);
+    CT.setText(this.title, CT.fill(ui.reliability_alt, { bins: filled, ece: ece }));
   };
   CT.Reliability = Reliability;
 })(window.CalibTutorial);

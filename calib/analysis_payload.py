@@ -1,0 +1,187 @@
+"""Encoding one dataset's uncertainty analyses for the page (loaded on demand).
+
+Same conventions as :mod:`calib.payload`: every number is rounded here, once,
+to an integer in its display unit, with :func:`calib.payload.to_units`:
+
+* probabilities and rates (ECE, accuracy, confidence, bands, quantile levels,
+  smooth-ECE bandwidth, curve points) in units of 1e-3 (``RATE_SCALE``);
+* scores (NLL in nats, Brier) in units of 1e-5 (``SCORE_SCALE``).
+
+Values along the sub-grid are delta-encoded (first value, then successive
+differences; decode with a running sum), like the ``d`` arrays of the core
+payload. The sub-grid is sent as indices into the shared grid, so the page
+looks temperatures up in the grid it already has. The format is described
+field by field in :func:`analysis_payload`.
+"""
+
+import numpy as np
+
+from .binning import SCHEMES
+from .payload import RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, delta_encode, shares_summing_to, to_units
+from .subgroups import CONDITIONS, POOLED
+
+__all__ = ["ANALYSIS_SCHEMA_VERSION", "analysis_payload", "subgroups_payload"]
+
+ANALYSIS_SCHEMA_VERSION = SCHEMA_VERSION
+CURVE_DENSITY_FLOOR = 0.01  # the smoothed curve is not sent where the density is under 1% of its peak
+
+
+def _rates(values):
+    return to_units(np.nan_to_num(np.asarray(values, dtype=np.float64)), RATE_SCALE)
+
+
+def _series(values, scale=RATE_SCALE):
+    """A series over the sub-grid (G_s,) → delta-encoded integers in display units."""
+    return delta_encode(to_units(np.asarray(values, dtype=np.float64), scale)).tolist()
+
+
+def _columns(table, scale=RATE_SCALE):
+    """A table (G_s, m) → m delta-encoded series over the sub-grid, one per column (a list of m lists)."""
+    units = to_units(np.nan_to_num(np.asarray(table, dtype=np.float64)), scale)
+    return delta_encode(units.T, axis=-1).tolist()
+
+
+def _rows(table, scale=RATE_SCALE):
+    """A table (G_s, m) → G_s lists (one per sub-grid point), each delta-encoded along its m entries."""
+    units = to_units(np.nan_to_num(np.asarray(table, dtype=np.float64)), scale)
+    return delta_encode(units, axis=-1).tolist()
+
+
+def _surface(table, scale=RATE_SCALE):
+    """A smooth table (G_s, m) → delta-encoded along both axes: each row along its m entries,
+    then those rows against the previous sub-grid point. Decode with a running sum down
+    the rows, then along each row."""
+    units = to_units(np.nan_to_num(np.asarray(table, dtype=np.float64)), scale)
+    return delta_encode(delta_encode(units, axis=-1), axis=0).tolist()
+
+
+def _curve_payload(curve, floor):
+    """Smoothed curve and density in display units; both 0 where the density is under ``floor`` of its peak."""
+    density = to_units(curve.density, RATE_SCALE)
+    shown = density >= floor * RATE_SCALE
+    accuracy = np.where(shown, to_units(np.clip(curve.accuracy, 0.0, 1.0), RATE_SCALE), 0)
+    return _surface(accuracy / RATE_SCALE), _surface(np.where(shown, density, 0) / RATE_SCALE)
+
+
+def _part_payload(part):
+    spread, floor = part.bootstrap, part.floor
+    low_band, high_band = 0, 1
+    return {
+        "n": part.n,
+        "bootstrap": {
+            "nll": {"lo": _series(spread.nll[:, 0], SCORE_SCALE), "hi": _series(spread.nll[:, -1], SCORE_SCALE)},
+            "ece": {s: {str(b): {"lo": _series(v[:, 0]), "hi": _series(v[:, -1])} for b, v in spread.ece[s].items()}
+                    for s in SCHEMES},
+        },
+        "floor": {
+            "ece": {s: {str(b): {"lo": _series(v[:, 0]), "mid": _series(v[:, 1]), "hi": _series(v[:, 2])}
+                        for b, v in floor.ece[s].items()} for s in SCHEMES},
+            "band": {s: {str(b): {"lo": _columns(v[:, :, low_band]), "hi": _columns(v[:, :, high_band])}
+                         for b, v in floor.band[s].items()} for s in SCHEMES},
+        },
+        "sweep": {s: {"ece": _rows(part.sweep[s]),
+                      "mid": _surface(floor.sweep[s][:, :, 0]),
+                      "hi": _surface(floor.sweep[s][:, :, 1])} for s in SCHEMES},
+        "smooth": dict(zip(("curve", "density"), _curve_payload(part.curve, CURVE_DENSITY_FLOOR)),
+                       ece=_series(part.smooth.value), sigma=_series(part.smooth.sigma)),
+    }
+
+
+def _metrics_payload(metrics):
+    bins = metrics.bins
+    empty = bins.count == 0
+    return {
+        "n": metrics.n,
+        "accuracy": int(to_units(metrics.accuracy, RATE_SCALE)),
+        "confidence": int(to_units(metrics.mean_confidence, RATE_SCALE)),
+        "nll": int(to_units(metrics.nll, SCORE_SCALE)),
+        "brier": int(to_units(metrics.brier, SCORE_SCALE)),
+        "ece": {s: {str(b): int(to_units(v, RATE_SCALE)) for b, v in metrics.ece[s].items()} for s in SCHEMES},
+        "bins": {
+            "count": bins.count.tolist(),
+            "confidence": np.where(empty, 0, _rates(bins.confidence)).tolist(),
+            "accuracy": np.where(empty, 0, _rates(bins.accuracy)).tolist(),
+            "gap": shares_summing_to(bins.weighted_gap, RATE_SCALE).tolist(),
+        },
+    }
+
+
+def subgroups_payload(subgroups):
+    """The JSON-ready subgroup table (see :func:`analysis_payload`, field ``subgroups``)."""
+    return {
+        "groups": list(subgroups.groups),
+        "pooled": POOLED,
+        "conditions": list(CONDITIONS),
+        "temperatures": {name: float(t) for name, t in subgroups.temperatures.items()},
+        "parts": {
+            part: {who: {c: _metrics_payload(m) for c, m in by_condition.items()} for who, by_condition in table.items()}
+            for part, table in subgroups.metrics.items()
+        },
+    }
+
+
+def analysis_payload(analyses, dataset_name):
+    """The JSON-ready analysis payload of one dataset (for ``data/<name>-analysis.js``).
+
+    Fields (integers in display units unless stated; "series" = one value per
+    sub-grid point, delta-encoded; "columns" = a list of series, one per bin;
+    "rows" = a list with one entry per sub-grid point, each a list delta-encoded
+    along its own axis — bin counts 1..max_bins or mesh points; "surface" = rows
+    whose entries are further delta-encoded down the sub-grid, see
+    :func:`_surface`):
+
+    ``schema_version``, ``name``
+    ``subgrid``: indices into the shared grid (ascending); ``t1_index``, ``fitted_index``
+    ``settings``: ``seed``, ``resamples``, ``draws``, ``sweep_draws``, ``max_bins``,
+        ``curve_points``, ``spread_quantiles`` [50, 950] and ``floor_quantiles``
+        [50, 500, 950] (probabilities ×1000)
+    ``parts[part]`` for each part (``all`` or ``calibration``/``test``):
+        ``n``;
+        ``bootstrap.nll.lo/hi``: series, NLL ×1e5, 5% and 95% over resamples;
+        ``bootstrap.ece[scheme][B].lo/hi``: series, ECE ×1000;
+        ``floor.ece[scheme][B].lo/mid/hi``: series, 5/50/95% of the ECE a
+        perfectly calibrated model with these confidences scores;
+        ``floor.band[scheme][B].lo/hi``: columns (one per bin, ``B`` or
+        ``min(B, n)`` of them), 5%/95% of that bin's accuracy ×1000 (0 and 0 for
+        an empty bin, whose count is 0 in the core payload);
+        ``sweep[scheme].ece``: rows over bin counts 1..max_bins: the ECE;
+        ``sweep[scheme].mid/hi``: surface (G_s × max_bins): median / 95% of the floor's ECE;
+        ``smooth.ece``, ``smooth.sigma``: series, smooth ECE and its bandwidth ×1000;
+        ``smooth.curve``: surface (G_s × curve_points, mesh k/(curve_points − 1)):
+        smoothed accuracy ×1000, clipped to [0, 1000];
+        ``smooth.density``: surface: density of confidences, 1000 = its peak.
+        Where the density is under 1% of its peak (10) both are sent as 0:
+        too few confidences there to draw the curve.
+    ``subgroups`` (datasets with groups only): ``groups``, ``pooled`` (the
+        name of the pooled row set), ``conditions`` ["t1", "global", "group"],
+        ``temperatures`` (floats: ``global`` and each group's fitted T), and
+        ``parts[part][group or pooled][condition]`` with ``n``, ``accuracy``,
+        ``confidence`` (mean), ``ece[scheme][B]`` (×1000), ``nll``, ``brier``
+        (×1e5) and ``bins`` (15 equal-width bins: ``count``, ``confidence``,
+        ``accuracy``, ``gap``; gaps sum to the 15-bin ECE shown).
+    """
+    if dataset_name not in analyses.datasets:
+        raise ValueError(f"dataset_name must be one of {sorted(analyses.datasets)}; got {dataset_name!r}")
+    result = analyses.datasets[dataset_name]
+    any_part = next(iter(result.parts.values()))
+    payload = {
+        "schema_version": ANALYSIS_SCHEMA_VERSION,
+        "name": result.name,
+        "subgrid": result.subgrid.tolist(),
+        "t1_index": int(analyses.t1_index),
+        "fitted_index": int(result.fitted_index),
+        "settings": {
+            "seed": analyses.seed,
+            "resamples": analyses.n_resamples,
+            "draws": analyses.n_draws,
+            "sweep_draws": analyses.sweep_draws,
+            "max_bins": int(any_part.sweep[SCHEMES[0]].shape[1]),
+            "curve_points": int(any_part.curve.mesh.size),
+            "spread_quantiles": to_units(any_part.bootstrap.quantiles, RATE_SCALE).tolist(),
+            "floor_quantiles": to_units(any_part.floor.quantiles, RATE_SCALE).tolist(),
+        },
+        "parts": {name: _part_payload(part) for name, part in result.parts.items()},
+    }
+    if result.subgroups is not None:
+        payload["subgroups"] = subgroups_payload(result.subgroups)
+    return payload

@@ -1,0 +1,174 @@
+"""Calibration per subgroup: one global temperature against one temperature per group.
+
+A single temperature is fitted to the pooled calibration rows. When groups are
+miscalibrated in different directions (one over-confident, one
+under-confident), that one number is a compromise, and each group's own
+calibration can stay poor even when the pooled numbers look fine. This module
+scores every group, and the pool, under three *conditions*:
+
+``"t1"``
+    the raw model, T = 1 for every row;
+``"global"``
+    the temperature fitted on the pooled calibration rows, for every row;
+``"group"``
+    each row at the temperature fitted on its own group's calibration rows
+    (for the pool, that is the mixture of per-group temperatures).
+
+Every score is computed from per-row log-probabilities with the same
+log-sum-exp shift as :func:`calib.scaling.log_softmax`.
+"""
+
+from typing import Dict, NamedTuple, Tuple
+
+import numpy as np
+
+from .binning import SCHEMES, ReliabilityBins, ece, reliability_bins
+from .fitting import fit_temperature
+from .scaling import as_labels, as_logits
+
+__all__ = [
+    "CONDITIONS", "POOLED", "RELIABILITY_BINS", "SUBGROUP_BIN_COUNTS",
+    "GroupMetrics", "SubgroupAnalysis", "row_scores", "group_metrics",
+    "fit_group_temperatures", "subgroup_analysis",
+]
+
+CONDITIONS = ("t1", "global", "group")
+POOLED = "pooled"
+RELIABILITY_BINS = 15
+SUBGROUP_BIN_COUNTS = (5, 10, 15, 20)
+
+
+def row_scores(logits, labels, temperature):
+    """Per-row scores with a temperature per row: ``(confidence, correct, nll, brier)``, each (n,).
+
+    ``temperature`` is a scalar or an (n,) array of positive values.
+    ``confidence`` is the probability of the largest raw logit's class,
+    ``nll`` is −log p(label) in nats and ``brier`` the squared error against
+    the one-hot label summed over classes.
+    """
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    temps = np.broadcast_to(np.asarray(temperature, dtype=np.float64), (z.shape[0],))
+    if not np.all(np.isfinite(temps)) or np.any(temps <= 0):
+        raise ValueError("temperature must be positive and finite")
+    shifted = (z - z.max(axis=1, keepdims=True)) / temps[:, None]
+    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    rows = np.arange(z.shape[0])
+    predicted = np.argmax(z, axis=1)
+    probs = np.exp(log_p)
+    brier = (probs ** 2).sum(axis=1) - 2.0 * probs[rows, y] + 1.0
+    return probs[rows, predicted], predicted == y, -log_p[rows, y], brier
+
+
+class GroupMetrics(NamedTuple):
+    """Scores of one set of rows under one condition.
+
+    ``accuracy``, ``mean_confidence`` and every ECE are probabilities, ``nll``
+    is in nats, ``brier`` in [0, 2]. ``ece[scheme][B]`` for each scheme and
+    bin count; ``bins`` are the 15 equal-width reliability bins (1-D arrays).
+    """
+
+    n: int
+    accuracy: float
+    mean_confidence: float
+    nll: float
+    brier: float
+    ece: Dict[str, Dict[int, float]]
+    bins: ReliabilityBins
+
+
+def group_metrics(logits, labels, temperature, bin_counts=SUBGROUP_BIN_COUNTS, reliability_count=RELIABILITY_BINS):
+    """:class:`GroupMetrics` of ``(logits, labels)`` with ``temperature`` a scalar or one value per row."""
+    confidence, correct, nll, brier = row_scores(logits, labels, temperature)
+    return GroupMetrics(
+        n=int(correct.size),
+        accuracy=float(correct.mean()),
+        mean_confidence=float(confidence.mean()),
+        nll=float(nll.mean()),
+        brier=float(brier.mean()),
+        ece={s: {b: ece(confidence, correct, b, s) for b in bin_counts} for s in SCHEMES},
+        bins=reliability_bins(confidence, correct, reliability_count, "equal-width"),
+    )
+
+
+def fit_group_temperatures(logits, labels, groups, rows=None):
+    """The NLL-minimising temperature of each group, fitted on ``rows`` (a boolean mask; default all rows).
+
+    Returns ``{group: T}`` in order of first appearance. Each fit is the
+    bounded golden-section search of :func:`calib.fitting.fit_temperature`.
+    """
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    names = np.asarray(groups)
+    if names.shape != (z.shape[0],):
+        raise ValueError(f"groups must have shape ({z.shape[0]},); got {names.shape}")
+    mask = np.ones(z.shape[0], dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
+    if mask.shape != (z.shape[0],):
+        raise ValueError(f"rows must be a boolean mask of shape ({z.shape[0]},); got {mask.shape}")
+    fitted = {}
+    for name in dict.fromkeys(names.tolist()):
+        chosen = mask & (names == name)
+        if not chosen.any():
+            raise ValueError(f"group {name!r} has no rows to fit on")
+        fitted[name] = fit_temperature(z[chosen], y[chosen], method="bounded")
+    return fitted
+
+
+class SubgroupAnalysis(NamedTuple):
+    """Per-group calibration of one dataset.
+
+    ``groups`` are the group names; ``temperatures`` maps ``"global"`` and each
+    group name to its fitted T; ``metrics[part][who][condition]`` is a
+    :class:`GroupMetrics`, ``who`` a group name or ``"pooled"``, ``condition``
+    one of :data:`CONDITIONS`.
+    """
+
+    groups: Tuple[str, ...]
+    temperatures: Dict[str, float]
+    metrics: Dict[str, Dict[str, Dict[str, GroupMetrics]]]
+
+
+def subgroup_analysis(dataset, global_t, bin_counts=SUBGROUP_BIN_COUNTS, reliability_count=RELIABILITY_BINS,
+                      round_temperature=None):
+    """Score every group and the pool of ``dataset`` under T = 1, ``global_t`` and per-group temperatures.
+
+    Parameters
+    ----------
+    dataset : calib.datasets.Dataset
+        Must have ``groups``. With ``is_calibration`` the group temperatures
+        are fitted on the calibration rows and both parts are scored;
+        without, everything uses all rows (part ``"all"``).
+    global_t : float
+        The pooled temperature (fitted on the same rows as the groups').
+    round_temperature : callable, optional
+        Applied to each fitted group temperature (e.g. rounding to the
+        precision the rest of the page uses).
+    """
+    if dataset.groups is None:
+        raise ValueError(f"dataset {dataset.name!r} has no groups")
+    if not (np.isfinite(global_t) and global_t > 0):
+        raise ValueError(f"global_t must be positive and finite; got {global_t!r}")
+    names = np.asarray(dataset.groups)
+    if dataset.is_calibration is None:
+        parts, fit_rows = {"all": np.ones(names.size, dtype=bool)}, None
+    else:
+        parts, fit_rows = {"calibration": dataset.is_calibration, "test": ~dataset.is_calibration}, dataset.is_calibration
+    own = fit_group_temperatures(dataset.logits, dataset.labels, names, fit_rows)
+    if round_temperature is not None:
+        own = {g: float(round_temperature(t)) for g, t in own.items()}
+    per_row = {
+        "t1": np.ones(names.size),
+        "global": np.full(names.size, float(global_t)),
+        "group": np.array([own[g] for g in names.tolist()]),
+    }
+    metrics = {}
+    for part, mask in parts.items():
+        who = {g: mask & (names == g) for g in own}
+        who[POOLED] = mask
+        metrics[part] = {
+            label: {c: group_metrics(dataset.logits[rows], dataset.labels[rows], per_row[c][rows],
+                                     bin_counts, reliability_count) for c in CONDITIONS}
+            for label, rows in who.items()
+        }
+    temperatures = {"global": float(global_t), **own}
+    return SubgroupAnalysis(tuple(own), temperatures, metrics)

@@ -1,0 +1,237 @@
+"""Tests of calib.payload: display-unit rounding, delta encoding, and the baked dataset payloads.
+
+The payload is decoded here exactly as the page does it (value = t1 + running
+sum of d) and compared with the article's numbers and with direct engine calls.
+"""
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from calib import DATASET_NAMES, ece, nll, top_label
+from calib.payload import (
+    RATE_SCALE, SCORE_SCALE, core_payload, dataset_payload, delta_decode, delta_encode, shares_summing_to,
+    to_json, to_script, to_units,
+)
+
+FAST = settings(max_examples=50, deadline=None)
+SCHEMES = ("equal-width", "adaptive")
+BIN_COUNTS = (4, 5, 10, 15, 20)
+
+
+def decode(series):
+    """What the page does with ``{"t1": v, "d": deltas}``: v plus the running sum of the deltas."""
+    total, out = 0, []
+    for step in series["d"]:
+        total += step
+        out.append(series["t1"] + total)
+    return out
+
+
+def half_up(x, scale):
+    """Plain-Python rounding to units of 1/scale, half away from zero."""
+    return int(math.copysign(math.floor(abs(x) * scale + 0.5), x))
+
+
+@pytest.fixture(scope="module")
+def payloads(precomputed):
+    return {name: dataset_payload(result, precomputed) for name, result in precomputed.datasets.items()}
+
+
+# --- rounding and encodings -------------------------------------------------------------------
+
+def test_to_units_rounds_half_away_from_zero():
+    # binary-exact halves: 0.125 · 100 = 12.5, 2.5 · 1 = 2.5
+    assert to_units([0.125, -0.125, 0.0, 0.124], 100).tolist() == [13, -13, 0, 12]
+    assert to_units([2.5, -2.5, 0.5, 1.49], 1).tolist() == [3, -3, 1, 1]
+    assert to_units([0.844, 0.1141952, 0.82278184], RATE_SCALE).tolist() == [844, 114, 823]
+    assert to_units(0.82278184, SCORE_SCALE) == 82278
+    assert to_units([1.0], RATE_SCALE).dtype == np.int64
+
+
+@FAST
+@given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=20), st.sampled_from([1, 1000, 100_000]))
+def test_to_units_matches_plain_rounding(values, scale):
+    assert to_units(values, scale).tolist() == [half_up(v, scale) for v in values]
+
+
+def test_delta_encode_by_hand():
+    assert delta_encode([5, 7, 4, 4]).tolist() == [5, 2, -3, 0]
+    assert delta_encode([[1, 2], [10, 30]], axis=0).tolist() == [[1, 2], [9, 28]]
+    assert delta_decode([5, 2, -3, 0]).tolist() == [5, 7, 4, 4]
+
+
+@FAST
+@given(hnp.arrays(np.int64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=8),
+                  elements=st.integers(-2 ** 40, 2 ** 40)), st.data())
+def test_delta_round_trip(values, data):
+    axis = data.draw(st.integers(-values.ndim, values.ndim - 1))
+    encoded = delta_encode(values, axis=axis)
+    assert encoded.shape == values.shape
+    assert np.array_equal(delta_decode(encoded, axis=axis), values)
+    # the first element along the axis is kept as is
+    assert np.array_equal(np.take(encoded, 0, axis=axis), np.take(values, 0, axis=axis))
+
+
+@FAST
+@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 6), st.integers(1, 12)),
+                  elements=st.one_of(st.floats(0.0, 0.3), st.sampled_from([0.0, 0.0005, 0.0015, 0.0125]))),
+       st.sampled_from([1000, 100_000]))
+def test_shares_sum_to_the_rounded_total(parts, scale):
+    shares = shares_summing_to(parts, scale)
+    assert shares.shape == parts.shape and shares.dtype == np.int64
+    for row, share_row in zip(parts, shares):
+        # the total the page shows for the row, e.g. the ECE: the rounded sum
+        assert int(share_row.sum()) == int(to_units(row.sum(), scale))
+        for exact, share in zip(row.tolist(), share_row.tolist()):
+            assert abs(share - exact * scale) < 1.0
+            assert share >= 0
+
+
+def test_shares_total_is_the_rounding_of_the_plain_sum():
+    # 0.1069 + 0.0041 + 0.1893 + 0.0302 is 0.3305 in floating point, shown as 0.331 (331 units);
+    # summing the parts after scaling gives 330.49999… instead, which would round to 330
+    row = [0.1069, 0.0041, 0.1893, 0.0302]
+    assert to_units(sum(row), 1000) == 331
+    assert shares_summing_to([row], 1000)[0].sum() == 331
+
+
+def test_shares_by_hand():
+    # 0.3334 · 3 = 1.0002 → total 1000; each part floors to 333, one unit goes to the first largest remainder
+    assert shares_summing_to([[0.3334, 0.3334, 0.3334]], 1000).tolist() == [[334, 333, 333]]
+    assert shares_summing_to([0.1004, 0.2006], 1000).tolist() == [100, 201]
+
+
+def test_to_json_is_compact_sorted_and_refuses_nan():
+    assert to_json({"b": 1, "a": [1, 2.5]}) == '{"a":[1,2.5],"b":1}'
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(ValueError):
+            to_json({"x": [1.0, bad]})
+
+
+def test_to_script_registers_the_payload_and_escapes_closing_tags():
+    script = to_script("dataset", {"note": "</script><b>"})
+    assert "</" not in script
+    assert script.startswith("window.CalibTutorial=")
+    start = script.index('["dataset",') + len('["dataset",')
+    body = script[start:script.rindex("]);")]
+    assert json.loads(body.replace("<\\/", "</")) == {"note": "</script><b>"}
+
+
+# --- the baked payloads -----------------------------------------------------------------------
+
+def test_six_payload_reference_numbers(precomputed, payloads):
+    payload = payloads["six"]
+    part = payload["parts"]["all"]
+    t1 = precomputed.t1_index
+    fit = payload["fitted"]["index"]
+    fitted_t = payload["fitted"]["t"]
+    assert precomputed.grid[fit] == fitted_t
+    six = precomputed.datasets["six"].dataset
+    nll_series = decode(part["nll"])
+    assert nll_series[fit] == round(nll(six.logits, six.labels, fitted_t) * 1e5) == 81243
+    assert nll_series[t1] == part["nll"]["t1"] == 82278
+    ece4 = decode(part["ece"]["equal-width"]["4"])
+    assert ece4[t1] == 129 and ece4[fit] == 380
+    assert decode(part["brier"])[t1] == 48215 and decode(part["brier"])[fit] == 48475
+    assert part["accuracy"] == 667 and part["n"] == 6
+
+
+def test_six_payload_bin_table(precomputed, payloads):
+    bins = payloads["six"]["parts"]["all"]["bins"]["equal-width"]["4"]
+    t1 = precomputed.t1_index
+    fit = payloads["six"]["fitted"]["index"]
+
+    def column(field, g):
+        return [decode({"t1": 0, "d": per_bin})[g] for per_bin in bins[field]]
+
+    assert bins["edges"] == [0, 250, 500, 750, 1000]
+    assert column("count", t1) == [0, 0, 3, 3]
+    assert column("confidence", t1) == [0, 0, 574, 831]
+    assert column("accuracy", t1) == [0, 0, 667, 667]
+    assert column("count", fit) == [0, 1, 3, 2]
+    assert column("confidence", fit) == [0, 496, 604, 800]
+    assert column("accuracy", fit) == [0, 0, 1000, 500]
+    assert sum(column("gap", t1)) == 129 and sum(column("gap", fit)) == 380
+
+
+@pytest.mark.parametrize("name", DATASET_NAMES)
+def test_bin_gaps_add_up_to_the_displayed_ece_everywhere(precomputed, payloads, name):
+    grid_size = precomputed.grid.size
+    for part in payloads[name]["parts"].values():
+        for scheme in SCHEMES:
+            for n_bins in BIN_COUNTS:
+                shown = decode(part["ece"][scheme][str(n_bins)])
+                gaps = np.cumsum(np.array(part["bins"][scheme][str(n_bins)]["gap"]), axis=1)
+                assert gaps.shape[1] == grid_size
+                assert gaps.sum(axis=0).tolist() == shown, (name, scheme, n_bins)
+                counts = np.cumsum(np.array(part["bins"][scheme][str(n_bins)]["count"]), axis=1)
+                assert np.all(counts.sum(axis=0) == part["n"])
+
+
+@pytest.mark.parametrize("name", ["twelve", "sim-60", "mixed"])
+def test_decoded_series_equal_rounded_engine_values(precomputed, payloads, name):
+    result = precomputed.datasets[name]
+    payload = payloads[name]
+    part_name = "all" if name == "twelve" else "test"
+    rows = np.ones(result.dataset.labels.size, bool) if name == "twelve" else ~result.dataset.is_calibration
+    z, y = result.dataset.logits[rows], result.dataset.labels[rows]
+    part = payload["parts"][part_name]
+    series = {key: decode(part[key]) for key in ("nll", "confidence")}
+    ece10 = decode(part["ece"]["adaptive"]["10"])
+    for g in (0, precomputed.t1_index, payload["fitted"]["index"], precomputed.grid.size - 1):
+        t = float(precomputed.grid[g])
+        conf, correct = top_label(z, y, t)
+        assert series["nll"][g] == half_up(nll(z, y, t), SCORE_SCALE)
+        assert series["confidence"][g] == half_up(conf.mean(), RATE_SCALE)
+        assert ece10[g] == half_up(ece(conf, correct, 10, "adaptive"), RATE_SCALE)
+
+
+def test_split_gap_is_test_minus_calibration(payloads):
+    payload = payloads["sim-600"]
+    cal, test = payload["parts"]["calibration"], payload["parts"]["test"]
+    gap = payload["split_gap"]
+    assert decode(gap["nll"]) == [b - a for a, b in zip(decode(cal["nll"]), decode(test["nll"]))]
+    assert gap["accuracy"] == test["accuracy"] - cal["accuracy"]
+    assert "split_gap" not in payloads["six"]
+
+
+def test_example_probabilities_decode_to_rows_summing_to_about_one(precomputed, payloads):
+    examples = payloads["six"]["examples"]
+    probs = np.cumsum(np.array(examples["probs"]), axis=-1)  # (examples, K, G)
+    assert probs.shape == (6, 3, precomputed.grid.size)
+    assert np.all(np.abs(probs.sum(axis=1) - 1000) <= 2)
+    assert probs[0, :, precomputed.t1_index].tolist() == [844, 114, 42]
+
+
+def test_payloads_are_valid_json_and_deterministic(precomputed, payloads):
+    for name in DATASET_NAMES:
+        text = to_json(payloads[name])  # raises on NaN or infinity
+        assert json.loads(text)["schema_version"] == 1
+        if name in ("six", "mixed"):
+            assert to_json(dataset_payload(precomputed.datasets[name], precomputed)) == text
+
+
+def test_payloads_of_two_independent_runs_are_identical():
+    from calib.precompute import precompute_all
+
+    texts = []
+    for _ in range(2):
+        run = precompute_all(("six", "sim-60"))
+        texts.append([to_json(dataset_payload(r, run)) for r in run.datasets.values()])
+    assert texts[0] == texts[1]
+
+
+def test_core_payload(precomputed):
+    core = core_payload(precomputed, {name: f"about {name}" for name in precomputed.datasets})
+    assert core["grid"][core["t1_index"]] == 1.0
+    assert core["units"] == {"score": 100_000, "rate": 1_000}
+    assert [d["name"] for d in core["datasets"]] == list(DATASET_NAMES)
+    for entry in core["datasets"]:
+        assert core["grid"][entry["fitted_index"]] == entry["fitted_t"]
+    json.loads(to_json(core))
