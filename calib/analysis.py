@@ -46,7 +46,7 @@ __all__ = [
 
 ANALYSIS_SEED = 20230922
 SUBGRID_STEP = 10
-SWEEP_DRAWS = 300
+SWEEP_DRAWS = 200
 CURVE_POINTS = 51  # the smoothed reliability curve is sampled at 0, 0.02, …, 1
 _PURPOSES = {"bootstrap": 1, "floor": 2}
 
@@ -142,14 +142,17 @@ def _subgroups(result):
 
 
 def analyse_dataset(result, grid, t1_index, seed=ANALYSIS_SEED, **settings):
-    """A :class:`DatasetAnalysis` for one :class:`calib.precompute.DatasetResult` (``settings`` go to :func:`analyse_part`)."""
+    """A :class:`DatasetAnalysis` for one :class:`calib.precompute.DatasetResult`.
+
+    ``settings`` are passed to :func:`analyse_part`.
+    """
     subgrid, fitted_index, jobs = _plan(result, grid, t1_index, seed)
     parts = {part: analyse_part(*args, **settings) for part, args in jobs.items()}
     return DatasetAnalysis(result.dataset.name, subgrid, fitted_index, parts, _subgroups(result))
 
 
 def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=DEFAULT_RESAMPLES, n_draws=DEFAULT_DRAWS,
-                        sweep_draws=SWEEP_DRAWS, workers=2):
+                        sweep_draws=SWEEP_DRAWS, workers=1):
     """Every analysis of every dataset in ``precomputed`` (a :class:`calib.precompute.Precomputed`).
 
     Parameters
@@ -165,7 +168,9 @@ def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=DEFAULT_RES
         Simulated outcome sets for the noise floor of the 1..50 bin sweep.
     workers : int
         Threads running the parts of all datasets concurrently (numpy releases
-        the GIL in the heavy loops). The results do not depend on it.
+        the GIL in the heavy loops). The results do not depend on it. The
+        default, 1, runs inline: on a busy 2-core machine extra threads were
+        measured to slow the whole down.
 
     Returns
     -------
@@ -178,12 +183,16 @@ def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=DEFAULT_RES
     settings = dict(n_resamples=n_resamples, n_draws=n_draws, sweep_draws=sweep_draws)
     grid, t1 = precomputed.grid, precomputed.t1_index
     plans = {name: _plan(r, grid, t1, seed) for name, r in precomputed.datasets.items()}
-    largest_first = sorted(((name, part) for name, plan in plans.items() for part in plan[2]),
-                           key=lambda key: -plans[key[0]][2][key[1]][2].size)
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {key: pool.submit(analyse_part, *plans[key[0]][2][key[1]], **settings) for key in largest_first}
+    jobs = {(name, part): args for name, (_, _, parts) in plans.items() for part, args in parts.items()}
+    largest_first = sorted(jobs, key=lambda key: -jobs[key][2].size)  # by rows, so threads finish together
+    if workers == 1:
+        done = {key: analyse_part(*jobs[key], **settings) for key in largest_first}
         groups = {name: _subgroups(r) for name, r in precomputed.datasets.items()}
-        done = {key: future.result() for key, future in futures.items()}
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {key: pool.submit(analyse_part, *jobs[key], **settings) for key in largest_first}
+            groups = {name: _subgroups(r) for name, r in precomputed.datasets.items()}
+            done = {key: future.result() for key, future in futures.items()}
     datasets = {
         name: DatasetAnalysis(name, subgrid, fitted_index, {part: done[name, part] for part in jobs}, groups[name])
         for name, (subgrid, fitted_index, jobs) in plans.items()

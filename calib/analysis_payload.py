@@ -5,7 +5,9 @@ to an integer in its display unit, with :func:`calib.payload.to_units`:
 
 * probabilities and rates (ECE, accuracy, confidence, bands, quantile levels,
   smooth-ECE bandwidth, curve points) in units of 1e-3 (``RATE_SCALE``);
-* scores (NLL in nats, Brier) in units of 1e-5 (``SCORE_SCALE``).
+* scores (NLL in nats, Brier) in units of 1e-5 (``SCORE_SCALE``);
+* the one exception, the smoothed density of confidences (it is never
+  printed, only steers drawing), in percent of its peak.
 
 Values along the sub-grid are delta-encoded (first value, then successive
 differences; decode with a running sum), like the ``d`` arrays of the core
@@ -24,6 +26,7 @@ __all__ = ["ANALYSIS_SCHEMA_VERSION", "analysis_payload", "subgroups_payload"]
 
 ANALYSIS_SCHEMA_VERSION = SCHEMA_VERSION
 CURVE_DENSITY_FLOOR = 0.01  # the smoothed curve is not sent where the density is under 1% of its peak
+DENSITY_SCALE = 100  # the density only steers drawing: percent of its peak is enough
 
 
 def _rates(values):
@@ -56,11 +59,11 @@ def _surface(table, scale=RATE_SCALE):
 
 
 def _curve_payload(curve, floor):
-    """Smoothed curve and density in display units; both 0 where the density is under ``floor`` of its peak."""
-    density = to_units(curve.density, RATE_SCALE)
-    shown = density >= floor * RATE_SCALE
+    """Smoothed curve (×1000) and density (percent of its peak); both 0 where the density is under ``floor``."""
+    density = to_units(curve.density, DENSITY_SCALE)
+    shown = density >= floor * DENSITY_SCALE
     accuracy = np.where(shown, to_units(np.clip(curve.accuracy, 0.0, 1.0), RATE_SCALE), 0)
-    return _surface(accuracy / RATE_SCALE), _surface(np.where(shown, density, 0) / RATE_SCALE)
+    return _surface(accuracy / RATE_SCALE), _surface(np.where(shown, density, 0) / DENSITY_SCALE, DENSITY_SCALE)
 
 
 def _part_payload(part):
@@ -149,9 +152,9 @@ def analysis_payload(analyses, dataset_name):
         ``smooth.ece``, ``smooth.sigma``: series, smooth ECE and its bandwidth ×1000;
         ``smooth.curve``: surface (G_s × curve_points, mesh k/(curve_points − 1)):
         smoothed accuracy ×1000, clipped to [0, 1000];
-        ``smooth.density``: surface: density of confidences, 1000 = its peak.
-        Where the density is under 1% of its peak (10) both are sent as 0:
-        too few confidences there to draw the curve.
+        ``smooth.density``: surface: density of confidences in percent of its
+        peak (100 = the peak). Where it is under 1% both are sent as 0: too
+        few confidences there to draw the curve.
     ``subgroups`` (datasets with groups only): ``groups``, ``pooled`` (the
         name of the pooled row set), ``conditions`` ["t1", "global", "group"],
         ``temperatures`` (floats: ``global`` and each group's fitted T), and

@@ -70,6 +70,8 @@ def pack_rows(ints):
     packed length of the run.
     """
     values = np.atleast_2d(np.asarray(ints, dtype=np.int64))
+    if values.size and (values.min() < -2 ** 31 or values.max() >= 2 ** 31):
+        raise ValueError("pack_rows packs int32 values only; got a value outside [-2**31, 2**31)")
     zigzag = np.where(values < 0, -2 * values - 1, 2 * values)
     shifts = 5 * np.arange(_PACK_MAX_CHUNKS)
     chunks = (zigzag[..., None] >> shifts) & 31

@@ -16,13 +16,16 @@ measures both effects, at any set of temperatures, in vectorised passes:
 :func:`ece_sweep`
     The ECE for every bin count 1..``max_bins``, both schemes.
 
-All three share one trick. Both binning schemes cut the examples, sorted by
-confidence, into *contiguous runs*, so the sum of any per-example quantity over
-a bin is a difference of two prefix sums. One sort per temperature and one
-cumulative sum per resample (or simulated draw) then give every bin of every
-bin count at once. The binning rules are exactly those of
-:mod:`calib.binning` (edges ``linspace(0, 1, B + 1)`` with a closed last bin;
-``array_split``-style equal-mass groups over a stable sort).
+All three rest on one observation: both binning schemes cut the examples,
+sorted by confidence, into *contiguous runs*, so the sum of any per-example
+quantity over a bin is a difference of two prefix sums, and one sort per
+temperature serves every bin of every bin count. The bootstrap takes weighted
+prefix sums (one per resample); the noise floor cuts the sorted examples at
+every bin boundary and draws each run's number of successes from its exact
+distribution, so its cost grows with the number of runs, not of examples. The
+binning rules are exactly those of :mod:`calib.binning` (edges
+``linspace(0, 1, B + 1)`` with a closed last bin; ``array_split``-style
+equal-mass groups over a stable sort).
 
 Randomness comes only from the ``rng`` argument (a ``numpy.random.Generator``
 or an integer seed), and only through ``Generator.random``; integers are
@@ -242,7 +245,8 @@ def bin_layout(sorted_confidence, bin_counts, schemes=SCHEMES):
         else:
             for b in counts:
                 keys.append((scheme, b))
-                blocks.append(np.broadcast_to(_adaptive_positions(conf.shape[1], b), (conf.shape[0], min(b, conf.shape[1]) + 1)))
+                positions = _adaptive_positions(conf.shape[1], b)
+                blocks.append(np.broadcast_to(positions, (conf.shape[0], positions.size)))
     size = np.array([blk.shape[1] - 1 for blk in blocks], dtype=np.int64)
     first = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
     starts = np.concatenate([blk[:, :-1] for blk in blocks], axis=1).astype(np.int64)
@@ -372,8 +376,9 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts=DEFAULT_BIN_CO
     split the resampled multiset itself into ``min(B, n)`` equal-mass groups
     (larger first), so a boundary can fall between copies of one example; the
     prefix sum is then taken part-way through that example's copies. Prefix
-    sums run on integers (residuals in fixed point, 2⁻⁴⁰ or finer for n ≤ 10⁴),
-    which keeps them exact and fast; the ECE is off by at most n · 2⁻⁴¹ / n.
+    sums run on int64 with each residual ``correct − confidence`` rounded to a
+    multiple of 2⁻⁴⁰ (coarser only when n · largest count ≥ 2²²), which keeps
+    them exact and fast; the rounding moves an ECE by at most 2⁻⁴¹.
     """
     conf = _confidence_rows(confidence)
     hits = _correct_vector(correct, conf.shape[1])
@@ -483,11 +488,16 @@ class _SortedUniforms(NamedTuple):
 
 
 def _sorted_uniforms(gen, columns, draws):
-    u = np.floor(gen.random((columns, draws)) * 2.0 ** UNIFORM_BITS).astype(np.int64) + 1  # in [1, 2**40]
-    order = np.argsort(u, axis=1, kind="stable")
-    rank = np.empty_like(order)
-    np.put_along_axis(rank, order, np.broadcast_to(np.arange(draws), order.shape), axis=1)
-    keys = np.take_along_axis(u, order, axis=1) + (np.arange(columns, dtype=np.int64) << (UNIFORM_BITS + 1))[:, None]
+    """Latin-hypercube uniforms: in each column, draw i's stratum is [r/S, (r+1)/S) for a random rank r.
+
+    Every single draw is uniform on (0, 1] and columns are independent, so each
+    simulated outcome set is an exact draw; the strata only make the S draws
+    of a column spread evenly, which steadies the estimated quantiles.
+    """
+    u = (np.arange(draws) + gen.random((columns, draws))) / draws  # sorted along each row
+    keys = np.floor(u * 2.0 ** UNIFORM_BITS).astype(np.int64) + 1  # in [1, 2**40]
+    rank = np.argsort(gen.random((columns, draws)), axis=1, kind="stable")
+    keys += (np.arange(columns, dtype=np.int64) << (UNIFORM_BITS + 1))[:, None]
     return _SortedUniforms(keys.ravel(), rank, draws)
 
 
@@ -502,7 +512,8 @@ def _null_bin_hits(sorted_conf, layout, n_draws, gen):
     Each temperature's sorted examples are cut at every bin boundary of every
     binning into runs; a run's success count is drawn exactly from its
     Poisson-binomial CDF by inverse transform, with run k always using uniform
-    column k (common random numbers across temperatures). Runs are disjoint,
+    column k (common random numbers across temperatures; Latin-hypercube
+    uniforms, see :func:`_sorted_uniforms`). Runs are disjoint,
     so their counts are independent and their sums reproduce the joint law of
     all bins exactly, at a cost of O(runs × S) instead of O(n × S).
     """
@@ -517,6 +528,7 @@ def _null_bin_hits(sorted_conf, layout, n_draws, gen):
     cdf, offset = segment_cdfs(sorted_conf.ravel(), seg_g * n + seg_start, seg_len)
     columns = max(b.size - 1 for b in per_temp)
     uniforms = _sorted_uniforms(gen, columns, n_draws)
+    unsort = (uniforms.rank + (np.arange(columns) * n_draws)[:, None]).ravel()  # flat index of each draw's value
     first_seg = np.concatenate([[0], np.cumsum([b.size - 1 for b in per_temp])])
     scale = 2.0 ** UNIFORM_BITS
     draws = n_draws
@@ -527,12 +539,13 @@ def _null_bin_hits(sorted_conf, layout, n_draws, gen):
         lengths = seg_len[segs]
         # CDF values F(h) for h < length (F(length) = 1 is never below a uniform)
         entry_seg = np.repeat(local, lengths)
-        entry_pos = np.repeat(offset[segs], lengths) + (np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+        within = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        entry_pos = np.repeat(offset[segs], lengths) + within
         query = (entry_seg.astype(np.int64) << (UNIFORM_BITS + 1)) + np.floor(cdf[entry_pos] * scale).astype(np.int64)
         below = np.searchsorted(uniforms.keys, query, side="right") - entry_seg * draws  # draws with u ≤ F(h)
         marks = np.bincount(entry_seg * (draws + 1) + below, minlength=segs.size * (draws + 1))
         sorted_hits = np.cumsum(marks.reshape(segs.size, draws + 1)[:, :draws], axis=1, dtype=np.int32)
-        seg_hits = np.take_along_axis(sorted_hits, uniforms.rank[:segs.size], axis=1)
+        seg_hits = np.take(sorted_hits.ravel(), unsort[:segs.size * draws]).reshape(segs.size, draws)
         prefix = np.zeros((segs.size + 1, draws), dtype=np.int32)
         np.cumsum(seg_hits, axis=0, out=prefix[1:])
         yield g, bounds, prefix
@@ -544,22 +557,17 @@ def _bin_totals(bounds, prefix, conf_prefix_row, starts, ends):
     return hits, conf_prefix_row[ends] - conf_prefix_row[starts]
 
 
-def _sweep_quantiles(bounds, prefix, conf_prefix_row, starts, ends, first, n):
-    """Median and 95% quantile (2, binnings) of the simulated ECE of many binnings at one temperature.
+def _bin_draws(bounds, prefix, conf_prefix_row, starts, ends, first, n):
+    """Simulated draws of one temperature's bins: ``(hits, ece)``.
 
-    Bins shared by several binnings are simulated once, and empty bins (which
-    add nothing) are skipped.
+    ``hits`` (bins, S) are the successes of every bin of the layout (0 in an
+    empty bin) and ``ece`` (binnings, S) each binning's simulated ECE.
     """
-    used = ends > starts
-    key = starts[used] * (n + 1) + ends[used]
-    distinct, inverse = np.unique(key, return_inverse=True)
-    hits, expected = _bin_totals(bounds, prefix, conf_prefix_row, distinct // (n + 1), distinct % (n + 1))
+    hits, expected = _bin_totals(bounds, prefix, conf_prefix_row, starts, ends)
     gaps = hits.astype(np.float32)
     gaps -= expected.astype(np.float32)[:, None]
     np.abs(gaps, out=gaps)
-    used_before = np.concatenate([[0], np.cumsum(used)])[first]
-    draws_ece = np.add.reduceat(gaps[inverse.ravel()], used_before, axis=0) / n  # (binnings, S)
-    return sorted_quantiles(draws_ece, (0.5, 0.95))
+    return hits, np.add.reduceat(gaps, first, axis=0) / n
 
 
 class NoiseFloor(NamedTuple):
@@ -584,7 +592,7 @@ class NoiseFloor(NamedTuple):
 
 
 def noise_floor(confidence, bin_counts=DEFAULT_BIN_COUNTS, max_bins=SWEEP_MAX_BINS, n_draws=DEFAULT_DRAWS,
-                sweep_draws=500, rng=0, quantiles=FLOOR_QUANTILES, band_quantiles=SPREAD_QUANTILES):
+                sweep_draws=200, rng=0, quantiles=FLOOR_QUANTILES, band_quantiles=SPREAD_QUANTILES):
     """Simulate a perfectly calibrated model: ``correct_i ~ Bernoulli(confidence_i)`` with the confidences fixed.
 
     Parameters
@@ -611,7 +619,10 @@ def noise_floor(confidence, bin_counts=DEFAULT_BIN_COUNTS, max_bins=SWEEP_MAX_BI
     The simulation is exact (see :func:`_null_bin_hits`): per temperature the
     sorted examples are cut into runs at all bin boundaries, each run's
     success count is drawn from its exact Poisson-binomial law, and bins add
-    up runs. Uniforms are multiples of 2⁻⁴⁰, the only approximation.
+    up runs. Uniforms are multiples of 2⁻⁴⁰, the only approximation. Run k
+    uses the same uniforms at every temperature, so the floors change smoothly
+    with T, and each run's uniforms are stratified (Latin hypercube), which
+    roughly halves the Monte Carlo spread of the reported quantiles.
     """
     conf = _confidence_rows(confidence)
     counts = _bin_counts(bin_counts)
@@ -632,13 +643,11 @@ def noise_floor(confidence, bin_counts=DEFAULT_BIN_COUNTS, max_bins=SWEEP_MAX_BI
     conf_prefix = np.concatenate([np.zeros((temps, 1)), np.cumsum(sorted_conf, axis=1)], axis=1)
     for g, bounds, prefix in _null_bin_hits(sorted_conf, layout, draws, gen):
         starts, ends = layout.starts[g], layout.ends[g]
-        hits, expected = _bin_totals(bounds, prefix, conf_prefix[g], starts, ends)
-        size = (ends - starts).astype(np.float64)
-        draws_ece = np.add.reduceat(np.abs(hits - expected[:, None]), layout.first, axis=0) / n  # (binnings, S)
+        hits, draws_ece = _bin_draws(bounds, prefix, conf_prefix[g], starts, ends, layout.first, n)
         stats = sorted_quantiles(draws_ece, q)  # (Q, binnings)
+        size = ends - starts
         with np.errstate(invalid="ignore", divide="ignore"):
-            bounds_q = count_quantiles(hits, ends - starts, band_q) / size  # (2, bins)
-        bounds_q[:, size == 0] = np.nan
+            bounds_q = count_quantiles(hits, size, band_q) / size  # NaN for an empty bin
         for k, (scheme, b) in enumerate(layout.keys):
             ece[scheme][b][g] = stats[:, k]
             band[scheme][b][g] = bounds_q[:, layout.first[k]:layout.first[k] + layout.size[k]].T
@@ -646,8 +655,9 @@ def noise_floor(confidence, bin_counts=DEFAULT_BIN_COUNTS, max_bins=SWEEP_MAX_BI
     if sweep_draws:
         sweep_layout = bin_layout(sorted_conf, range(1, max_bins + 1))
         for g, bounds, prefix in _null_bin_hits(sorted_conf, sweep_layout, sweep_draws, gen):
-            stats = _sweep_quantiles(bounds, prefix, conf_prefix[g], sweep_layout.starts[g], sweep_layout.ends[g],
-                                     sweep_layout.first, n)
+            draws_ece = _bin_draws(bounds, prefix, conf_prefix[g], sweep_layout.starts[g],
+                                   sweep_layout.ends[g], sweep_layout.first, n)[1]
+            stats = sorted_quantiles(draws_ece, (0.5, 0.95))
             for k, (scheme, b) in enumerate(sweep_layout.keys):
                 sweep[scheme][g, b - 1] = stats[:, k]
     if 0.5 in q and 0.95 in q:  # one number per bin count wherever both simulations report it

@@ -1,7 +1,9 @@
 """Tests of calib.payload: display-unit rounding, delta encoding, and the baked dataset payloads.
 
-The payload is decoded here exactly as the page does it (value = t1 + running
-sum of d) and compared with the article's numbers and with direct engine calls.
+The payload is decoded here as the page does it — unpack the string of
+one-character codes, then value = t1 + running sum of the deltas — by a reader
+of the documented format written in this file, and compared with the
+article's numbers and with direct engine calls.
 """
 
 import json
@@ -15,8 +17,8 @@ from hypothesis.extra import numpy as hnp
 
 from calib import DATASET_NAMES, ece, nll, top_label
 from calib.payload import (
-    RATE_SCALE, SCORE_SCALE, core_payload, dataset_payload, delta_decode, delta_encode, shares_summing_to,
-    to_json, to_script, to_units,
+    RATE_SCALE, SCORE_SCALE, core_payload, dataset_payload, delta_decode, delta_encode, pack, pack_rows,
+    shares_summing_to, to_json, to_script, to_units, unpack,
 )
 
 FAST = settings(max_examples=50, deadline=None)
@@ -24,13 +26,50 @@ SCHEMES = ("equal-width", "adaptive")
 BIN_COUNTS = (4, 5, 10, 15, 20)
 
 
+def read_packed(text):
+    """The integers in a packed string, read from the format as documented in calib.payload.
+
+    Each code is chr(63 + c); c ≥ 32 means "more chunks follow" and c mod 32 is
+    a 5-bit chunk, least significant first; the assembled zigzag value z is
+    z / 2 when even, −(z + 1) / 2 when odd. "!" before a number means "that
+    many zeros".
+    """
+    numbers, position = [], 0
+    while position < len(text):
+        zeros = text[position] == "!"
+        position += zeros
+        zigzag, weight = 0, 1
+        while True:
+            code = ord(text[position]) - 63
+            position += 1
+            assert 0 <= code < 64, text
+            zigzag += (code % 32) * weight
+            weight *= 32
+            if code < 32:
+                break
+        number = zigzag // 2 if zigzag % 2 == 0 else -(zigzag + 1) // 2
+        numbers.extend([0] * number if zeros else [number])
+    return numbers
+
+
 def decode(series):
-    """What the page does with ``{"t1": v, "d": deltas}``: v plus the running sum of the deltas."""
+    """What the page does with ``{"t1": v, "d": packed deltas}``: v plus the running sum of the deltas."""
     total, out = 0, []
-    for step in series["d"]:
+    for step in read_packed(series["d"]):
         total += step
         out.append(series["t1"] + total)
     return out
+
+
+def decode_rows(rows):
+    """A list of packed delta rows (one per bin or class) → (rows, G) integer array."""
+    return np.array([decode({"t1": 0, "d": row}) for row in rows])
+
+
+def bin_table(part, scheme, n_bins):
+    """The bins of one scheme and bin count, following a ``{"same_as": key}`` reference."""
+    table = part["bins"][scheme][str(n_bins)]
+    return part["bins"][scheme][table["same_as"]] if "same_as" in table else table
 
 
 def half_up(x, scale):
@@ -76,6 +115,38 @@ def test_delta_round_trip(values, data):
     assert np.array_equal(delta_decode(encoded, axis=axis), values)
     # the first element along the axis is kept as is
     assert np.array_equal(np.take(encoded, 0, axis=axis), np.take(values, 0, axis=axis))
+
+
+def test_pack_by_hand():
+    # zigzag 0, −1, 1, −2 … → 0, 1, 2, 3 …; chr(63 + value) for values below 32
+    assert pack([0]) == "?"
+    assert pack([-1, 1, 15, -16]) == "@A]^"
+    # 16 → zigzag 32 → chunks 0 (flagged: 32) and 1 → chr(95) chr(64)
+    assert pack([16]) == "_@"
+    assert pack([0, 0, 0]) == "???"
+    # four or more zeros: "!" and the packed run length (4 → zigzag 8 → "G")
+    assert pack([0, 0, 0, 0]) == "!G"
+    assert pack([7, 0, 0, 0, 0, 0, -3]) == "M!ID"  # 7 → 14 → "M"; five zeros → "!I"; −3 → 5 → "D"
+    assert pack([]) == ""
+    assert pack_rows([[1, 2], [0, -1]]) == ["AC", "?@"]
+
+
+@FAST
+@given(st.lists(st.one_of(st.integers(-2 ** 31, 2 ** 31 - 1), st.integers(-20, 20), st.just(0)), max_size=60))
+def test_pack_round_trip(values):
+    text = pack(values)
+    assert set(text) <= set("!" + "".join(chr(c) for c in range(63, 127)))
+    assert read_packed(text) == values
+    assert unpack(text).tolist() == values
+    # small deltas cost one character each, runs of zeros less
+    if all(-16 <= v <= 15 for v in values):
+        assert len(text) <= len(values)
+
+
+def test_pack_refuses_values_it_cannot_represent():
+    for value in (2 ** 31, -2 ** 31 - 1, 2 ** 40):
+        with pytest.raises(ValueError, match="int32"):
+            pack([0, value])
 
 
 @FAST
@@ -138,7 +209,9 @@ def test_six_payload_reference_numbers(precomputed, payloads):
     assert nll_series[t1] == part["nll"]["t1"] == 82278
     ece4 = decode(part["ece"]["equal-width"]["4"])
     assert ece4[t1] == 129 and ece4[fit] == 380
-    assert decode(part["brier"])[t1] == 48215 and decode(part["brier"])[fit] == 48475
+    brier_series = decode(part["brier"])
+    assert abs(brier_series[t1] / SCORE_SCALE - 0.482) <= 5e-4
+    assert abs(brier_series[fit] / SCORE_SCALE - 0.485) <= 5e-4
     assert part["accuracy"] == 667 and part["n"] == 6
 
 
@@ -148,7 +221,7 @@ def test_six_payload_bin_table(precomputed, payloads):
     fit = payloads["six"]["fitted"]["index"]
 
     def column(field, g):
-        return [decode({"t1": 0, "d": per_bin})[g] for per_bin in bins[field]]
+        return decode_rows(bins[field])[:, g].tolist()
 
     assert bins["edges"] == [0, 250, 500, 750, 1000]
     assert column("count", t1) == [0, 0, 3, 3]
@@ -167,11 +240,11 @@ def test_bin_gaps_add_up_to_the_displayed_ece_everywhere(precomputed, payloads, 
         for scheme in SCHEMES:
             for n_bins in BIN_COUNTS:
                 shown = decode(part["ece"][scheme][str(n_bins)])
-                gaps = np.cumsum(np.array(part["bins"][scheme][str(n_bins)]["gap"]), axis=1)
+                table = bin_table(part, scheme, n_bins)
+                gaps = decode_rows(table["gap"])
                 assert gaps.shape[1] == grid_size
                 assert gaps.sum(axis=0).tolist() == shown, (name, scheme, n_bins)
-                counts = np.cumsum(np.array(part["bins"][scheme][str(n_bins)]["count"]), axis=1)
-                assert np.all(counts.sum(axis=0) == part["n"])
+                assert np.all(decode_rows(table["count"]).sum(axis=0) == part["n"])
 
 
 @pytest.mark.parametrize("name", ["twelve", "sim-60", "mixed"])
@@ -203,7 +276,7 @@ def test_split_gap_is_test_minus_calibration(payloads):
 
 def test_example_probabilities_decode_to_rows_summing_to_about_one(precomputed, payloads):
     examples = payloads["six"]["examples"]
-    probs = np.cumsum(np.array(examples["probs"]), axis=-1)  # (examples, K, G)
+    probs = np.array([decode_rows(rows) for rows in examples["probs"]])  # (examples, K, G)
     assert probs.shape == (6, 3, precomputed.grid.size)
     assert np.all(np.abs(probs.sum(axis=1) - 1000) <= 2)
     assert probs[0, :, precomputed.t1_index].tolist() == [844, 114, 42]

@@ -70,7 +70,8 @@ def test_global_temperature_trades_ece_for_nll_on_the_pool(mixed):
         pooled = result.metrics[part][POOLED]
         assert pooled["global"].nll < pooled["t1"].nll
         assert pooled["global"].ece["equal-width"][15] > pooled["t1"].ece["equal-width"][15]
-        assert result.metrics[part]["B"]["global"].ece["equal-width"][15] > result.metrics[part]["B"]["t1"].ece["equal-width"][15]
+        group_b = result.metrics[part]["B"]
+        assert group_b["global"].ece["equal-width"][15] > group_b["t1"].ece["equal-width"][15]
 
 
 def test_pooled_scores_are_the_row_weighted_mix_of_the_groups(mixed):

@@ -133,6 +133,13 @@ def browser():
             chromium.close()
 
 
+@pytest.fixture(scope="session")
+def expect(browser):
+    """Playwright's auto-waiting ``expect`` (a fixture, so a missing Playwright fails or skips like Chromium)."""
+    from playwright.sync_api import expect as playwright_expect
+    return playwright_expect
+
+
 def is_local(url):
     """True for URLs that stay on this machine: loopback http(s), file:, data:, blob:, about:."""
     parts = urlsplit(url)

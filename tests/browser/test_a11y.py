@@ -4,7 +4,6 @@ the explorer shows a split dataset; every form control has an accessible name.""
 import re
 
 import pytest
-from playwright.sync_api import expect
 
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
@@ -46,7 +45,7 @@ def test_axe_finds_no_violations(open_page, axe_script, scheme):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_violations_with_a_split_dataset(open_page, axe_script, scheme):
+def test_axe_finds_no_violations_with_a_split_dataset(open_page, axe_script, scheme, expect):
     page = open_page(color_scheme=scheme, viewport={"width": 390, "height": 844})
     page.locator("#ex1-dataset").select_option("sim-600")
     expect(page.locator('input[name="ex1-part"][value="test"]')).to_be_visible()
@@ -55,7 +54,7 @@ def test_axe_finds_no_violations_with_a_split_dataset(open_page, axe_script, sch
     assert violations == [], f"axe-core, {scheme} scheme, sim-600 at 390 px:\n{describe(violations)}"
 
 
-def test_every_control_has_an_accessible_name(open_page):
+def test_every_control_has_an_accessible_name(open_page, expect):
     page = open_page()
     controls = page.locator("input, select, button")
     assert controls.count() > 0
@@ -79,7 +78,7 @@ def test_every_control_has_an_accessible_name(open_page):
     assert unnamed == [], f"controls without an accessible name: {unnamed}"
 
 
-def test_explorer_controls_have_their_roles_and_names(open_page):
+def test_explorer_controls_have_their_roles_and_names(open_page, expect):
     page = open_page()
     explorer = page.locator("#ex1")
     expect(explorer.get_by_role("slider")).to_have_count(1)

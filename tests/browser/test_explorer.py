@@ -8,7 +8,6 @@ from urllib.parse import unquote
 
 import numpy as np
 import pytest
-from playwright.sync_api import expect
 
 import calib
 from sitegen.facts import fixed, pct
@@ -166,7 +165,7 @@ def nearest_index(engine, t):
 # --------------------------------------------------------------------------- tests
 
 
-def test_controls_follow_the_contract(open_page, engine):
+def test_controls_follow_the_contract(open_page, engine, expect):
     page = open_page()
     explorer = page.locator('div.explorer#ex1[data-component="explorer"]')
     expect(explorer).to_have_count(1)
@@ -195,7 +194,7 @@ def test_controls_follow_the_contract(open_page, engine):
     settle(page, engine)
 
 
-def test_six_at_t1_and_at_the_fitted_t(open_page, engine):
+def test_six_at_t1_and_at_the_fitted_t(open_page, engine, expect):
     page = open_page()
     choose(page, scheme="equal-width", bins=4)
     page.locator("#ex1-reset").click()
@@ -231,7 +230,7 @@ def test_every_scheme_and_bin_count_at_the_fitted_t(open_page, engine):
 
 
 @pytest.mark.parametrize("dataset", DATASETS)
-def test_keyboard_on_the_slider(open_page, engine, dataset):
+def test_keyboard_on_the_slider(open_page, engine, dataset, expect):
     page = open_page()
     choose(page, dataset=dataset)
     if is_split(dataset):
@@ -269,7 +268,7 @@ def test_keyboard_on_the_slider(open_page, engine, dataset):
     assert shows_temperature(state["readout"], engine.grid[state["index"]]), state["readout"]
 
 
-def test_split_dataset_shows_either_part(open_page, engine):
+def test_split_dataset_shows_either_part(open_page, engine, expect):
     page = open_page()
     choose(page, dataset="sim-600", scheme="equal-width", bins=10)
     test_radio = page.locator('input[name="ex1-part"][value="test"]')
@@ -310,7 +309,7 @@ def test_pin_keeps_the_explorer_consistent(open_page, engine):
     settle(page, engine)
 
 
-def test_state_round_trips_through_the_url(open_page, engine):
+def test_state_round_trips_through_the_url(open_page, engine, expect):
     page = open_page()
     choose(page, dataset="twelve", scheme="adaptive", bins=15)
     page.locator("#ex1-reset").click()
@@ -366,7 +365,7 @@ def test_every_dataset_loads_from_a_file_url(open_page, engine):
         assert settle(page, engine)["dataset"] == dataset
 
 
-def test_a_dataset_that_fails_to_load_is_reported_in_words(open_page, engine):
+def test_a_dataset_that_fails_to_load_is_reported_in_words(open_page, engine, expect):
     page = open_page()
     page.monitor.allow(r"twelve\.js|Failed to load resource|ERR_FAILED|net::")
     page.route("**/data/twelve.js", lambda route: route.abort())

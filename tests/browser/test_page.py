@@ -6,19 +6,18 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from playwright.sync_api import expect
 
 DATASETS = ["six", "twelve", "sim-60", "sim-600", "overconfident", "mixed"]
 
 
-def test_loads_over_http_without_errors(open_page):
+def test_loads_over_http_without_errors(open_page, expect):
     page = open_page()
     expect(page.locator("main")).to_be_visible()
     expect(page.locator("#ex1[data-component=explorer]")).to_be_attached()
     page.wait_for_load_state("networkidle")
 
 
-def test_loads_from_file_url_without_errors(open_page):
+def test_loads_from_file_url_without_errors(open_page, expect):
     page = open_page(file=True)
     assert page.url.startswith("file://")
     expect(page.locator("main")).to_be_visible()
@@ -153,7 +152,7 @@ def test_no_horizontal_scrolling_on_narrow_screens(open_page, width, scheme):
                     f"widest offenders: {wide}")
 
 
-def test_print_hides_the_controls(open_page):
+def test_print_hides_the_controls(open_page, expect):
     page = open_page()
     page.emulate_media(media="print")
     report = page.evaluate("""() => ({
@@ -192,28 +191,31 @@ def test_reduced_motion_is_honoured(open_page):
 
 def test_focus_is_visible_on_every_tab_stop(open_page):
     page = open_page()
-    seen, invisible = [], []
-    for _ in range(150):
+    seen, names, invisible = set(), [], []
+    for _ in range(200):
         page.keyboard.press("Tab")
         info = page.evaluate("""() => {
             const e = document.activeElement;
-            if (!e || e === document.body) return null;
+            if (!e || e === document.body || e === document.documentElement) return null;
             const s = getComputedStyle(e);
             return {
-                id: e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.name ? '[name=' + e.name + ']' : '')
-                    + (e.value && e.type === 'radio' ? '[value=' + e.value + ']' : ''),
+                key: Array.prototype.indexOf.call(document.getElementsByTagName('*'), e),
+                name: e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.name ? '[name=' + e.name + ']' : '')
+                    + (e.type === 'radio' ? '[value=' + e.value + ']' : '')
+                    + (e.getAttribute('href') ? '[href=' + e.getAttribute('href') + ']' : ''),
                 outline: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0,
                 shadow: s.boxShadow !== 'none',
-                focusVisible: e.matches(':focus-visible'),
             };
         }""")
-        if info is None or info["id"] in seen:
+        if info is None or info["key"] in seen:
             if seen:
-                break
+                break  # wrapped around
             continue
-        seen.append(info["id"])
+        seen.add(info["key"])
+        names.append(info["name"])
         if not (info["outline"] or info["shadow"]):
-            invisible.append(info["id"])
-    controls = [s for s in seen if s.startswith(("input", "select", "button"))]
-    assert controls, f"Tab never reached a control (reached: {seen})"
+            invisible.append(info["name"])
+    controls = [n for n in names if n.startswith(("input", "select", "button"))]
+    assert {"input#ex1-t", "select#ex1-dataset", "button#ex1-fit"} <= {n.split("[")[0] for n in controls}, (
+        f"Tab did not reach the explorer's controls (reached: {names})")
     assert invisible == [], f"no visible focus indicator on: {invisible}"

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Page benchmark: what a first view costs and how fast the explorer answers. Prints figures only.
+
+    python3 bench/page.py                  # builds the site into a temporary folder, then measures
+    python3 bench/page.py --site site      # measures an existing build
+    python3 bench/page.py --no-lighthouse  # skips the Lighthouse runs (about a minute each)
+
+Figures, all against the site served on 127.0.0.1 (nothing leaves the machine):
+
+1. First-view transfer: every response until the network is idle, each body gzip-compressed
+   with Python's gzip at level 6 (what a static host serving gzip would send), summed.
+   The on-demand dataset scripts are listed too.
+2. Slider responsiveness, per keyboard step (ArrowRight/ArrowLeft on the temperature slider):
+   * the explorer's own timings, ``window.CalibTutorial.perf`` (start of its input handler to
+     the end of its DOM update), when the page exposes them;
+   * an injected harness: keydown (capture, first listener) to a document-level ``input``
+     listener that runs after the explorer's and forces a layout;
+   * Event Timing API durations (PerformanceObserver, type "event", durationThreshold 16 ms,
+     which also covers rendering up to the next paint), as a p95 over all steps.
+3. Lighthouse 12.2.3 (node_modules), mobile preset, median of three runs of each category score.
+
+Needs what ``bash tools/setup.sh`` installs (Playwright, /usr/bin/chromium, node_modules).
+"""
+
+import argparse
+import contextlib
+import functools
+import gzip
+import http.server
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
+CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
+
+# Installed before any page script: the Event Timing observer and the keydown→input harness.
+HARNESS = """
+(() => {
+  const bench = window.__bench = {events: [], steps: [], t0: null};
+  try {
+    new PerformanceObserver(list => {
+      for (const e of list.getEntries()) {
+        bench.events.push({name: e.name, duration: e.duration, id: e.interactionId || 0, start: e.startTime});
+      }
+    }).observe({type: 'event', durationThreshold: 16, buffered: true});
+    bench.eventTiming = true;
+  } catch (error) {
+    bench.eventTiming = false;
+  }
+  window.addEventListener('keydown', () => { bench.t0 = performance.now(); }, true);
+  const finish = () => {
+    if (bench.t0 === null) return;
+    document.body.getBoundingClientRect();       // force style and layout
+    void document.body.offsetHeight;
+    bench.steps.push(performance.now() - bench.t0);
+    bench.t0 = null;
+  };
+  // Added after load, so it runs after the explorer's own input listener(s) on the slider
+  // and, bubbling, after any delegated listener below the document.
+  window.addEventListener('load', () => document.addEventListener('input', finish));
+})();
+"""
+
+
+def percentile(values, q):
+    """The q-th percentile (0–100) by linear interpolation; NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * q / 100
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(folder):
+    """Serve ``folder`` on 127.0.0.1 at a free port; yields the base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(folder)))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def build_site(out):
+    started = time.perf_counter()
+    subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out)], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return time.perf_counter() - started
+
+
+def kib(n):
+    return f"{n / 1024:9.1f} KiB"
+
+
+def first_view(browser, url, site):
+    """Responses of a first view until network idle: [(path, raw bytes, gzip bytes)]."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    responses = []
+    page.on("response", lambda response: responses.append(response))
+    page.goto(url, wait_until="networkidle")
+    rows = []
+    for response in responses:
+        try:
+            body = response.body()
+        except Exception:  # a redirect or an aborted response has no body
+            body = b""
+        name = response.url[len(url):] or "index.html"
+        rows.append((name, response.status, len(body), len(gzip.compress(body, compresslevel=6))))
+    context.close()
+    on_demand = sorted((f"data/{p.name}", p.stat().st_size, len(gzip.compress(p.read_bytes(), 6)))
+                       for p in (site / "data").glob("*.js"))
+    return rows, on_demand
+
+
+def slider_timings(browser, url, dataset, steps):
+    """Per-step timings for ``steps`` keyboard steps on the slider (half right, half left)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(HARNESS)
+    page = context.new_page()
+    page.goto(url, wait_until="networkidle")
+    if dataset != page.locator("#ex1-dataset").input_value():
+        page.locator("#ex1-dataset").select_option(dataset)
+        page.wait_for_load_state("networkidle")
+    page.locator("#ex1-reset").click()
+    page.wait_for_timeout(300)
+    page.evaluate("() => { __bench.steps.length = 0; __bench.events.length = 0; "
+                  "if (window.CalibTutorial && Array.isArray(window.CalibTutorial.perf)) window.CalibTutorial.perf.length = 0; }")
+    slider = page.locator("#ex1-t")
+    slider.focus()
+    half = steps // 2
+    started = time.perf_counter()
+    for key in ["ArrowRight"] * half + ["ArrowLeft"] * (steps - half):
+        page.keyboard.press(key)
+        # let one frame render so each step is timed on its own, as a person pressing a key would see it
+        page.evaluate("() => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)))")
+    wall = time.perf_counter() - started
+    page.wait_for_timeout(500)  # let the last Event Timing entries arrive
+    result = page.evaluate("""() => ({
+        harness: __bench.steps.slice(),
+        events: __bench.events.slice(),
+        eventTiming: __bench.eventTiming,
+        own: (window.CalibTutorial && Array.isArray(window.CalibTutorial.perf)) ? window.CalibTutorial.perf.slice() : null,
+    })""")
+    context.close()
+    interactions = {}
+    for event in result["events"]:
+        if event["name"] in ("keydown", "keyup", "input", "beforeinput", "keypress"):
+            key = event["id"] or (event["name"], event["start"])
+            interactions[key] = max(interactions.get(key, 0), event["duration"])
+    result["slow_interactions"] = sorted(interactions.values())
+    result["wall_per_step_ms"] = wall / steps * 1000
+    result["steps"] = steps
+    return result
+
+
+def describe(label, values):
+    if not values:
+        return f"  {label:<44} (none recorded)"
+    return (f"  {label:<44} median {statistics.median(values):7.2f} ms   p95 {percentile(values, 95):7.2f} ms   "
+            f"max {max(values):7.2f} ms   (n = {len(values)})")
+
+
+def event_timing_p95(slow, steps):
+    """p95 over all steps, where a step without an entry took < 16 ms (the observer's threshold)."""
+    if len(slow) <= steps * 0.05:
+        return f"< 16 ms ({len(slow)} of {steps} steps reached the 16 ms threshold)"
+    padded = [0.0] * (steps - len(slow)) + list(slow)
+    return f"{percentile(padded, 95):.1f} ms ({len(slow)} of {steps} steps took ≥ 16 ms)"
+
+
+def lighthouse(url, runs):
+    """Category scores (0–100) of ``runs`` Lighthouse runs: {category: [scores]}, plus a failure note."""
+    if not LIGHTHOUSE.exists():
+        return None, "node_modules/.bin/lighthouse is missing (run: npm ci)"
+    env = dict(os.environ, CHROME_PATH=CHROMIUM)
+    flags = "--headless=new " + " ".join(CHROMIUM_ARGS)
+    scores = {c: [] for c in CATEGORIES}
+    for run in range(runs):
+        with tempfile.TemporaryDirectory(prefix="lighthouse-") as tmp:
+            report = Path(tmp) / "report.json"
+            command = [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={report}",
+                       f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={flags}",
+                       "--max-wait-for-load=60000"]
+            started = time.perf_counter()
+            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=240)
+            if done.returncode != 0 or not report.exists():
+                return scores, f"run {run + 1} failed ({done.returncode}): {done.stderr.strip()[-600:]}"
+            data = json.loads(report.read_text(encoding="utf-8"))
+            for category in CATEGORIES:
+                score = data["categories"][category]["score"]
+                scores[category].append(None if score is None else round(score * 100))
+            print(f"  run {run + 1}: " + ", ".join(f"{c} {scores[c][-1]}" for c in CATEGORIES)
+                  + f"   ({time.perf_counter() - started:.0f} s)", flush=True)
+            if run == 0:
+                failing = [f"{a['id']} ({a['score']})" for a in data["audits"].values()
+                           if a.get("score") is not None and a["score"] < 0.9
+                           and a.get("scoreDisplayMode") in ("binary", "numeric")]
+                if failing:
+                    print("  audits below 0.9 in run 1: " + ", ".join(sorted(failing)), flush=True)
+    return scores, None
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site", help="an existing build to measure (default: build into a temporary folder)")
+    parser.add_argument("--steps", type=int, default=120, help="keyboard steps per dataset (default: 120)")
+    parser.add_argument("--datasets", default="six,mixed", help="datasets to time the slider on (default: six,mixed)")
+    parser.add_argument("--runs", type=int, default=3, help="Lighthouse runs (default: 3)")
+    parser.add_argument("--no-lighthouse", action="store_true", help="skip Lighthouse")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="bench-page-") as tmp:
+        if args.site:
+            site = Path(args.site).resolve()
+            print(f"site: {site}")
+        else:
+            site = Path(tmp) / "site"
+            print(f"site: built into a temporary folder in {build_site(site):.1f} s")
+        with serve(site) as url, sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            print(f"browser: Chromium {browser.version} (headless); server: {url}\n")
+
+            rows, on_demand = first_view(browser, url, site)
+            print("1. First view (everything loaded until network idle; gzip level 6)")
+            for name, status, raw, packed in rows:
+                print(f"  {name:<40} {status}  raw {kib(raw)}   gzip {kib(packed)}")
+            total_raw, total_gzip = sum(r[2] for r in rows), sum(r[3] for r in rows)
+            print(f"  {'TOTAL (' + str(len(rows)) + ' requests)':<40}      raw {kib(total_raw)}   gzip {kib(total_gzip)}")
+            print("  on demand, per dataset chosen:")
+            for name, raw, packed in on_demand:
+                print(f"    {name:<38}      raw {kib(raw)}   gzip {kib(packed)}")
+
+            print(f"\n2. Slider responsiveness ({args.steps} keyboard steps per dataset, one frame apart)")
+            for dataset in [d.strip() for d in args.datasets.split(",") if d.strip()]:
+                timing = slider_timings(browser, url, dataset, args.steps)
+                print(f"  dataset {dataset}: {timing['wall_per_step_ms']:.1f} ms wall time per step (driver included)")
+                if timing["own"] is not None:
+                    print(describe("explorer's own timings (CalibTutorial.perf)", timing["own"]))
+                else:
+                    print("  explorer's own timings: window.CalibTutorial.perf is absent")
+                print(describe("harness: keydown → input handled + layout", timing["harness"]))
+                if timing["eventTiming"]:
+                    print(f"  {'Event Timing p95 (keydown/input, to paint)':<44} "
+                          f"{event_timing_p95(timing['slow_interactions'], timing['steps'])}")
+                else:
+                    print("  Event Timing API: not supported by this browser")
+            browser.close()
+
+            if args.no_lighthouse:
+                print("\n3. Lighthouse: skipped (--no-lighthouse)")
+            else:
+                print(f"\n3. Lighthouse 12.2.3, mobile preset, {args.runs} runs")
+                scores, failure = lighthouse(url, args.runs)
+                if failure:
+                    print(f"  Lighthouse failed: {failure}")
+                if scores and all(scores[c] for c in CATEGORIES):
+                    print("  median: " + ", ".join(
+                        f"{c} {statistics.median(v for v in scores[c] if v is not None):.0f}" for c in CATEGORIES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

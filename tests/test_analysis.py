@@ -1,0 +1,135 @@
+"""Tests of the entry point calib.analysis.precompute_analyses and of calib.analysis_payload."""
+
+import json
+
+import numpy as np
+import pytest
+
+from calib.analysis import analyse_part, precompute_analyses
+from calib.analysis_payload import analysis_payload
+from calib.binning import SCHEMES
+from calib.payload import delta_decode, to_json
+from calib.precompute import OFFERED_BIN_COUNTS, Precomputed, precompute_all
+
+FAST = dict(n_resamples=20, n_draws=60, sweep_draws=20)
+
+
+@pytest.fixture(scope="module")
+def small():
+    precomputed = precompute_all(("six", "sim-60", "mixed"))
+    return precomputed, precompute_analyses(precomputed, seed=3, workers=1, **FAST)
+
+
+def flatten(value):
+    """Every leaf of nested tuples/dicts/arrays, for exact comparison."""
+    if isinstance(value, dict):
+        return [(k, flatten(v)) for k, v in sorted(value.items())]
+    if isinstance(value, tuple):
+        return [flatten(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tobytes() + str(value.shape).encode()
+    return value
+
+
+def test_same_seed_same_result_whatever_the_threads_and_the_other_datasets(small):
+    precomputed, first = small
+    again = precompute_analyses(precomputed, seed=3, workers=2, **FAST)
+    assert flatten(first.datasets) == flatten(again.datasets)
+    subset = Precomputed(precomputed.grid, precomputed.t1_index, {"sim-60": precomputed.datasets["sim-60"]})
+    alone = precompute_analyses(subset, seed=3, workers=1, **FAST)
+    assert flatten(alone.datasets["sim-60"].parts) == flatten(first.datasets["sim-60"].parts)
+    other = precompute_analyses(subset, seed=4, workers=1, **FAST)
+    assert flatten(other.datasets["sim-60"].parts) != flatten(first.datasets["sim-60"].parts)
+
+
+def test_subgrid_holds_t1_the_fitted_t_and_every_tenth_point(small):
+    precomputed, analyses = small
+    for name, result in analyses.datasets.items():
+        fitted = precomputed.index_of(precomputed.datasets[name].fitted_t)
+        assert precomputed.t1_index in result.subgrid and fitted in result.subgrid
+        assert set(range(0, precomputed.grid.size, 10)) <= set(result.subgrid.tolist())
+        assert result.fitted_index == fitted
+    assert analyses.datasets["mixed"].subgroups is not None and analyses.datasets["six"].subgroups is None
+
+
+def test_analysis_matches_the_precomputed_grid_metrics(small):
+    """ECE sweep and bootstrap at T = 1 line up with what calib.precompute computed independently."""
+    precomputed, analyses = small
+    for name, result in analyses.datasets.items():
+        at = list(result.subgrid).index(precomputed.t1_index)
+        fit = list(result.subgrid).index(result.fitted_index)
+        for part_name, part in result.parts.items():
+            reference = precomputed.datasets[name].parts[part_name]
+            for scheme in SCHEMES:
+                np.testing.assert_allclose(part.sweep[scheme][[at, fit]], reference.ece_by_bins[scheme], atol=1e-12)
+                for b in OFFERED_BIN_COUNTS:
+                    np.testing.assert_allclose(part.sweep[scheme][:, b - 1], reference.ece[scheme][b][result.subgrid],
+                                               atol=1e-12)
+
+
+def decode_surface(rows):
+    return np.cumsum(np.cumsum(np.asarray(rows), axis=0), axis=1)
+
+
+def test_payload_is_integer_json_that_decodes_to_the_analysis(small):
+    precomputed, analyses = small
+    payload = analysis_payload(analyses, "sim-60")
+    text = to_json(payload)
+    assert text == to_json(analysis_payload(analyses, "sim-60"))
+    decoded = json.loads(text)
+    size = len(decoded["subgrid"])
+    part = analyses.datasets["sim-60"].parts["test"]
+    sent = decoded["parts"]["test"]
+    lo = delta_decode(sent["bootstrap"]["ece"]["adaptive"]["15"]["lo"])
+    hi = delta_decode(sent["bootstrap"]["ece"]["adaptive"]["15"]["hi"])
+    assert lo.size == size and np.all(lo <= hi)
+    np.testing.assert_array_equal(lo, np.floor(part.bootstrap.ece["adaptive"][15][:, 0] * 1000 + 0.5))
+    bands = sent["floor"]["band"]["adaptive"]["20"]["lo"]
+    assert len(bands) == min(20, part.n) and all(len(column) == size for column in bands)
+    assert len(sent["sweep"]["equal-width"]["ece"]) == size
+    np.testing.assert_array_equal(np.cumsum(sent["sweep"]["equal-width"]["ece"], axis=1),
+                                  np.floor(part.sweep["equal-width"] * 1000 + 0.5))
+    mid = decode_surface(sent["sweep"]["adaptive"]["mid"])
+    np.testing.assert_array_equal(mid, np.floor(part.floor.sweep["adaptive"][:, :, 0] * 1000 + 0.5))
+    curve, density = decode_surface(sent["smooth"]["curve"]), decode_surface(sent["smooth"]["density"])
+    assert curve.shape == (size, 51) and curve.min() >= 0 and curve.max() <= 1000
+    assert np.all(curve[density == 0] == 0) and np.all(density.max(axis=1) == 100)
+
+    def leaves(value):
+        if isinstance(value, dict):
+            for v in value.values():
+                yield from leaves(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from leaves(v)
+        else:
+            yield value
+
+    numbers = [v for v in leaves(decoded["parts"]) if not isinstance(v, str)]
+    assert numbers and all(isinstance(v, int) for v in numbers)
+
+
+def test_subgroup_payload(small):
+    _, analyses = small
+    sent = analysis_payload(analyses, "mixed")["subgroups"]
+    assert sent["groups"] == ["A", "B"] and sent["conditions"] == ["t1", "global", "group"]
+    table = sent["parts"]["test"]
+    for who in ("A", "B", "pooled"):
+        for condition in sent["conditions"]:
+            row = table[who][condition]
+            assert sum(row["bins"]["gap"]) == row["ece"]["equal-width"]["15"]
+            assert sum(row["bins"]["count"]) == row["n"]
+    assert table["pooled"]["t1"]["n"] == table["A"]["t1"]["n"] + table["B"]["t1"]["n"]
+
+
+def test_rejects_bad_arguments(small):
+    precomputed, analyses = small
+    with pytest.raises(ValueError, match="dataset_name"):
+        analysis_payload(analyses, "twelve")
+    with pytest.raises(ValueError, match="seed"):
+        precompute_analyses(precomputed, seed=-1)
+    with pytest.raises(ValueError, match="workers"):
+        precompute_analyses(precomputed, workers=0)
+    data = precomputed.datasets["six"].dataset
+    with pytest.raises(ValueError, match="n_resamples"):
+        analyse_part("all", data.logits, data.labels, [1.0], n_resamples=0)
