@@ -14,7 +14,7 @@ from .binning import (
 )
 from .datasets import DATASET_NAMES, Dataset, load
 from .fitting import fit_temperature
-from .scaling import as_temperatures, log_softmax
+from .scaling import as_temperatures, scaled_probs, scores_at
 
 __all__ = [
     "GRID_POINTS", "GRID_BOUNDS", "OFFERED_BIN_COUNTS", "MAX_SWEEP_BINS", "SHOWCASE_SIZE",
@@ -28,7 +28,7 @@ GRID_BOUNDS = (0.05, 10.0)
 OFFERED_BIN_COUNTS = (4, 5, 10, 15, 20)
 MAX_SWEEP_BINS = 50
 SHOWCASE_SIZE = 6
-TEMPERATURE_BLOCK = 64  # temperatures per block: bounds peak memory at ~64·n·K floats
+TEMPERATURE_BLOCK = 8  # temperatures per block: small blocks stay in cache and bound peak memory
 
 
 def round_significant(values, digits=10):
@@ -51,24 +51,20 @@ def build_grid(extra_temperatures):
 def scores_over_grid(logits, labels, temps, block=TEMPERATURE_BLOCK):
     """NLL (nats), Brier and top-label confidence at every temperature.
 
-    Returns ``(nll, brier, confidence)`` with shapes (G,), (G,), (G, n). The
-    grid is processed ``block`` temperatures at a time so that the (G, n, K)
-    probability tensor never exists whole.
+    Returns ``(nll, brier, confidence)`` with shapes (G,), (G,), (G, n), the
+    same numbers :func:`calib.nll`, :func:`calib.brier` and :func:`calib.top_label`
+    give. The grid is processed ``block`` temperatures at a time so that the
+    (G, n, K) tensor of exponentials never exists whole.
     """
     temps, _ = as_temperatures(temps)
-    n = logits.shape[0]
-    rows = np.arange(n)
-    predicted = np.argmax(logits, axis=1)
+    z = np.asarray(logits, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.int64)
     nll = np.empty(temps.size)
     brier = np.empty(temps.size)
-    confidence = np.empty((temps.size, n))
+    confidence = np.empty((temps.size, z.shape[0]))
     for start in range(0, temps.size, block):
         chunk = slice(start, start + block)
-        log_p = log_softmax(logits, temps[chunk])
-        p = np.exp(log_p)
-        nll[chunk] = -log_p[:, rows, labels].mean(axis=1)
-        brier[chunk] = ((p ** 2).sum(axis=2) - 2.0 * p[:, rows, labels] + 1.0).mean(axis=1)
-        confidence[chunk] = p[:, rows, predicted]
+        nll[chunk], brier[chunk], confidence[chunk] = scores_at(z, y, temps[chunk])
     return nll, brier, confidence
 
 
@@ -194,11 +190,9 @@ def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
         name: precompute_part(name, dataset.logits[rows], dataset.labels[rows], grid, fitted_index, t1_index)
         for name, rows in part_masks(dataset).items()
     }
-    log_p1 = log_softmax(dataset.logits, 1.0)
-    predicted = np.argmax(dataset.logits, axis=1)
-    conf1 = np.exp(log_p1[np.arange(predicted.size), predicted])
-    showcase = showcase_examples(conf1, predicted == dataset.labels)
-    probs = np.exp(log_softmax(dataset.logits[showcase], grid))
+    conf1 = scores_at(dataset.logits, dataset.labels, np.array([1.0]))[2][0]
+    showcase = showcase_examples(conf1, np.argmax(dataset.logits, axis=1) == dataset.labels)
+    probs = scaled_probs(dataset.logits[showcase], grid)
     return DatasetResult(dataset, fitted_t, fitted_on, parts, showcase, probs)
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "as_temperatures",
     "log_softmax",
     "scaled_probs",
+    "scores_at",
     "predicted_class",
     "top_label",
     "nll",
@@ -65,6 +66,21 @@ def as_temperatures(temperature):
     return temps, scalar
 
 
+def _scaled_exponentials(z, temps):
+    """``(shifted, e, norm)`` for every temperature: the scaled logits (z − max z) / T, shape (G, n, K),
+    their exponentials ``e`` and the row sums ``norm`` (G, n).
+
+    Subtracting each row's maximum first keeps every exponent ≤ 0, so nothing
+    overflows; the predicted class's exponential is exactly 1, so its
+    probability is exactly ``1 / norm``. Sums over the short class axis are
+    done as a matrix product, which is several times faster than ``sum``.
+    """
+    shifted = (z - z.max(axis=1, keepdims=True))[None] / temps[:, None, None]
+    e = np.exp(shifted)
+    norm = e @ np.ones(z.shape[1])
+    return shifted, e, norm
+
+
 def log_softmax(logits, temperature):
     """Log-probabilities log softmax(logits / T), shape (G, n, K) (or (n, K) for scalar T).
 
@@ -73,9 +89,8 @@ def log_softmax(logits, temperature):
     """
     z = as_logits(logits)
     temps, scalar = as_temperatures(temperature)
-    shifted = (z - z.max(axis=1, keepdims=True))[None] / temps[:, None, None]
-    log_norm = np.log(np.exp(shifted).sum(axis=2, keepdims=True))
-    result = shifted - log_norm
+    shifted, _, norm = _scaled_exponentials(z, temps)
+    result = shifted - np.log(norm)[..., None]
     return result[0] if scalar else result
 
 
@@ -87,17 +102,39 @@ def scaled_probs(logits, temperature):
     >>> np.round(scaled_probs([[3.0, 1.0, 0.0]], 1.0), 3)
     array([[0.844, 0.114, 0.042]])
     """
-    return np.exp(log_softmax(logits, temperature))
+    z = as_logits(logits)
+    temps, scalar = as_temperatures(temperature)
+    _, e, norm = _scaled_exponentials(z, temps)
+    result = e / norm[..., None]
+    return result[0] if scalar else result
+
+
+def scores_at(z, y, temps):
+    """``(nll, brier, confidence)`` at each temperature in one pass over validated arrays.
+
+    ``z`` (n, K) float64 logits, ``y`` (n,) int labels, ``temps`` (G,) positive.
+    Returns NLL in nats (G,), multiclass Brier (G,) and the top-label
+    confidence (G, n). This is the kernel behind :func:`nll`, :func:`brier`,
+    :func:`top_label` and the grid precomputation, so all of them agree to the bit.
+    It allocates one (G, n, K) array and exponentiates it in place: with
+    arrays this size, fresh allocations (page faults) cost more than the maths.
+    """
+    rows = np.arange(z.shape[0])
+    work = np.divide((z - z.max(axis=1, keepdims=True))[None], temps[:, None, None])
+    true_shifted = work[:, rows, y]
+    np.exp(work, out=work)
+    norm = work @ np.ones(z.shape[1])
+    squares = np.einsum("gnk,gnk->gn", work, work)
+    log_norm = np.log(norm)
+    nll_values = (log_norm - true_shifted).mean(axis=1)
+    p_true = np.exp(true_shifted - log_norm)
+    brier_values = (squares / norm ** 2 - 2.0 * p_true + 1.0).mean(axis=1)
+    return nll_values, brier_values, 1.0 / norm
 
 
 def predicted_class(logits):
     """Index of the largest raw logit in each row (the first one on ties), shape (n,)."""
     return np.argmax(as_logits(logits), axis=1)
-
-
-def _gather(log_probs, index):
-    """Pick column ``index[i]`` of row i of every (…, n, K) slice."""
-    return np.take_along_axis(log_probs, index[None, :, None], axis=2)[..., 0]
 
 
 def top_label(logits, labels, temperature):
@@ -110,9 +147,8 @@ def top_label(logits, labels, temperature):
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
     temps, scalar = as_temperatures(temperature)
-    predicted = np.argmax(z, axis=1)
-    confidence = np.exp(_gather(log_softmax(z, temps), predicted))
-    return (confidence[0] if scalar else confidence), predicted == y
+    confidence = scores_at(z, y, temps)[2]
+    return (confidence[0] if scalar else confidence), np.argmax(z, axis=1) == y
 
 
 def nll(logits, labels, temperature):
@@ -123,7 +159,7 @@ def nll(logits, labels, temperature):
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
     temps, scalar = as_temperatures(temperature)
-    values = -_gather(log_softmax(z, temps), y).mean(axis=1)
+    values = scores_at(z, y, temps)[0]
     return float(values[0]) if scalar else values
 
 
@@ -136,7 +172,6 @@ def brier(logits, labels, temperature):
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
     temps, scalar = as_temperatures(temperature)
-    probs = scaled_probs(z, temps)
     # sum_k (p_k - onehot_k)^2 = sum_k p_k^2 - 2 p_y + 1
-    values = ((probs ** 2).sum(axis=2) - 2.0 * _gather(probs, y) + 1.0).mean(axis=1)
+    values = scores_at(z, y, temps)[1]
     return float(values[0]) if scalar else values

@@ -313,22 +313,24 @@ def resample_counts(n, n_resamples, rng):
     return np.bincount(flat, minlength=resamples * n).reshape(resamples, n)
 
 
-def _weighted_prefix_at(weight_cum, value_cum, values, positions):
-    """Sum of ``values`` over the first p items of the multiset in which item j appears ``weight[j]`` times.
+def _flat_prefix_at(weight_prefix, value_prefix, values, positions, n):
+    """Weighted prefix sums of resampled rows, at positions counted in each row's *expanded* multiset.
 
-    ``weight_cum``/``value_cum`` are exclusive prefix sums (R, n + 1) of the
-    weights and of weight·value; ``values`` is (n,); ``positions`` (P,) counts
-    items of the expanded multiset. Returns (R, P).
+    ``weight_prefix``/``value_prefix`` (R·n + 1,) are running sums, with a
+    leading 0, of the weights and of weight·value over all rows laid end to
+    end (every row's weights sum to n, so row r's running weight lies in
+    [r·n, (r + 1)·n]). For each row r and each p in ``positions`` (P,), returns
+    the sum of ``values`` over the first p items of the multiset in which item
+    j appears ``weight[r, j]`` times: (R, P).
     """
-    rows, width = weight_cum.shape
-    n = width - 1
-    shift = (np.arange(rows, dtype=np.int64) * (n + 1))[:, None]  # keeps the rows apart in one sorted array
-    inclusive = weight_cum[:, 1:] + shift
-    query = positions[None, :] + shift
-    item = np.searchsorted(inclusive.ravel(), query.ravel(), side="right").reshape(rows, -1) - (np.arange(rows) * n)[:, None]
-    padded = np.append(values, np.zeros(1, dtype=np.asarray(values).dtype))
-    before = np.take_along_axis(weight_cum, item, axis=1)
-    return np.take_along_axis(value_cum, item, axis=1) + (positions[None, :] - before) * padded[item]
+    rows = (weight_prefix.size - 1) // n
+    base = (np.arange(rows, dtype=np.int64) * n)[:, None]
+    # the item holding expanded position p: how many items end at or before p
+    item = np.searchsorted(weight_prefix[1:], base + positions, side="right") - base
+    item = np.minimum(item, n)  # p = n may run past the row's zero-weight tail
+    before = weight_prefix[base + item] - base  # copies of earlier items
+    padded = np.append(values, np.zeros(1, dtype=values.dtype))
+    return value_prefix[base + item] - value_prefix[base] + (positions - before) * padded[item]
 
 
 class BootstrapSpread(NamedTuple):
@@ -376,9 +378,10 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts=DEFAULT_BIN_CO
     split the resampled multiset itself into ``min(B, n)`` equal-mass groups
     (larger first), so a boundary can fall between copies of one example; the
     prefix sum is then taken part-way through that example's copies. Prefix
-    sums run on int64 with each residual ``correct − confidence`` rounded to a
-    multiple of 2⁻⁴⁰ (coarser only when n · largest count ≥ 2²²), which keeps
-    them exact and fast; the rounding moves an ECE by at most 2⁻⁴¹.
+    sums run on int64, over all resamples laid end to end, with each residual
+    ``correct − confidence`` rounded to a multiple of 2⁻⁴⁰ (coarser only when
+    R · n ≥ 2²²), which keeps them exact and fast; the rounding moves an ECE
+    by at most 2⁻⁴¹.
     """
     conf = _confidence_rows(confidence)
     hits = _correct_vector(correct, conf.shape[1])
@@ -393,7 +396,8 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts=DEFAULT_BIN_CO
     resamples = weights.shape[0]
     nll_draws = weights.astype(np.float64) @ losses.T / n  # (R, G)
     compact = weights.astype(np.int8 if weights.max() < 128 else np.int32)
-    bits = int(min(40, 62 - np.ceil(np.log2(n * float(weights.max()) + 1))))
+    # |running sum| ≤ R · n · 2^bits over all rows end to end: keep it inside int64
+    bits = int(min(40, 62 - np.ceil(np.log2(resamples * n + 1))))
     scale = 2.0 ** bits
     order, sorted_conf = sort_rows(conf)
     layout = bin_layout(sorted_conf, counts, ("equal-width",))
@@ -403,17 +407,21 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts=DEFAULT_BIN_CO
     adaptive_first = np.concatenate([[0], np.cumsum([c.size - 1 for c in columns])[:-1]])
     adaptive_starts = np.concatenate([c[:-1] for c in columns])
     adaptive_ends = np.concatenate([c[1:] for c in columns])
-    weight_cum = np.zeros((resamples, n + 1), dtype=np.int32)
-    value_cum = np.zeros((resamples, n + 1), dtype=np.int64)
+    weight_prefix = np.zeros(resamples * n + 1, dtype=np.int32 if resamples * n < 2 ** 31 else np.int64)
+    value_prefix = np.zeros(resamples * n + 1, dtype=np.int64)
+    row_start = np.arange(resamples)[:, None] * n
     ece = {scheme: {b: np.empty((temps, len(q))) for b in counts} for scheme in SCHEMES}
     for g in range(temps):
         o = order[g]
         residual = np.rint((hits[o] - sorted_conf[g]) * scale).astype(np.int64)
         w = compact[:, o]
-        np.cumsum(w, axis=1, dtype=np.int32, out=weight_cum[:, 1:])
-        np.cumsum(w * residual, axis=1, out=value_cum[:, 1:])
-        width_draws = ece_from_prefix(value_cum, layout.starts[g], layout.ends[g], layout.first, n)
-        at = _weighted_prefix_at(weight_cum, value_cum, residual, union)
+        np.cumsum(w.ravel(), dtype=np.int32, out=weight_prefix[1:])
+        np.cumsum((w * residual).ravel(), out=value_prefix[1:])
+        # equal-width bins: fixed runs of the sorted order
+        at_edges = value_prefix[row_start + layout.ends[g][None, :]] - value_prefix[row_start + layout.starts[g][None, :]]
+        width_draws = np.add.reduceat(np.abs(at_edges), layout.first, axis=1) / n
+        # adaptive bins: equal-mass groups of each resampled multiset
+        at = _flat_prefix_at(weight_prefix, value_prefix, residual, union, n)
         mass_draws = ece_from_prefix(at, adaptive_starts, adaptive_ends, adaptive_first, n)
         stats = sorted_quantiles((np.concatenate([width_draws, mass_draws], axis=1) / scale).T, q)
         for k, b in enumerate(counts):
