@@ -10,16 +10,18 @@ to an integer in its display unit, with :func:`calib.payload.to_units`:
   printed, only steers drawing), in percent of its peak.
 
 Values along the sub-grid are delta-encoded (first value, then successive
-differences; decode with a running sum), like the ``d`` arrays of the core
-payload. The sub-grid is sent as indices into the shared grid, so the page
-looks temperatures up in the grid it already has. The format is described
-field by field in :func:`analysis_payload`.
+differences; decode with a running sum) and packed into strings with
+:func:`calib.payload.pack` / :func:`calib.payload.pack_rows`, exactly like the
+``d`` strings of the dataset payload, so the page reuses its ``unpack``. The
+sub-grid is sent as indices into the shared grid, so the page looks
+temperatures up in the grid it already has. The format is described field by
+field in :func:`analysis_payload`.
 """
 
 import numpy as np
 
 from .binning import SCHEMES
-from .payload import RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, delta_encode, shares_summing_to, to_units
+from .payload import RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, delta_encode, pack, pack_rows, shares_summing_to, to_units
 from .subgroups import CONDITIONS, POOLED
 
 __all__ = ["ANALYSIS_SCHEMA_VERSION", "analysis_payload", "subgroups_payload"]
@@ -34,28 +36,28 @@ def _rates(values):
 
 
 def _series(values, scale=RATE_SCALE):
-    """A series over the sub-grid (G_s,) → delta-encoded integers in display units."""
-    return delta_encode(to_units(np.asarray(values, dtype=np.float64), scale)).tolist()
+    """A series over the sub-grid (G_s,) → one packed string of delta-encoded display units."""
+    return pack(delta_encode(to_units(np.asarray(values, dtype=np.float64), scale)))
 
 
 def _columns(table, scale=RATE_SCALE):
-    """A table (G_s, m) → m delta-encoded series over the sub-grid, one per column (a list of m lists)."""
+    """A table (G_s, m) → m packed series over the sub-grid, one per column (a list of m strings)."""
     units = to_units(np.nan_to_num(np.asarray(table, dtype=np.float64)), scale)
-    return delta_encode(units.T, axis=-1).tolist()
+    return pack_rows(delta_encode(units.T, axis=-1))
 
 
 def _rows(table, scale=RATE_SCALE):
-    """A table (G_s, m) → G_s lists (one per sub-grid point), each delta-encoded along its m entries."""
+    """A table (G_s, m) → G_s packed strings (one per sub-grid point), each delta-encoded along its m entries."""
     units = to_units(np.nan_to_num(np.asarray(table, dtype=np.float64)), scale)
-    return delta_encode(units, axis=-1).tolist()
+    return pack_rows(delta_encode(units, axis=-1))
 
 
 def _surface(table, scale=RATE_SCALE):
-    """A smooth table (G_s, m) → delta-encoded along both axes: each row along its m entries,
-    then those rows against the previous sub-grid point. Decode with a running sum down
-    the rows, then along each row."""
+    """A smooth table (G_s, m) → G_s packed strings, delta-encoded along both axes: each row
+    along its m entries, then those rows against the previous sub-grid point. Decode with a
+    running sum down the rows, then along each row."""
     units = to_units(np.nan_to_num(np.asarray(table, dtype=np.float64)), scale)
-    return delta_encode(delta_encode(units, axis=-1), axis=0).tolist()
+    return pack_rows(delta_encode(delta_encode(units, axis=-1), axis=0))
 
 
 def _curve_payload(curve, floor):
@@ -127,10 +129,11 @@ def analysis_payload(analyses, dataset_name):
     """The JSON-ready analysis payload of one dataset (for ``data/<name>-analysis.js``).
 
     Fields (integers in display units unless stated; "series" = one value per
-    sub-grid point, delta-encoded; "columns" = a list of series, one per bin;
-    "rows" = a list with one entry per sub-grid point, each a list delta-encoded
-    along its own axis — bin counts 1..max_bins or mesh points; "surface" = rows
-    whose entries are further delta-encoded down the sub-grid, see
+    sub-grid point, delta-encoded and packed into a string (decode with
+    ``unpack`` and a running sum); "columns" = a list of series, one per bin;
+    "rows" = a list with one packed string per sub-grid point, delta-encoded
+    along its own axis — bin counts 1..max_bins or mesh points; "surface" =
+    rows whose entries are further delta-encoded down the sub-grid, see
     :func:`_surface`):
 
     ``schema_version``, ``name``

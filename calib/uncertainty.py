@@ -566,16 +566,19 @@ def _bin_totals(bounds, prefix, conf_prefix_row, starts, ends):
 
 
 def _bin_draws(bounds, prefix, conf_prefix_row, starts, ends, first, n):
-    """Simulated draws of one temperature's bins: ``(hits, ece)``.
+    """Simulated draws of one temperature's non-empty bins: ``(used, hits, ece)``.
 
-    ``hits`` (bins, S) are the successes of every bin of the layout (0 in an
-    empty bin) and ``ece`` (binnings, S) each binning's simulated ECE.
+    ``used`` marks the layout's non-empty bins, ``hits`` (used bins, S) are their
+    simulated successes and ``ece`` (binnings, S) each binning's simulated ECE
+    (an empty bin adds nothing to it, and every binning has a non-empty bin).
     """
-    hits, expected = _bin_totals(bounds, prefix, conf_prefix_row, starts, ends)
+    used = ends > starts
+    hits, expected = _bin_totals(bounds, prefix, conf_prefix_row, starts[used], ends[used])
     gaps = hits.astype(np.float32)
     gaps -= expected.astype(np.float32)[:, None]
     np.abs(gaps, out=gaps)
-    return hits, np.add.reduceat(gaps, first, axis=0) / n
+    used_before = np.concatenate([[0], np.cumsum(used)])[first]
+    return used, hits, np.add.reduceat(gaps, used_before, axis=0) / n
 
 
 class NoiseFloor(NamedTuple):
@@ -651,11 +654,11 @@ def noise_floor(confidence, bin_counts=DEFAULT_BIN_COUNTS, max_bins=SWEEP_MAX_BI
     conf_prefix = np.concatenate([np.zeros((temps, 1)), np.cumsum(sorted_conf, axis=1)], axis=1)
     for g, bounds, prefix in _null_bin_hits(sorted_conf, layout, draws, gen):
         starts, ends = layout.starts[g], layout.ends[g]
-        hits, draws_ece = _bin_draws(bounds, prefix, conf_prefix[g], starts, ends, layout.first, n)
+        used, hits, draws_ece = _bin_draws(bounds, prefix, conf_prefix[g], starts, ends, layout.first, n)
         stats = sorted_quantiles(draws_ece, q)  # (Q, binnings)
-        size = ends - starts
-        with np.errstate(invalid="ignore", divide="ignore"):
-            bounds_q = count_quantiles(hits, size, band_q) / size  # NaN for an empty bin
+        size = (ends - starts)[used]
+        bounds_q = np.full((2, starts.size), np.nan)  # NaN for an empty bin
+        bounds_q[:, used] = count_quantiles(hits, size, band_q) / size
         for k, (scheme, b) in enumerate(layout.keys):
             ece[scheme][b][g] = stats[:, k]
             band[scheme][b][g] = bounds_q[:, layout.first[k]:layout.first[k] + layout.size[k]].T
@@ -664,7 +667,7 @@ def noise_floor(confidence, bin_counts=DEFAULT_BIN_COUNTS, max_bins=SWEEP_MAX_BI
         sweep_layout = bin_layout(sorted_conf, range(1, max_bins + 1))
         for g, bounds, prefix in _null_bin_hits(sorted_conf, sweep_layout, sweep_draws, gen):
             draws_ece = _bin_draws(bounds, prefix, conf_prefix[g], sweep_layout.starts[g],
-                                   sweep_layout.ends[g], sweep_layout.first, n)[1]
+                                   sweep_layout.ends[g], sweep_layout.first, n)[2]
             stats = sorted_quantiles(draws_ece, (0.5, 0.95))
             for k, (scheme, b) in enumerate(sweep_layout.keys):
                 sweep[scheme][g, b - 1] = stats[:, k]
