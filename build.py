@@ -55,8 +55,10 @@ def serve(folder, port):
 
 def build(args):
     """Run the pipeline and write the site; returns the output folder."""
+    from calib.analysis import precompute_analyses
     from calib.figures import render_figures
     from calib.precompute import precompute_all
+    from sitegen.analysis_facts import build_analysis_facts
     from sitegen.content import load_sections, load_strings
     from sitegen.facts import build_facts
     from sitegen.page import assemble_files
@@ -70,11 +72,15 @@ def build(args):
         sections = load_sections(content_dir)
     with stage("compute"):
         precomputed = precompute_all()
+    with stage("analyses"):
+        analyses = precompute_analyses(precomputed)
+    with stage("facts"):
         facts = build_facts(precomputed)
+        facts.update(build_analysis_facts(precomputed, analyses))
     with stage("figures"):
         figures = render_figures(precomputed)
     with stage("render"):
-        files = assemble_files(ROOT, precomputed, facts, figures, sections, strings, args.lang)
+        files = assemble_files(ROOT, precomputed, analyses, facts, figures, sections, strings, args.lang)
     with stage("write"):
         write_site(args.out, files)
     print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, {len(files)} files", file=sys.stderr)

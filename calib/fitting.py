@@ -38,7 +38,7 @@ def golden_section_minimise(objective, low, high, tolerance=1e-7):
             probes[0], losses[0] = probes[1], losses[1]
             probes[1] = bracket[0] + _INV_PHI * (bracket[1] - bracket[0])
             losses[1] = objective(probes[1])
-    return (bracket[0] + bracket[1]) / 2.0
+    return float((bracket[0] + bracket[1]) / 2.0)
 
 
 def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_BOUNDS):

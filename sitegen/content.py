@@ -116,9 +116,11 @@ def render_section(section, env, context, render_component):
     html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes"],
                              output_format="html")
     for token, mathml in math.items():
-        html = html.replace(f"<p>{token}</p>", mathml).replace(token, mathml)
+        # A display formula may be wider than a phone: it scrolls in its own focusable box.
+        block = f'<div class="math-block" tabindex="0" role="group" aria-label="equation">{mathml}</div>'
+        html = html.replace(f"<p>{token}</p>", block).replace(token, mathml)
     # Wide Markdown tables scroll inside their own box instead of widening the page on phones.
-    html = html.replace("<table>", '<div class="table-wrap" tabindex="0" role="region" aria-label="table">\n<table>')
+    html = html.replace("<table>", '<div class="table-wrap" tabindex="0" role="group" aria-label="table">\n<table>')
     html = html.replace("</table>", "</table>\n</div>")
     html = _FIRST_HEADING.sub(lambda m: f'<{m.group(1)} id="{section.slug}-title"{m.group(2)}>', html, count=1)
     return _COMPONENT.sub(lambda m: render_component(m.group(1)), html)

@@ -9,11 +9,13 @@ from pathlib import Path
 import jinja2
 import markupsafe
 
+from calib.analysis_payload import analysis_payload
 from calib.payload import core_payload, dataset_payload, to_script
 from .content import render_section
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError
 from .facts import FILTERS
+from .tables import build_tables
 
 __all__ = ["DEFAULT_DATASET", "template_environment", "content_environment", "assemble_files"]
 
@@ -98,7 +100,7 @@ def run_reproduction(program):
     return {"source": program.read_text(encoding="utf-8").rstrip("\n"), "output": done.stdout.rstrip("\n")}
 
 
-def assemble_files(root, precomputed, facts, figures, sections, strings, lang):
+def assemble_files(root, precomputed, analyses, facts, figures, sections, strings, lang):
     """Every file of the site as ``{relative path: text}``: page, data scripts, downloads, favicon."""
     root = Path(root)
     env = template_environment(root / "templates")
@@ -112,6 +114,7 @@ def assemble_files(root, precomputed, facts, figures, sections, strings, lang):
     files = {}
     for name, result in precomputed.datasets.items():
         files[f"data/{name}.js"] = to_script("dataset", dataset_payload(result, precomputed))
+        files[f"data/{name}-analysis.js"] = to_script("analysis", analysis_payload(analyses, name))
         files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
         files[f"downloads/{name}-metrics.csv"] = metrics_csv(result, precomputed.grid)
     core = core_payload(precomputed, {name: descriptions[name]["summary"] for name in precomputed.datasets})
@@ -120,6 +123,7 @@ def assemble_files(root, precomputed, facts, figures, sections, strings, lang):
         "lang": lang, "t": strings, "figures": figures, "facts": facts, "core": core,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
         "reproduce": run_reproduction(root / "content" / "reproduce.py"),
+        "tables": build_tables(precomputed, analyses, localised_filters(strings["format"])),
         **facts,
     }
 

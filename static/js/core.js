@@ -90,46 +90,55 @@
   CT.on = function (event, fn) { (listeners[event] = listeners[event] || []).push(fn); };
   function emit(event, arg) { (listeners[event] || []).forEach(function (fn) { fn(arg); }); }
 
-  var handlers = {
-    core: function (payload) { CT.core = payload; },
-    dataset: function (payload) {
+  CT.analyses = {};          // name -> analysis payload (bootstrap, noise floor, sweeps, smooth ECE)
+  var stores = { dataset: CT.datasets, analysis: CT.analyses };
+  var suffix = { dataset: ".js", analysis: "-analysis.js" };
+  CT.rejected = { dataset: {}, analysis: {} };
+
+  function accept(kind) {
+    return function (payload) {
       if (!CT.core || payload.schema_version !== CT.core.schema_version) {
-        CT.rejected = CT.rejected || {};
-        CT.rejected[payload.name] = payload.schema_version;
+        CT.rejected[kind][payload.name] = payload.schema_version;
         emit("rejected", payload.name);
         return;
       }
-      CT.datasets[payload.name] = payload;
-      emit("dataset", payload.name);
-    }
+      stores[kind][payload.name] = payload;
+      emit(kind, payload.name);
+    };
+  }
+  var handlers = {
+    core: function (payload) { CT.core = payload; },
+    dataset: accept("dataset"),
+    analysis: accept("analysis")
   };
   CT.register = function (kind, payload) { handlers[kind](payload); };
   // Data scripts push [kind, payload] onto CT.pending; from now on, pushes register at once.
   CT.pending = { push: function (item) { CT.register(item[0], item[1]); } };
   pending.forEach(function (item) { CT.register(item[0], item[1]); });
 
-  /* Load data/<name>.js with a classic <script> (fetch is refused from file://).
-   * Calls back with (error message | null). */
+  /* Load data/<name>.js (kind "dataset") or data/<name>-analysis.js (kind "analysis") with a
+   * classic <script> (fetch is refused from file://). Calls back with null, "missing" or "version". */
   var loading = {};
-  CT.loadDataset = function (name, done) {
-    if (CT.datasets[name]) { done(null); return; }
-    if (loading[name]) { loading[name].push(done); return; }
-    loading[name] = [done];
+  CT.load = function (kind, name, done) {
+    var key = kind + ":" + name;
+    if (stores[kind][name]) { done(null); return; }
+    if (loading[key]) { loading[key].push(done); return; }
+    loading[key] = [done];
     var script = document.createElement("script");
     var finish = function (error) {
-      var waiting = loading[name] || [];
-      delete loading[name];
+      var waiting = loading[key] || [];
+      delete loading[key];
       waiting.forEach(function (fn) { fn(error); });
     };
-    script.src = "data/" + name + ".js";
+    script.src = "data/" + name + suffix[kind];
     script.onload = function () {
-      if (CT.datasets[name]) finish(null);
-      else if (CT.rejected && name in CT.rejected) finish("version");
-      else finish("missing");
+      if (stores[kind][name]) finish(null);
+      else finish(name in CT.rejected[kind] ? "version" : "missing");
     };
     script.onerror = function () { finish("missing"); };
     document.head.appendChild(script);
   };
+  CT.loadDataset = function (name, done) { CT.load("dataset", name, done); };
 
   CT.datasetInfo = function (name) {
     var list = CT.core.datasets;

@@ -18,10 +18,14 @@
       scheme: d.scheme || "equal-width",
       bins: Number(d.bins || 4),
       example: 0,
+      bands: d.bands === "on",
+      smooth: d.smooth === "on",
       pins: []
     };
     this.useHash = d.hash === "on";
     this.model = null;
+    this.analysis = null;
+    this.needsAnalysis = !!root.querySelector("[data-needs-analysis]");
     this.$ = function (suffix) { return document.getElementById(this.id + "-" + suffix); };
     this.bind();
     if (this.useHash) this.readHash();
@@ -57,6 +61,8 @@
       if (parts[0] !== self.state.dataset) self.loadDataset(parts[0], false);
       else self.renderConfig();
     });
+    this.onCheck("bands", function (on) { self.state.bands = on; self.renderAnalysis(true); self.writeHash(); });
+    this.onCheck("smooth", function (on) { self.state.smooth = on; self.renderAnalysis(true); self.writeHash(); });
     this.onRadio("scheme", function (value) { self.state.scheme = value; self.renderConfig(); self.writeHash(); });
     this.onRadio("part", function (value) { self.state.part = value; self.renderConfig(); self.writeHash(); });
   };
@@ -67,6 +73,10 @@
   Explorer.prototype.onChange = function (suffix, fn) {
     var node = this.$(suffix);
     if (node) node.addEventListener("change", function () { fn(node.value); });
+  };
+  Explorer.prototype.onCheck = function (suffix, fn) {
+    var node = this.$(suffix);
+    if (node) node.addEventListener("change", function () { fn(node.checked); });
   };
   Explorer.prototype.onRadio = function (name, fn) {
     var inputs = this.root.querySelectorAll('input[name="' + this.id + "-" + name + '"]');
@@ -102,6 +112,23 @@
       if (self.state.example >= self.model.examples.index.length) self.state.example = 0;
       self.renderConfig();
       if (!first) self.writeHash();
+      if (self.needsAnalysis) self.loadAnalysis(name);
+    });
+  };
+
+  /* Spreads, floors, bands, sweeps and smooth ECE live in a second, on-demand file per dataset. */
+  Explorer.prototype.loadAnalysis = function (name) {
+    var self = this, ui = CT.strings().ui;
+    this.analysis = null;
+    this.renderAnalysis(true);
+    CT.load("analysis", name, function (error) {
+      if (self.state.dataset !== name) return;
+      if (error) {
+        self.$("status").textContent = CT.fill(ui.error_analysis, { file: "data/" + name + "-analysis.js" });
+        return;
+      }
+      self.analysis = CT.analysisModel(name);
+      self.renderAnalysis(true);
     });
   };
 
@@ -129,12 +156,15 @@
     if (CT.core.schemes.indexOf(params.scheme) >= 0) s.scheme = params.scheme;
     if (CT.core.bin_counts.indexOf(Number(params.bins)) >= 0) s.bins = Number(params.bins);
     if (params.part) s.part = params.part;
+    if (params.bands) s.bands = params.bands === "1";
+    if (params.smooth) s.smooth = params.smooth === "1";
   };
   Explorer.prototype.writeHash = function () {
     if (!this.useHash || !this.model) return;
     var s = this.state;
     var hash = HASH_PREFIX + "dataset=" + s.dataset + "&t=" + Number(CT.core.grid[s.index].toPrecision(5)) +
-      "&scheme=" + s.scheme + "&bins=" + s.bins + "&part=" + s.part;
+      "&scheme=" + s.scheme + "&bins=" + s.bins + "&part=" + s.part +
+      (this.needsAnalysis ? "&bands=" + (s.bands ? 1 : 0) + "&smooth=" + (s.smooth ? 1 : 0) : "");
     if (window.location.hash !== hash) history.replaceState(null, "", hash);
   };
 
@@ -183,6 +213,7 @@
     this.renderCompare();
     this.$("t").value = s.index;
     this.renderIndex();
+    this.renderAnalysis(true);
   };
 
   Explorer.prototype.syncControls = function () {
@@ -200,6 +231,9 @@
     });
     var example = this.$("example");
     if (example) example.value = m.name + ":" + s.example;
+    var bands = this.$("bands"), smooth = this.$("smooth");
+    if (bands) bands.checked = s.bands;
+    if (smooth) smooth.checked = s.smooth;
   };
 
   Explorer.prototype.renderIndex = function () {
@@ -218,6 +252,52 @@
     if (this.reliability) this.reliability.setIndex(i);
     this.updateBars(i);
     this.updateCurrentRow(i);
+    this.renderAnalysis(false);
+  };
+
+  /* The sub-grid views follow the computed temperature nearest to the slider; they are redrawn
+   * only when that nearest point (or the configuration, with force) changes. */
+  Explorer.prototype.renderAnalysis = function (force) {
+    if (!this.needsAnalysis) return;
+    var a = this.analysis, s = this.state, ui = CT.strings().ui;
+    var panel = this.$("uncertainty");
+    if (!a || !this.model || a.raw.name !== this.model.name) {
+      this.lastSub = null;
+      if (panel) panel.classList.add("pending");
+      if (this.reliability) { this.reliability.setBands(null); this.reliability.setSmooth(null); }
+      return;
+    }
+    var k = a.nearest(s.index);
+    if (!force && k === this.lastSub) return;
+    this.lastSub = k;
+    if (panel) panel.classList.remove("pending");
+    var gi = a.subgrid[k], part = a.part(s.part), series = this.series;
+    var at = CT.fill(ui.unc_at, { t: CT.temp(CT.core.grid[gi], 4), count: a.subgrid.length });
+    var spread = part.spreadEce(s.scheme, s.bins), floor = part.floorEce(s.scheme, s.bins), nll = part.spreadNll();
+    var smooth = part.smooth();
+    if (panel) {
+      var field = function (name, text) { CT.setText(panel.querySelector('[data-u="' + name + '"]'), text); };
+      CT.setText(this.$("unc-at"), at);
+      field("measured", CT.fill(ui.unc_measured_value, { ece: CT.pct(series.ece.value[gi]), scheme: ui["scheme_" + s.scheme], bins: s.bins }));
+      field("spread", CT.fill(ui.range_value, { lo: CT.pct(spread.lo[k]), hi: CT.pct(spread.hi[k]) }));
+      field("floor", CT.fill(ui.floor_value, { lo: CT.pct(floor.lo[k]), mid: CT.pct(floor.mid[k]), hi: CT.pct(floor.hi[k]) }));
+      field("nll", CT.fill(ui.unc_nll_value, { nll: CT.score(series.nll.value[gi]), lo: CT.score(nll.lo[k]), hi: CT.score(nll.hi[k]) }));
+      field("smooth", CT.fill(ui.smooth_value, { ece: CT.pct(smooth.ece[k]), sigma: CT.prob(smooth.sigma[k]) }));
+    }
+    var sweepHost = this.$("sweep");
+    if (sweepHost) {
+      if (!this.sweep) this.sweep = new CT.Sweep(sweepHost);
+      var sw = part.sweep(s.scheme);
+      this.sweep.draw({ ece: sw.ece[k], mid: sw.mid[k], hi: sw.hi[k] }, s.bins);
+      CT.setText(this.$("sweep-at"), at);
+    }
+    if (this.reliability) {
+      var band = s.bands ? part.band(s.scheme, s.bins) : null;
+      this.reliability.setBands(band, gi, k);
+      this.reliability.setSmooth(s.smooth ? smooth.curve[k] : null, s.smooth ? smooth.density[k] : null);
+      var note = this.$("overlay-at");
+      if (note) CT.setText(note, s.bands || s.smooth ? at : "");
+    }
   };
 
   Explorer.prototype.setCard = function (metric, value, change) {

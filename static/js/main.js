@@ -1,14 +1,31 @@
-/* main.js — start every component on the page once the DOM is parsed. */
+/* main.js — start each component when it comes near the viewport, so that loading the page
+ * decodes and draws only what the reader is about to see. The explorer named in a #state/ hash
+ * starts at once. */
 (function (CT) {
   "use strict";
+  function startOne(root) {
+    if (root.explorer) return;
+    root.explorer = new CT.Explorer(root);
+  }
   function start() {
     document.documentElement.classList.add("js-ready");
     if (!CT.core) return;
-    Array.prototype.forEach.call(document.querySelectorAll('[data-component="explorer"]'), function (root) {
-      root.hidden = false;
-      root.explorer = new CT.Explorer(root);
+    var roots = Array.prototype.slice.call(document.querySelectorAll('[data-component="explorer"]'));
+    var eager = roots.filter(function (root) {
+      return root.dataset.hash === "on" && window.location.hash.indexOf("#state/") === 0;
     });
+    eager.forEach(function (root) { startOne(root); root.scrollIntoView(); });
+    if (!("IntersectionObserver" in window)) { roots.forEach(startOne); return; }
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (entry.isIntersecting) { observer.unobserve(entry.target); startOne(entry.target); }
+      });
+    }, { rootMargin: "800px 0px" });
+    roots.forEach(function (root) { if (!root.explorer) observer.observe(root); });
   }
+  CT.startAll = function () {
+    Array.prototype.forEach.call(document.querySelectorAll('[data-component="explorer"]'), startOne);
+  };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })(window.CalibTutorial);

@@ -18,6 +18,8 @@
     this.gaps = S.el("g", { class: "gaps" }, svg);
     this.dots = S.el("g", { class: "dots" }, svg);
     this.hist = S.el("g", { class: "hist" }, svg);
+    this.bandLayer = S.el("g", { class: "bands" }, svg);
+    this.smoothPath = S.el("path", { class: "smooth-curve", visibility: "hidden" }, svg);
     S.el("line", { x1: L, x2: L + P, y1: histBottom, y2: histBottom, class: "axis" }, svg);
     [0, 500, 1000].forEach(function (v) {
       S.text("text", { x: x(v), y: histBottom + 14, class: "tick middle" }, CT.prob(v), svg);
@@ -109,6 +111,33 @@
     CT.setText(this.totalCount, String(this.n));
     CT.setText(this.totalEce, ece);
     CT.setText(this.title, CT.fill(ui.reliability_alt, { bins: filled, ece: ece }));
+  };
+  /* Consistency bands: for each non-empty bin at grid index gi (sub-grid position k, a computed
+   * temperature), the 5–95% range of accuracy a perfectly calibrated model with those confidences
+   * would show, drawn at that bin's mean confidence. null hides them. */
+  Reliability.prototype.setBands = function (band, gi, k) {
+    var layer = this.bandLayer, bins = this.bins;
+    if (!band) { layer.setAttribute("visibility", "hidden"); return; }
+    layer.setAttribute("visibility", "visible");
+    while (layer.childNodes.length < band.lo.length) S.el("rect", { class: "band" }, layer);
+    for (var b = 0; b < layer.childNodes.length; b++) {
+      var node = layer.childNodes[b], show = b < band.lo.length && bins.count[b][gi] > 0;
+      if (!show) { CT.setAttrs(node, { visibility: "hidden" }); continue; }
+      var cx = x(bins.confidence[b][gi]), top = y(band.hi[b][k]), bottom = y(band.lo[b][k]);
+      CT.setAttrs(node, { visibility: "visible", x: (cx - 6).toFixed(1), width: "12",
+        y: top.toFixed(1), height: Math.max(bottom - top, 1).toFixed(1) });
+    }
+  };
+  /* The kernel-smoothed reliability curve on its mesh (accuracy ×1000 per mesh point; density 0 = not drawn). */
+  Reliability.prototype.setSmooth = function (curve, density) {
+    if (!curve) { CT.setAttrs(this.smoothPath, { visibility: "hidden" }); return; }
+    var parts = [], pen = "M", last = curve.length - 1;
+    for (var k = 0; k <= last; k++) {
+      if (density[k] <= 0) { pen = "M"; continue; }
+      parts.push(pen + x(k / last * 1000).toFixed(1) + " " + y(curve[k]).toFixed(1));
+      pen = "L";
+    }
+    CT.setAttrs(this.smoothPath, { visibility: "visible", d: parts.join("") || "M0 0" });
   };
   CT.Reliability = Reliability;
 })(window.CalibTutorial);

@@ -1,0 +1,79 @@
+"""Rows of the static tables of the analysis sections, as display strings.
+
+Differences are taken between values already rounded to display units (as the
+payload does), so a gap column always equals the difference of the two columns
+beside it.
+"""
+
+from types import SimpleNamespace
+
+from calib.payload import RATE_SCALE, SCORE_SCALE, to_units
+
+__all__ = ["build_tables"]
+
+SPLIT_DATASETS = ("sim-60", "sim-600", "overconfident", "mixed")
+TABLE_BINS = 15
+
+
+def _score(units, fmt, signed=False):
+    return fmt["fixed"](units / SCORE_SCALE, 5) if not signed else _signed(fmt["fixed"](units / SCORE_SCALE, 5), units)
+
+
+def _rate(units, fmt, signed=False):
+    text = fmt["pct"](units / RATE_SCALE, 1)
+    return _signed(text, units) if signed else text
+
+
+def _signed(text, units):
+    return text if units < 0 else ("+" + text if units > 0 else "±" + text)
+
+
+def _split_rows(precomputed, fmt):
+    rows = []
+    for name in SPLIT_DATASETS:
+        result = precomputed.datasets[name]
+        cal, test = result.parts["calibration"], result.parts["test"]
+        for state, index in (("t1", precomputed.t1_index), ("fit", precomputed.index_of(result.fitted_t))):
+            nll_cal, nll_test = (int(to_units(p.nll[index], SCORE_SCALE)) for p in (cal, test))
+            ece_cal, ece_test = (int(to_units(p.ece["equal-width"][TABLE_BINS][index], RATE_SCALE)) for p in (cal, test))
+            rows.append(SimpleNamespace(
+                name=name, state=state, t=fmt["fixed"](result.fitted_t, 3),
+                nll_cal=_score(nll_cal, fmt), nll_test=_score(nll_test, fmt),
+                nll_gap=_score(nll_test - nll_cal, fmt, signed=True),
+                ece_cal=_rate(ece_cal, fmt), ece_test=_rate(ece_test, fmt),
+                ece_gap=_rate(ece_test - ece_cal, fmt, signed=True)))
+    return rows
+
+
+def _test_tube(precomputed, fmt):
+    result = precomputed.datasets["overconfident"]
+    test = result.parts["test"]
+    t1, fit = precomputed.t1_index, precomputed.index_of(result.fitted_t)
+    ece = test.ece["equal-width"][TABLE_BINS]
+    return SimpleNamespace(
+        accuracy_t1=fmt["pct"](test.accuracy, 1), accuracy_fit=fmt["pct"](test.accuracy, 1),
+        conf_t1=fmt["pct"](test.mean_confidence[t1], 1), conf_fit=fmt["pct"](test.mean_confidence[fit], 1),
+        ece_t1=fmt["pct"](ece[t1], 1), ece_fit=fmt["pct"](ece[fit], 1),
+        fitted_t=fmt["fixed"](result.fitted_t, 3))
+
+
+def _subgroups(analyses, fmt, part="test"):
+    table = analyses.datasets["mixed"].subgroups
+    rows = []
+    for who, by_condition in table.metrics[part].items():
+        ece = {c: int(to_units(m.ece["equal-width"][TABLE_BINS], RATE_SCALE)) for c, m in by_condition.items()}
+        rows.append(SimpleNamespace(
+            who=who, own_t=fmt["fixed"](table.temperatures.get(who, table.temperatures["global"]), 3),
+            ece={c: _rate(v, fmt) for c, v in ece.items()},
+            nll={c: fmt["fixed"](m.nll, 5) for c, m in by_condition.items()},
+            ece_trend="worse" if ece["global"] > ece["t1"] else "better"))
+    return SimpleNamespace(rows=rows, global_t=fmt["fixed"](table.temperatures["global"], 3))
+
+
+def build_tables(precomputed, analyses, number_filters):
+    """``{"split_rows", "test_tube", "subgroups"}`` for the templates, formatted with the page's filters."""
+    return SimpleNamespace(
+        split_rows=_split_rows(precomputed, number_filters),
+        test_tube=_test_tube(precomputed, number_filters),
+        subgroups=_subgroups(analyses, number_filters),
+    )
