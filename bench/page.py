@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import functools
 import gzip
+import io
 import http.server
 import json
 import os
@@ -84,8 +85,25 @@ def percentile(values, q):
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """A static host like GitHub Pages: files gzip-compressed when the client accepts gzip."""
+
     def log_message(self, *args):
         pass
+
+    def send_head(self):
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            path = os.path.join(path, "index.html")
+        if "gzip" not in self.headers.get("Accept-Encoding", "") or not os.path.isfile(path):
+            return super().send_head()
+        with open(path, "rb") as handle:
+            body = gzip.compress(handle.read(), compresslevel=6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        return io.BytesIO(body)
 
 
 @contextlib.contextmanager

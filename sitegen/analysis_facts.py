@@ -29,6 +29,8 @@ A part view has ``n`` and, at ``t1`` (T = 1) and ``fit`` (the fitted T), a point
 ``spread.ece_w[B]`` / ``spread.ece_a[B]`` / ``spread.nll`` (``lo``, ``hi``: 5% and 95% over resamples;
 B in ``an.bin_counts``); ``floor.ece_w[B]`` / ``floor.ece_a[B]`` (``lo``, ``mid``, ``hi``);
 ``floor_sweep_w[B]`` / ``floor_sweep_a[B]`` (``mid``, ``hi``, B = 1..50);
+``sweep_range_w`` / ``sweep_range_a`` (``lo``, ``hi``: the smallest and largest ECE over B = 1..50);
+``above_floor_w`` / ``above_floor_a`` (the bin counts B = 1..50 whose ECE exceeds the floor's 95% point);
 ``smooth`` (``ece``, ``sigma``); ``bands_w[B]`` / ``bands_a[B]`` (``bins`` non-empty bins,
 ``outside`` of them with an accuracy outside the 5–95% band, ``share`` = outside / bins,
 ``above`` / ``below`` (outside on either side)).
@@ -40,6 +42,7 @@ import numpy as np
 
 from calib.analysis import SUBGRID_STEP
 from calib.binning import SCHEMES
+from calib.payload import RATE_SCALE, SCORE_SCALE, to_units
 from calib.subgroups import CONDITIONS, POOLED
 
 __all__ = ["build_analysis_facts", "SCHEME_KEYS"]
@@ -89,6 +92,8 @@ def _point_view(part_an, part_pre, j, grid_index, temperature):
                                          for b, v in floor.ece[scheme].items()})
         setattr(view, f"floor_sweep_{s}", {b: _quantile_ns(floor.sweep[scheme][j, b - 1], ("mid", "hi"))
                                            for b in range(1, max_bins + 1)})
+        setattr(view, f"sweep_range_{s}", SimpleNamespace(lo=float(sweep.min()), hi=float(sweep.max())))
+        setattr(view, f"above_floor_{s}", [b for b in range(1, max_bins + 1) if sweep[b - 1] > floor.sweep[scheme][j, b - 1, 1]])
         bands = {}
         for b, band in floor.band[scheme].items():
             stats = part_pre.bins[scheme][b]
@@ -107,19 +112,29 @@ def _part_view(part_an, part_pre, subgrid, t1_index, fitted_index, grid):
     return SimpleNamespace(name=part_an.name, n=part_an.n, t1=at(t1_index), fit=at(fitted_index))
 
 
+def _displayed_difference(test_value, cal_value, scale):
+    """``test − cal`` taken between the two values rounded to display units (1/``scale``), as the
+    payload and the split table do, so a quoted gap is exactly the difference of the numbers printed
+    beside it. Returned in natural units."""
+    return float(to_units(float(test_value), scale) - to_units(float(cal_value), scale)) / scale
+
+
 def _gap(result, t1_index, fitted_index):
     """Test minus calibration of NLL, Brier and equal-width ECE (every offered B) at T = 1 and the fitted T.
 
     Read from the precomputed parts; ``ece`` is the fifteen-bin value, ``ece_w[B]`` every offered
     bin count. A positive gap means the held-out rows score worse than the rows T was fitted on.
+    Differences are taken between display-rounded values (NLL and Brier to 1e-5, ECE to 1e-3; see
+    :func:`_displayed_difference`).
     """
     cal, test = result.parts["calibration"], result.parts["test"]
 
     def at(index):
-        ece_w = {b: float(test.ece["equal-width"][b][index] - cal.ece["equal-width"][b][index])
+        ece_w = {b: _displayed_difference(test.ece["equal-width"][b][index], cal.ece["equal-width"][b][index],
+                                          RATE_SCALE)
                  for b in test.ece["equal-width"]}
-        return SimpleNamespace(nll=float(test.nll[index] - cal.nll[index]),
-                               brier=float(test.brier[index] - cal.brier[index]),
+        return SimpleNamespace(nll=_displayed_difference(test.nll[index], cal.nll[index], SCORE_SCALE),
+                               brier=_displayed_difference(test.brier[index], cal.brier[index], SCORE_SCALE),
                                ece=ece_w[GAP_BINS], ece_w=ece_w)
 
     return SimpleNamespace(t1=at(t1_index), fit=at(fitted_index))

@@ -144,7 +144,6 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
             strings_json=markupsafe.Markup(json.dumps({"ui": strings["ui"], "format": strings["format"]},
                                                       sort_keys=True, ensure_ascii=False)
                                            .replace("</", "<\\/")),
-            default_script=_script_for_inline(files[f"data/{DEFAULT_DATASET}.js"]),
         )
     except jinja2.TemplateError as error:
         raise BuildError(f"templates: {error.__class__.__name__}: {error}") from None

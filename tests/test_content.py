@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import calib
+from sitegen.analysis_facts import build_analysis_facts
 from sitegen.facts import build_facts, fixed, pct
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,10 +33,14 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
 
 SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "paradox", "explorer",
+            "held-out", "chance", "bins", "smooth", "groups",
             "contract", "reproduce", "equations", "data", "sources")
 COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll-curve": "03-fitting.md",
               "reliability-demo": "04-reliability.md", "paradox-bins": "05-paradox.md",
-              "explorer": "06-explorer.md", "reproduce": "08-reproduce.md", "downloads": "08-reproduce.md"}
+              "explorer": "06-explorer.md",
+              "split-table": "07-held-out.md", "test-tube": "07-held-out.md", "chance-demo": "08-chance.md",
+              "bin-sweep": "09-bins.md", "smooth-demo": "10-smooth.md", "subgroups": "11-groups.md",
+              "reproduce": "13-reproduce.md", "downloads": "13-reproduce.md"}
 
 
 # ---------------------------------------------------------------- (a) no typed numbers
@@ -127,10 +132,27 @@ def test_section_headings():
         assert not re.search(r"^# ", text, re.M) or index == 0, f"{path.name}: only the first section has an h1"
 
 
+def test_section_files_in_order():
+    """The files are numbered 00, 01, … without gaps, and their slugs give the page's section order."""
+    files = section_files()
+    names = [p.name for p in files]
+    assert [int(n[:2]) for n in names] == list(range(len(names))), f"section numbers must run 00, 01, …: {names}"
+    assert tuple(n[3:-3] for n in names) == SECTIONS, f"section order: {names}"
+
+
 def test_components_placed_once_where_they_belong():
     for name, file_name in COMPONENTS.items():
-        holders = [p.name for p in section_files() if f"[[component:{name}]]" in p.read_text(encoding="utf-8")]
-        assert holders == [file_name], f"[[component:{name}]] should appear once, in {file_name}; found in {holders}"
+        counts = {p.name: p.read_text(encoding="utf-8").count(f"[[component:{name}]]") for p in section_files()}
+        holders = {n: c for n, c in counts.items() if c}
+        assert holders == {file_name: 1}, f"[[component:{name}]] should appear once, in {file_name}; found {holders}"
+
+
+def test_test_tube_sits_in_its_subsection():
+    """The test-tube component belongs under "Guo et al. in a test tube", after the split table."""
+    text = (CONTENT / COMPONENTS["test-tube"]).read_text(encoding="utf-8")
+    heading = text.index("### Guo et al. in a test tube")
+    assert text.index("[[component:split-table]]") < heading < text.index("[[component:test-tube]]")
+    assert "\n## " not in text[heading:] and "\n### " not in text[heading + 4:text.index("[[component:test-tube]]")]
 
 
 # ---------------------------------------------------------------- (b) the reproduction program
@@ -201,10 +223,18 @@ def page(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def facts():
-    from calib.precompute import precompute_all
+def analyses(precomputed):
+    from calib.analysis import precompute_analyses
 
-    return build_facts(precompute_all())
+    return precompute_analyses(precomputed)
+
+
+@pytest.fixture(scope="module")
+def facts(precomputed, analyses):
+    """The whole prose context, as build.py assembles it: engine facts plus the analyses under ``an``."""
+    context = build_facts(precomputed)
+    context.update(build_analysis_facts(precomputed, analyses))
+    return context
 
 
 def section_text(page, slug):
@@ -282,3 +312,150 @@ def test_page_shows_what_reproduce_printed(page, reproduce_output):
         pytest.skip("the reproduce component shows no #reproduce-output element")
     shown = html.unescape(re.sub(r"<[^>]+>", "", match.group(1)))
     assert shown.strip() == reproduce_output.strip()
+
+
+# ---------------------------------------------------------------- (d) the analysis sections
+
+B_TABLE = 15  # the bin count the analysis sections quote
+
+
+def _split(name):
+    """``(data, calibration mask, T fitted on the calibration rows)``, computed here with calib alone."""
+    data = calib.load(name)
+    cal = data.is_calibration
+    return data, cal, calib.fit_temperature(data.logits[cal], data.labels[cal])
+
+
+def _scores(logits, labels, temperature, n_bins=B_TABLE):
+    conf, correct = calib.top_label(logits, labels, temperature)
+    return {"accuracy": float(correct.mean()), "conf": float(conf.mean()), "ece": calib.ece(conf, correct, n_bins),
+            "nll": calib.nll(logits, labels, temperature)}
+
+
+def test_analysis_facts_cover_every_dataset(facts, precomputed):
+    an = facts["an"]
+    for name, result in precomputed.datasets.items():
+        view = getattr(an, name.replace("-", "_"))
+        assert view.fitted_t == result.fitted_t
+        assert view.split == ("calibration" in result.parts)
+        for part in view.parts.values():
+            for point in (part.t1, part.fit):
+                for b in an.bin_counts:
+                    assert point.spread.ece_w[b].lo <= point.spread.ece_w[b].hi
+                    assert point.floor.ece_w[b].lo <= point.floor.ece_w[b].mid <= point.floor.ece_w[b].hi
+                    band = point.bands_w[b]
+                    assert band.outside == band.above + band.below <= band.bins
+                assert set(point.ece_w) == set(range(1, an.max_bins + 1))
+        # the sweep at an offered bin count is the engine's ECE of the reported part
+        reported = result.parts.get("test") or result.parts["all"]
+        assert view.rep.fit.ece_w[B_TABLE] == pytest.approx(
+            reported.ece["equal-width"][B_TABLE][precomputed.index_of(result.fitted_t)], abs=1e-12)
+    assert len({getattr(an, k).subgrid_size for k in ("sim_60", "sim_600", "overconfident", "mixed")}) == 1
+
+
+def test_gap_is_the_difference_of_printed_values(facts):
+    """A quoted gap equals the difference of the two numbers printed beside it."""
+    for key in ("sim_60", "sim_600", "overconfident", "mixed"):
+        ns, gap = facts[key], facts["an"].__dict__[key].gap
+        for state in ("t1", "fit"):
+            cal, test, g = getattr(ns.cal, state), getattr(ns, state), getattr(gap, state)
+            assert fixed(g.nll, 5) == fixed(float(fixed(test.nll, 5)) - float(fixed(cal.nll, 5)), 5)
+            assert pct(g.ece, 1) == pct(float(pct(test.ece_w[B_TABLE], 1)[:-1]) / 100
+                                        - float(pct(cal.ece_w[B_TABLE], 1)[:-1]) / 100, 1)
+
+
+def test_held_out_quotes_the_engine(page):
+    """The test tube and the calibration/test gaps, recomputed here from calib: load, fit, score."""
+    text = section_text(page, "held-out")
+    data, cal, t = _split("overconfident")
+    before, after = (_scores(data.logits[~cal], data.labels[~cal], temp) for temp in (1.0, t))
+    for expected in (fixed(t, 3), pct(before["accuracy"], 1), pct(before["conf"], 1), pct(after["conf"], 1),
+                     pct(before["ece"], 1), pct(after["ece"], 1), fixed(before["nll"], 5), fixed(after["nll"], 5)):
+        assert expected in text, f"#held-out should quote {expected}"
+    assert abs(t - 2.0) < 0.1, "the over-confident set's logits were doubled: the fit should find T near 2"
+    for name in ("sim-60", "sim-600", "overconfident"):
+        data, cal, t = _split(name)
+        nll_cal = float(fixed(calib.nll(data.logits[cal], data.labels[cal], t), 5))
+        nll_test = float(fixed(calib.nll(data.logits[~cal], data.labels[~cal], t), 5))
+        assert fixed(abs(nll_test - nll_cal), 5) in text, f"#held-out should quote the {name} gap"
+
+
+def test_groups_quote_the_engine(page):
+    """Per-group ECE (15 equal-width bins, test rows) under T = 1, the global T and each group's own T."""
+    text = section_text(page, "groups")
+    data, cal, t_global = _split("mixed")
+    test = ~cal
+    own = {g: calib.fit_temperature(data.logits[cal & (data.groups == g)], data.labels[cal & (data.groups == g)])
+           for g in ("A", "B")}
+    scores = {}
+    for g in ("A", "B"):
+        rows = test & (data.groups == g)
+        scores[g] = {c: _scores(data.logits[rows], data.labels[rows], temp)
+                     for c, temp in (("t1", 1.0), ("global", t_global), ("group", own[g]))}
+        for c in ("t1", "global", "group"):
+            assert pct(scores[g][c]["ece"], 1) in text, f"#groups should quote group {g}'s ECE under {c}"
+        assert fixed(own[g], 3) in text
+    pooled = {c: _scores(data.logits[test], data.labels[test], temp) for c, temp in (("t1", 1.0), ("global", t_global))}
+    for c in ("t1", "global"):
+        assert pct(pooled[c]["ece"], 1) in text and fixed(pooled[c]["nll"], 5) in text
+    assert fixed(t_global, 3) in text
+    # the claims the section makes in words
+    assert scores["B"]["global"]["ece"] > scores["B"]["t1"]["ece"] and scores["B"]["global"]["nll"] > scores["B"]["t1"]["nll"]
+    assert scores["A"]["group"]["ece"] < scores["A"]["global"]["ece"] < scores["A"]["t1"]["ece"]
+    assert pooled["global"]["ece"] > pooled["t1"]["ece"] and pooled["global"]["nll"] < pooled["t1"]["nll"]
+    assert abs(t_global - own["A"]) < abs(t_global - own["B"])
+
+
+def test_analysis_sections_quote_the_engine(page, facts):
+    an = facts["an"]
+    a60, a600, aoc = an.sim_60.rep, an.sim_600.rep, an.overconfident.rep
+    checks = {
+        "chance": [pct(a60.t1.floor.ece_w[B_TABLE].mid, 1), pct(a60.t1.floor.ece_w[B_TABLE].hi, 1),
+                   pct(a600.t1.spread.ece_w[B_TABLE].lo, 1), pct(a600.t1.spread.ece_w[B_TABLE].hi, 1),
+                   pct(an.sim_600.cal.fit.ece_w[B_TABLE], 1), pct(an.sim_600.cal.fit.spread.ece_w[B_TABLE].lo, 1),
+                   f"{aoc.t1.bands_w[B_TABLE].outside} of its {aoc.t1.bands_w[B_TABLE].bins}"],
+        "bins": [pct(aoc.fit.ece_w[5], 1), pct(aoc.fit.ece_w[an.max_bins], 1),
+                 pct(aoc.fit.floor_sweep_w[an.max_bins].mid, 1), pct(aoc.t1.ece_w[an.max_bins], 1)],
+        "smooth": [pct(aoc.t1.smooth.ece, 1), pct(aoc.fit.smooth.ece, 1), fixed(aoc.t1.smooth.sigma, 3),
+                   pct(a600.fit.smooth.ece, 1)],
+    }
+    for slug, expected in checks.items():
+        text = section_text(page, slug)
+        missing = [value for value in expected if value not in text]
+        assert not missing, f"#{slug} lacks {missing}"
+
+
+def test_claims_in_words_still_hold(facts):
+    """Sentences that state a direction or a comparison in words, checked against the engine's numbers."""
+    an, s60, s600, oc = facts["an"], facts["sim_60"], facts["sim_600"], facts["overconfident"]
+    a60, a600, aoc = an.sim_60.rep, an.sim_600.rep, an.overconfident.rep
+    # held-out: who keeps how much of the improvement
+    kept = {k: (ns.t1.nll - ns.fit.nll) / (ns.cal.t1.nll - ns.cal.fit.nll) for k, ns in
+            (("sim_60", s60), ("sim_600", s600), ("overconfident", oc))}
+    assert 0.5 < kept["sim_60"] < 0.65 and kept["overconfident"] > 0.9 and kept["sim_600"] > 1
+    assert an.overconfident.gap.fit.nll < 0 < an.sim_600.gap.t1.nll
+    assert pct(oc.fit.conf, 1) == pct(oc.fit.accuracy, 1), "the test tube's confidence should land level with its accuracy"
+    # chance: the point estimate below its spread; small sample indistinguishable; larger sample not
+    assert an.sim_600.cal.fit.ece_w[B_TABLE] < an.sim_600.cal.fit.spread.ece_w[B_TABLE].lo
+    assert a60.t1.ece_w[B_TABLE] < a60.t1.floor.ece_w[B_TABLE].hi
+    assert a600.t1.ece_w[B_TABLE] > a600.t1.floor.ece_w[B_TABLE].hi
+    assert 0 < a600.fit.ece_w[B_TABLE] - a600.fit.floor.ece_w[B_TABLE].hi < 0.02  # "just above"
+    assert aoc.t1.bands_w[B_TABLE].outside > aoc.t1.bands_w[B_TABLE].bins / 2
+    assert aoc.fit.bands_w[B_TABLE].outside <= aoc.fit.bands_w[B_TABLE].bins / 10 + 1
+    ratio = a60.t1.floor.ece_w[B_TABLE].mid / a600.t1.floor.ece_w[B_TABLE].mid
+    assert 2.5 < ratio < 4, "the floor should shrink roughly like one over the square root of the rows"
+    assert facts["recipe"].sim_label_t > s600.fitted_t, "the fit on sim-600 should stop short of the label temperature"
+    # bins: flat before the fit, following the floor after it
+    assert pct(aoc.t1.sweep_range_w.lo, 1) == pct(aoc.t1.sweep_range_w.hi, 1) == pct(oc.t1.conf - oc.t1.accuracy, 1)
+    assert not aoc.fit.above_floor_w
+    assert aoc.fit.ece_w[an.max_bins] > aoc.fit.ece_w[5] and aoc.fit.floor_sweep_w[an.max_bins].mid > aoc.fit.floor_sweep_w[5].mid
+    assert a600.fit.floor_sweep_w[an.max_bins].mid > a600.fit.ece_w[an.max_bins] / 2  # "the bias is most of the number"
+    assert facts["mixed"].ece_sweep_w[1].t1 < facts["mixed"].t1.ece_w[B_TABLE] / 5
+    # smooth: the bandwidth is the fixed point; binned ECE scatters more than the smooth one after the fit
+    for point in (aoc.t1, aoc.fit, a600.t1, a600.fit):
+        assert abs(point.smooth.ece - point.smooth.sigma) < 0.005
+    assert aoc.fit.ece_w[5] < aoc.fit.smooth.ece < aoc.fit.ece_w[an.max_bins]
+    assert a600.fit.ece_w[5] < a600.fit.smooth.ece < a600.fit.ece_w[an.max_bins]
+    # groups: pooled averages agree at T = 1 while each half is off
+    pooled = an.mixed.sub.test.pooled.t1
+    assert abs(pooled.conf - pooled.accuracy) < 0.05

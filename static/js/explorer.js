@@ -159,8 +159,15 @@
     if (params.bands) s.bands = params.bands === "1";
     if (params.smooth) s.smooth = params.smooth === "1";
   };
+  /* Written a moment after a control settles: holding an arrow key fires "change" on every step,
+   * and each replaceState makes Chromium fetch the favicon again. */
   Explorer.prototype.writeHash = function () {
     if (!this.useHash || !this.model) return;
+    var self = this;
+    clearTimeout(this.hashTimer);
+    this.hashTimer = setTimeout(function () { self.writeHashNow(); }, 250);
+  };
+  Explorer.prototype.writeHashNow = function () {
     var s = this.state;
     var hash = HASH_PREFIX + "dataset=" + s.dataset + "&t=" + Number(CT.core.grid[s.index].toPrecision(5)) +
       "&scheme=" + s.scheme + "&bins=" + s.bins + "&part=" + s.part +
