@@ -34,6 +34,15 @@ B in ``an.bin_counts``); ``floor.ece_w[B]`` / ``floor.ece_a[B]`` (``lo``, ``mid`
 ``smooth`` (``ece``, ``sigma``); ``bands_w[B]`` / ``bands_a[B]`` (``bins`` non-empty bins,
 ``outside`` of them with an accuracy outside the 5–95% band, ``share`` = outside / bins,
 ``above`` / ``below`` (outside on either side)).
+
+``gap.t1`` / ``gap.fit``: test minus calibration of ``nll``, ``brier``, ``ece`` (fifteen equal-width
+bins) and ``ece_w[B]`` (each offered B), each the difference of the two display-rounded values, so
+it matches the split table's gap column exactly.
+
+``sub`` (mixed only): ``names`` (the groups), ``t_global``, ``t_group[g]``, and
+``sub.<part>.<group or pooled>.<t1 | global | group>`` with ``n``, ``accuracy``, ``conf`` (mean
+confidence), ``nll``, ``brier``, ``ece`` (fifteen equal-width bins) and ``ece_w[B]`` / ``ece_a[B]``
+(the subgroup bin counts of :mod:`calib.subgroups`).
 """
 
 from types import SimpleNamespace
@@ -106,6 +115,7 @@ def _point_view(part_an, part_pre, j, grid_index, temperature):
 def _part_view(part_an, part_pre, subgrid, t1_index, fitted_index, grid):
     """A part's ``n`` and its :func:`_point_view` at T = 1 (``t1``) and at the fitted T (``fit``)."""
     def at(grid_index):
+        """The point view at one grid index, found by its position in the sub-grid."""
         j = int(np.flatnonzero(subgrid == grid_index)[0])
         return _point_view(part_an, part_pre, j, grid_index, grid[grid_index])
 
@@ -130,6 +140,7 @@ def _gap(result, t1_index, fitted_index):
     cal, test = result.parts["calibration"], result.parts["test"]
 
     def at(index):
+        """The gaps at one grid index."""
         ece_w = {b: _displayed_difference(test.ece["equal-width"][b][index], cal.ece["equal-width"][b][index],
                                           RATE_SCALE)
                  for b in test.ece["equal-width"]}
