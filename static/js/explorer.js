@@ -23,6 +23,9 @@
       pins: []
     };
     this.useHash = d.hash === "on";
+    // Started by the reader's first touch, the dataset picker may already hold another choice.
+    var picked = document.getElementById(this.id + "-dataset");
+    if (picked && picked.value) this.state.dataset = picked.value;
     this.model = null;
     this.analysis = null;
     this.needsAnalysis = !!root.querySelector("[data-needs-analysis]");
@@ -165,7 +168,8 @@
     if (!this.useHash || !this.model) return;
     var self = this;
     clearTimeout(this.hashTimer);
-    this.hashTimer = setTimeout(function () { self.writeHashNow(); }, 250);
+    this.hashDone = false;
+    this.hashTimer = setTimeout(function () { self.writeHashNow(); self.hashDone = true; }, 250);
   };
   Explorer.prototype.writeHashNow = function () {
     var s = this.state;

@@ -21,7 +21,14 @@
         if (entry.isIntersecting) { observer.unobserve(entry.target); startOne(entry.target); }
       });
     }, { rootMargin: "800px 0px" });
-    roots.forEach(function (root) { if (!root.explorer) observer.observe(root); });
+    roots.forEach(function (root) {
+      if (root.explorer) return;
+      observer.observe(root);
+      // A reader (or a test) may reach a control before the observer fires: start on first touch.
+      ["pointerdown", "focusin", "input", "change", "keydown"].forEach(function (type) {
+        root.addEventListener(type, function () { startOne(root); }, { capture: true, once: true });
+      });
+    });
   }
   CT.startAll = function () {
     Array.prototype.forEach.call(document.querySelectorAll('[data-component="explorer"]'), startOne);

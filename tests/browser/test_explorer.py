@@ -143,7 +143,13 @@ def press(page, key, times=1):
 
 
 def hash_state(page):
-    """The ``#state/`` hash of the page's URL as a dict."""
+    """The ``#state/`` hash of the page's URL as a dict, once the explorer has written it.
+
+    The explorer writes the hash a moment after a control settles (it debounces
+    replaceState), so wait until no write is pending.
+    """
+    page.wait_for_function("() => !document.getElementById('ex1').explorer.hashTimer"
+                           " || document.getElementById('ex1').explorer.hashDone", timeout=5000)
     fragment = page.evaluate("location.hash")
     assert fragment.startswith("#state/"), f"hash {fragment!r} lacks the #state/ prefix"
     return dict(pair.split("=", 1) for pair in unquote(fragment[len("#state/"):]).split("&") if pair)

@@ -131,7 +131,8 @@ def test_no_output_path_starts_with_underscore(site_dir):
                  if any(part.startswith("_") for part in p.relative_to(site_dir).parts)]
     assert offenders == []
     assert (site_dir / "index.html").is_file() and (site_dir / "favicon.svg").is_file()
-    assert sorted(p.name for p in (site_dir / "data").glob("*.js")) == sorted(f"{n}.js" for n in DATASETS)
+    expected = [f"{n}.js" for n in DATASETS] + [f"{n}-analysis.js" for n in DATASETS]
+    assert sorted(p.name for p in (site_dir / "data").glob("*.js")) == sorted(expected)
     assert list((site_dir / "downloads").glob("*.csv"))
 
 
