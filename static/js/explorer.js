@@ -6,6 +6,7 @@
   "use strict";
   var HASH_PREFIX = "#state/";
   var CLASS_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  var BAR_STEP = 4;  // bar lengths move in steps of 0.004 (about a pixel); the printed value is exact
 
   function Explorer(root) {
     this.root = root;
@@ -375,11 +376,12 @@
     for (var r = 0; r < this.barRows.length; r++) {
       var bars = this.barRows[r];
       for (var c = 0; c < bars.length; c++) {
-        var bar = bars[c], p = bar.probs[i];
-        if (bar.shown === p) continue;
-        bar.shown = p;
-        bar.fill.style.transform = "scaleX(" + (p / 1000) + ")";
+        var bar = bars[c], p = bar.probs[i], level = Math.round(p / BAR_STEP);
         if (bar.value) CT.setText(bar.value, CT.prob(p));
+        // A bar is a few hundred pixels wide: restyle it only when it would move visibly.
+        if (bar.level === level) continue;
+        bar.level = level;
+        bar.fill.style.transform = "scaleX(" + (level * BAR_STEP / 1000) + ")";
       }
     }
   };
