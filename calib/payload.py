@@ -86,9 +86,20 @@ def pack_rows(ints):
 _ZERO_RUN = re.compile(r"\?{4,}")
 
 
+def _pack_one(value):
+    """One integer in the packed code (the scalar twin of :func:`pack_rows`, for run lengths)."""
+    zigzag = -2 * value - 1 if value < 0 else 2 * value
+    chars = []
+    while True:
+        chunk, zigzag = zigzag & 31, zigzag >> 5
+        chars.append(chr(_PACK_OFFSET + chunk + (32 if zigzag else 0)))
+        if not zigzag:
+            return "".join(chars)
+
+
 def _zero_run(match):
     """A run of k ≥ 4 zeros ("????…") becomes "!" and the packed count k."""
-    return "!" + pack_rows(np.array([[len(match.group())]]))[0]
+    return "!" + _pack_one(len(match.group()))
 
 
 def pack(ints):

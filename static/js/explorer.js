@@ -284,7 +284,8 @@
     this.lastSub = k;
     if (panel) panel.classList.remove("pending");
     var gi = a.subgrid[k], part = a.part(s.part), series = this.series;
-    var at = CT.fill(ui.unc_at, { t: CT.temp(CT.core.grid[gi], 4), count: a.subgrid.length });
+    var where = { t: CT.temp(CT.core.grid[gi], 4), count: a.subgrid.length };
+    var at = CT.fill(ui.unc_at, where), note = CT.fill(ui.unc_at_note, where);
     var spread = part.spreadEce(s.scheme, s.bins), floor = part.floorEce(s.scheme, s.bins), nll = part.spreadNll();
     var smooth = part.smooth();
     if (panel) {
@@ -301,14 +302,14 @@
       if (!this.sweep) this.sweep = new CT.Sweep(sweepHost);
       var sw = part.sweep(s.scheme);
       this.sweep.draw({ ece: sw.ece[k], mid: sw.mid[k], hi: sw.hi[k] }, s.bins);
-      CT.setText(this.$("sweep-at"), at);
+      CT.setText(this.$("sweep-at"), note);
     }
     if (this.reliability) {
       var band = s.bands ? part.band(s.scheme, s.bins) : null;
       this.reliability.setBands(band, gi, k);
       this.reliability.setSmooth(s.smooth ? smooth.curve[k] : null, s.smooth ? smooth.density[k] : null);
-      var note = this.$("overlay-at");
-      if (note) CT.setText(note, s.bands || s.smooth ? at : "");
+      var overlayNote = this.$("overlay-at");
+      if (overlayNote) CT.setText(overlayNote, s.bands || s.smooth ? note : "");
     }
   };
 
