@@ -25,10 +25,25 @@ import numpy as np
 
 __all__ = [
     "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce",
-    "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins",
+    "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins", "as_probability_rows",
 ]
 
 SCHEMES = ("equal-width", "adaptive")
+
+
+def as_probability_rows(values, name="confidence"):
+    """Validate probabilities and return them as a float64 array of shape (G, n) (a 1-D input becomes one row).
+
+    Raises ``ValueError`` naming ``name`` unless every value is finite and in [0, 1] and n ≥ 1.
+    """
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim == 1:
+        array = array[None]
+    if array.ndim != 2 or array.shape[1] < 1:
+        raise ValueError(f"{name} must have shape (n,) or (G, n) with n ≥ 1; got {np.shape(values)}")
+    if not np.all(np.isfinite(array)) or array.min() < 0 or array.max() > 1:
+        raise ValueError(f"{name} values must lie in [0, 1]")
+    return array
 
 
 class ReliabilityBins(NamedTuple):

@@ -41,6 +41,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .binning import as_probability_rows
+
 __all__ = [
     "MIN_EVAL_POINTS", "DENSITY_FLOOR", "SMALLEST_BANDWIDTH", "BISECTION_STEPS",
     "mesh_points", "eval_points", "deposit", "reflected_gaussian_smooth", "interpolate",
@@ -51,17 +53,6 @@ MIN_EVAL_POINTS = 200      # relplot.config.smECE_mesh_pts
 DENSITY_FLOOR = 1e-4       # added to the smoothed density before dividing
 SMALLEST_BANDWIDTH = 1e-3  # bandwidths below this count as fixed points
 BISECTION_STEPS = 10
-
-
-def _rows(values, name):
-    array = np.asarray(values, dtype=np.float64)
-    if array.ndim == 1:
-        array = array[None]
-    if array.ndim != 2 or array.shape[1] < 1:
-        raise ValueError(f"{name} must have shape (n,) or (G, n) with n ≥ 1; got {np.shape(values)}")
-    if not np.all(np.isfinite(array)) or array.min() < 0 or array.max() > 1:
-        raise ValueError(f"{name} values must lie in [0, 1]")
-    return array
 
 
 def _bandwidths(sigma, rows):
@@ -211,8 +202,8 @@ def smooth_ece_at(f, y, sigma):
     ``f`` (G, n) or (n,) confidences, ``y`` (G, n) or (n,) outcomes in {0, 1},
     ``sigma`` a scalar or (G,) bandwidths in probability units.
     """
-    f = _rows(f, "f")
-    y = np.broadcast_to(_rows(y, "y"), f.shape)
+    f = as_probability_rows(f, "f")
+    y = np.broadcast_to(as_probability_rows(y, "y"), f.shape)
     sigma = _bandwidths(sigma, f.shape[0])
     return _smooth_ece_rows(_Meshes(f, y), np.arange(f.shape[0]), sigma)
 
@@ -236,8 +227,8 @@ def smooth_ece(f, y):
     >>> round(float(result.value[0]), 3), float(result.sigma[0])
     (0.15, 0.150390625)
     """
-    f = _rows(f, "f")
-    y = np.broadcast_to(_rows(y, "y"), f.shape)
+    f = as_probability_rows(f, "f")
+    y = np.broadcast_to(as_probability_rows(y, "y"), f.shape)
     rows = f.shape[0]
     meshes = _Meshes(f, y)
     at_one = _smooth_ece_rows(meshes, np.arange(rows), np.ones(rows))
@@ -274,8 +265,8 @@ def smooth_reliability(f, y, sigma, mesh):
     ``accuracy = t − r̂(t)``, the smoothed accuracy at confidence t; where the
     density is tiny it is an extrapolation and may leave [0, 1] slightly.
     """
-    f = _rows(f, "f")
-    y = np.broadcast_to(_rows(y, "y"), f.shape)
+    f = as_probability_rows(f, "f")
+    y = np.broadcast_to(as_probability_rows(y, "y"), f.shape)
     sigma = _bandwidths(sigma, f.shape[0])
     t = np.asarray(mesh, dtype=np.float64)
     if t.ndim != 1 or t.size < 2 or t.min() < 0 or t.max() > 1:

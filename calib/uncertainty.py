@@ -36,7 +36,7 @@ from typing import Dict, NamedTuple, Tuple
 
 import numpy as np
 
-from .binning import SCHEMES
+from .binning import SCHEMES, as_probability_rows
 
 __all__ = [
     "SPREAD_QUANTILES", "FLOOR_QUANTILES", "DEFAULT_RESAMPLES", "DEFAULT_DRAWS", "SWEEP_MAX_BINS",
@@ -63,17 +63,6 @@ def as_generator(rng):
     if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool) and rng >= 0:
         return np.random.default_rng(int(rng))
     raise ValueError(f"rng must be a numpy.random.Generator or a non-negative int seed; got {rng!r}")
-
-
-def _confidence_rows(confidence, name="confidence"):
-    conf = np.asarray(confidence, dtype=np.float64)
-    if conf.ndim == 1:
-        conf = conf[None]
-    if conf.ndim != 2 or conf.shape[1] < 1:
-        raise ValueError(f"{name} must have shape (n,) or (G, n) with n ≥ 1; got {np.shape(confidence)}")
-    if not np.all(np.isfinite(conf)) or conf.min() < 0 or conf.max() > 1:
-        raise ValueError(f"{name} values must lie in [0, 1]")
-    return conf
 
 
 def _correct_vector(correct, n):
@@ -173,7 +162,7 @@ def subgrid_indices(grid_size, keep=(), step=10):
 
 def sort_rows(confidence):
     """``(order, sorted_confidence)``: each row's stable ascending order (G, n) and the sorted rows (G, n)."""
-    conf = _confidence_rows(confidence)
+    conf = as_probability_rows(confidence)
     order = np.argsort(conf, axis=1, kind="stable")
     return order, np.take_along_axis(conf, order, axis=1)
 
@@ -196,7 +185,7 @@ def bin_positions(sorted_confidence, n_bins, scheme):
     >>> bin_positions([[0.1, 0.5, 0.5, 0.9]], 2, "equal-width").tolist()
     [[0, 1, 4]]
     """
-    conf = _confidence_rows(sorted_confidence, "sorted_confidence")
+    conf = as_probability_rows(sorted_confidence, "sorted_confidence")
     n_bins = _positive_int(n_bins, "n_bins")
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {SCHEMES}; got {scheme!r}")
@@ -225,7 +214,7 @@ class BinLayout(NamedTuple):
 
 def bin_layout(sorted_confidence, bin_counts, schemes=SCHEMES):
     """A :class:`BinLayout` for every ``(scheme, B)`` in ``schemes × bin_counts``."""
-    conf = _confidence_rows(sorted_confidence, "sorted_confidence")
+    conf = as_probability_rows(sorted_confidence, "sorted_confidence")
     counts = _bin_counts(bin_counts)
     keys, blocks = [], []
     for scheme in schemes:
@@ -280,7 +269,7 @@ def ece_sweep(confidence, correct, max_bins=SWEEP_MAX_BINS, schemes=SCHEMES):
     >>> ece_sweep([0.2, 0.6, 0.7, 1.0], [0, 1, 0, 1], 3)["equal-width"].round(4).tolist()
     [[0.125, 0.125, 0.325]]
     """
-    conf = _confidence_rows(confidence)
+    conf = as_probability_rows(confidence)
     hits = _correct_vector(correct, conf.shape[1])
     max_bins = _positive_int(max_bins, "max_bins")
     order, sorted_conf = sort_rows(conf)
@@ -383,7 +372,7 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts=DEFAULT_BIN_CO
     R · n ≥ 2²²), which keeps them exact and fast; the rounding moves an ECE
     by at most 2⁻⁴¹.
     """
-    conf = _confidence_rows(confidence)
+    conf = as_probability_rows(confidence)
     hits = _correct_vector(correct, conf.shape[1])
     losses = np.asarray(example_nll, dtype=np.float64)
     if losses.size != conf.size or not np.all(np.isfinite(losses)):
@@ -635,7 +624,7 @@ def noise_floor(confidence, bin_counts=DEFAULT_BIN_COUNTS, max_bins=SWEEP_MAX_BI
     with T, and each run's uniforms are stratified (Latin hypercube), which
     roughly halves the Monte Carlo spread of the reported quantiles.
     """
-    conf = _confidence_rows(confidence)
+    conf = as_probability_rows(confidence)
     counts = _bin_counts(bin_counts)
     max_bins = _positive_int(max_bins, "max_bins")
     draws = _positive_int(n_draws, "n_draws", 2)
