@@ -119,13 +119,15 @@
     var layer = this.bandLayer, bins = this.bins;
     if (!band) { layer.setAttribute("visibility", "hidden"); return; }
     layer.setAttribute("visibility", "visible");
-    while (layer.childNodes.length < band.lo.length) S.el("rect", { class: "band" }, layer);
+    var ui = CT.strings().ui;
+    while (layer.childNodes.length < band.lo.length) S.el("title", {}, S.el("rect", { class: "band" }, layer));
     for (var b = 0; b < layer.childNodes.length; b++) {
       var node = layer.childNodes[b], show = b < band.lo.length && bins.count[b][gi] > 0;
       if (!show) { CT.setAttrs(node, { visibility: "hidden" }); continue; }
       var cx = x(bins.confidence[b][gi]), top = y(band.hi[b][k]), bottom = y(band.lo[b][k]);
       CT.setAttrs(node, { visibility: "visible", x: (cx - 6).toFixed(1), width: "12",
         y: top.toFixed(1), height: Math.max(bottom - top, 1).toFixed(1) });
+      CT.setText(node.firstChild, CT.fill(ui.band_title, { bin: b + 1, lo: CT.prob(band.lo[b][k]), hi: CT.prob(band.hi[b][k]) }));
     }
   };
   /* The kernel-smoothed reliability curve on its mesh (accuracy ×1000 per mesh point; density 0 = not drawn). */
