@@ -106,7 +106,8 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
     env = template_environment(root / "templates")
     if "format" not in strings:
         raise BuildError("strings.toml: the [format] table (decimal, percent) is missing")
-    env.filters.update(localised_filters(strings["format"]))
+    number_filters = localised_filters(strings["format"])
+    env.filters.update(number_filters)
     descriptions = strings["datasets"]
     missing = [name for name in precomputed.datasets if name not in descriptions]
     if missing:
@@ -123,7 +124,7 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
         "lang": lang, "t": strings, "figures": figures, "facts": facts, "core": core,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
         "reproduce": run_reproduction(root / "content" / "reproduce.py"),
-        "tables": build_tables(precomputed, analyses, localised_filters(strings["format"])),
+        "tables": build_tables(precomputed, analyses, number_filters),
         **facts,
     }
 
@@ -134,7 +135,7 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
             raise BuildError(f"unknown component [[component:{name}]] (no templates/components/{name}.html.j2)") from None
 
     content_env = content_environment()
-    content_env.filters.update(localised_filters(strings["format"]))
+    content_env.filters.update(number_filters)
     rendered = [{"slug": s.slug, "html": render_section(s, content_env, shared, render_component)} for s in sections]
     try:
         html = env.get_template("index.html.j2").render(

@@ -5,7 +5,6 @@
   "use strict";
   var CT = global.CalibTutorial = global.CalibTutorial || {};
   var pending = CT.pending || [];
-  var listeners = {};
 
   CT.core = null;            // grid, units, dataset list
   CT.datasets = {};          // name -> decoded dataset
@@ -87,8 +86,6 @@
   };
 
   /* ---- registry ---- */
-  CT.on = function (event, fn) { (listeners[event] = listeners[event] || []).push(fn); };
-  function emit(event, arg) { (listeners[event] || []).forEach(function (fn) { fn(arg); }); }
 
   CT.analyses = {};          // name -> analysis payload (bootstrap, noise floor, sweeps, smooth ECE)
   var stores = { dataset: CT.datasets, analysis: CT.analyses };
@@ -99,11 +96,9 @@
     return function (payload) {
       if (!CT.core || payload.schema_version !== CT.core.schema_version) {
         CT.rejected[kind][payload.name] = payload.schema_version;
-        emit("rejected", payload.name);
         return;
       }
       stores[kind][payload.name] = payload;
-      emit(kind, payload.name);
     };
   }
   var handlers = {
