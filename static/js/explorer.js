@@ -32,6 +32,7 @@
     this.needsAnalysis = !!root.querySelector("[data-needs-analysis]");
     this.$ = function (suffix) { return document.getElementById(this.id + "-" + suffix); };
     this.bind();
+    this.watchPanels();
     if (this.useHash) this.readHash();
     this.loadDataset(this.state.dataset, true);
   }
@@ -136,6 +137,43 @@
     });
   };
 
+  /* Panels off screen skip slider steps and catch up when they scroll into view: a step then
+   * re-lays out only what the reader can see. */
+  Explorer.prototype.watchPanels = function () {
+    var self = this, panels = {
+      curves: this.$("curves"), bars: this.$("bars"), compare: this.$("compare"),
+      reliability: this.$("reliability") && this.$("reliability").closest(".panel")
+    };
+    this.offscreen = {};
+    this.stale = {};
+    if (!("IntersectionObserver" in window)) return;
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        var name = entry.target.getAttribute("data-panel");
+        self.offscreen[name] = !entry.isIntersecting;
+        if (entry.isIntersecting && self.stale[name]) {
+          self.stale[name] = false;
+          if (self.model) self.refreshPanel(name, self.state.index);
+        }
+      });
+    }, { rootMargin: "150px 0px" });
+    Object.keys(panels).forEach(function (name) {
+      if (!panels[name]) return;
+      panels[name].setAttribute("data-panel", name);
+      observer.observe(panels[name]);
+    });
+  };
+  Explorer.prototype.live = function (name) {
+    if (this.offscreen[name]) { this.stale[name] = true; return false; }
+    return true;
+  };
+  Explorer.prototype.refreshPanel = function (name, i) {
+    if (name === "curves" && this.curves) this.curves.setIndex(i);
+    if (name === "reliability" && this.reliability) this.reliability.setIndex(i);
+    if (name === "bars") this.updateBars(i);
+    if (name === "compare") this.updateCurrentRow(i);
+  };
+
   Explorer.prototype.setIndex = function (index) {
     var start = performance.now();
     this.state.index = index;
@@ -224,7 +262,7 @@
     this.buildBars();
     this.renderCompare();
     this.$("t").value = s.index;
-    this.renderIndex();
+    this.renderIndex(true);
     this.renderAnalysis(true);
   };
 
@@ -248,7 +286,8 @@
     if (smooth) smooth.checked = s.smooth;
   };
 
-  Explorer.prototype.renderIndex = function () {
+  /* Slider steps update visible panels only; a new configuration (force) redraws them all. */
+  Explorer.prototype.renderIndex = function (force) {
     var s = this.state, i = s.index, ui = CT.strings().ui, series = this.series;
     var t = CT.core.grid[i];
     var readout = this.$("t-readout");
@@ -260,10 +299,10 @@
     this.setCard("ece-a", CT.pct(series.eceA.value[i]), CT.points(series.eceA.change[i]));
     this.setCard("mce", CT.pct(series.mce.value[i]), CT.points(series.mce.change[i]));
     this.setCard("confidence", CT.pct(series.confidence.value[i]), CT.points(series.confidence.change[i]));
-    if (this.curves) this.curves.setIndex(i);
-    if (this.reliability) this.reliability.setIndex(i);
-    this.updateBars(i);
-    this.updateCurrentRow(i);
+    var self = this;
+    ["curves", "reliability", "bars", "compare"].forEach(function (name) {
+      if (force || self.live(name)) self.refreshPanel(name, i);
+    });
     this.renderAnalysis(false);
   };
 

@@ -100,6 +100,10 @@ def settle(page, engine, timeout=5000):
     Returns that state; on time-out, fails with the full difference.
     """
     deadline = timeout
+    # Panels off screen catch up when they scroll into view, as a reader would see them.
+    page.locator("#ex1-bin-table").scroll_into_view_if_needed()
+    page.wait_for_function("() => { const e = document.getElementById('ex1').explorer;"
+                           " return e && !e.stale.reliability; }", timeout=timeout)
     while True:
         state = read_state(page)
         t = float(engine.grid[state["index"]])
