@@ -53,7 +53,7 @@
       self.writeHash();
     });
     this.onClick("reset", function () { self.jumpTo(CT.core.t1_index); });
-    this.onClick("fit", function () { self.jumpTo(self.model.fittedIndex); });
+    this.onClick("fit", function () { if (self.model) self.jumpTo(self.model.fittedIndex); });
     this.onClick("pin", function () {
       if (self.state.pins.indexOf(self.state.index) < 0) self.state.pins.push(self.state.index);
       self.renderCompare();
@@ -220,6 +220,7 @@
 
   /* ---- rendering ---- */
   Explorer.prototype.renderConfig = function () {
+    if (!this.model) return;  // still loading: the state is kept and drawn once the data arrive
     var m = this.model, s = this.state, ui = CT.strings().ui, part = m.part(s.part);
     var info = CT.datasetInfo(m.name);
     this.syncControls();
@@ -288,6 +289,7 @@
 
   /* Slider steps update visible panels only; a new configuration (force) redraws them all. */
   Explorer.prototype.renderIndex = function (force) {
+    if (!this.model) return;
     var s = this.state, i = s.index, ui = CT.strings().ui, series = this.series;
     var t = CT.core.grid[i];
     var readout = this.$("t-readout");
@@ -429,7 +431,7 @@
   /* Comparison table: T = 1, fitted T, the current state and the reader's pins. */
   Explorer.prototype.renderCompare = function () {
     var table = this.$("compare");
-    if (!table) return;
+    if (!table || !this.model) return;
     var ui = CT.strings().ui, s = this.state, m = this.model, body = table.querySelector("tbody");
     table.querySelector(".compare-ece").textContent =
       CT.fill(ui.curve_ece, { scheme: ui["scheme_" + s.scheme], bins: s.bins });
