@@ -5,7 +5,7 @@
 (:mod:`calib.payload`), drawing is the figures' job (:mod:`calib.figures`).
 """
 
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, NamedTuple
 
 import numpy as np
 

@@ -182,6 +182,7 @@ def test_argmax_and_accuracy_do_not_change_with_temperature(data, t1, t2):
     assert np.array_equal(ok1, raw == y)
     # the confidence is the largest probability at every temperature
     assert np.allclose(c1, scaled_probs(z, t1).max(axis=1), rtol=1e-14, atol=0)
+    assert np.allclose(c2, scaled_probs(z, t2).max(axis=1), rtol=1e-14, atol=0)
 
 
 @FAST

@@ -133,7 +133,6 @@
     script.onerror = function () { finish("missing"); };
     document.head.appendChild(script);
   };
-  CT.loadDataset = function (name, done) { CT.load("dataset", name, done); };
 
   CT.datasetInfo = function (name) {
     var list = CT.core.datasets;

@@ -99,7 +99,7 @@
     var self = this, ui = CT.strings().ui, status = this.$("status");
     if (!CT.datasetInfo(name)) name = "six";
     status.textContent = CT.datasets[name] ? "" : CT.fill(ui.loading, { name: name });
-    CT.loadDataset(name, function (error) {
+    CT.load("dataset", name, function (error) {
       if (error) {
         status.textContent = CT.fill(error === "version" ? ui.error_version : ui.error_missing,
           { file: "data/" + name + ".js" });

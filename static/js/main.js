@@ -30,9 +30,6 @@
       });
     });
   }
-  CT.startAll = function () {
-    Array.prototype.forEach.call(document.querySelectorAll('[data-component="explorer"]'), startOne);
-  };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })(window.CalibTutorial);
