@@ -42,7 +42,7 @@ __all__ = [
     "SPREAD_QUANTILES", "FLOOR_QUANTILES", "DEFAULT_RESAMPLES", "DEFAULT_DRAWS", "SWEEP_MAX_BINS",
     "as_generator", "sorted_quantiles", "count_quantiles", "subgrid_indices", "sort_rows", "bin_positions",
     "BinLayout", "bin_layout", "ece_from_prefix", "ece_sweep",
-    "resample_counts", "BootstrapSpread", "bootstrap_spread",
+    "resample_counts", "count_prefix", "BootstrapSpread", "bootstrap_spread",
     "NoiseFloor", "noise_floor",
 ]
 
@@ -302,6 +302,26 @@ def resample_counts(n, n_resamples, rng):
     return np.bincount(flat, minlength=resamples * n).reshape(resamples, n)
 
 
+def count_prefix(counts):
+    """Running sums of non-negative integer counts with a leading 0: int array (N + 1,).
+
+    ``counts`` (any shape, N values) is read in C order; ``prefix[j]`` is the
+    sum of its first j values. The sums are taken in int32 while the total
+    stays below 2³¹, else in int64, so they never wrap.
+
+    >>> count_prefix(np.array([[2, 0], [1, 3]], dtype=np.int8)).tolist()
+    [0, 2, 2, 3, 6]
+    """
+    values = np.asarray(counts)
+    if not np.issubdtype(values.dtype, np.integer) or (values.size and values.min() < 0):
+        raise ValueError(f"counts must be non-negative integers; got dtype {values.dtype}")
+    total = int(values.sum(dtype=np.int64))
+    dtype = np.int32 if total < 2 ** 31 else np.int64
+    prefix = np.zeros(values.size + 1, dtype=dtype)
+    np.cumsum(values.ravel(), dtype=dtype, out=prefix[1:])  # accumulate in the wide type, not only store in it
+    return prefix
+
+
 def _flat_prefix_at(weight_prefix, value_prefix, values, positions, n):
     """Weighted prefix sums of resampled rows, at positions counted in each row's *expanded* multiset.
 
@@ -396,7 +416,6 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts=DEFAULT_BIN_CO
     adaptive_first = np.concatenate([[0], np.cumsum([c.size - 1 for c in columns])[:-1]])
     adaptive_starts = np.concatenate([c[:-1] for c in columns])
     adaptive_ends = np.concatenate([c[1:] for c in columns])
-    weight_prefix = np.zeros(resamples * n + 1, dtype=np.int32 if resamples * n < 2 ** 31 else np.int64)
     value_prefix = np.zeros(resamples * n + 1, dtype=np.int64)
     row_start = np.arange(resamples)[:, None] * n
     ece = {scheme: {b: np.empty((temps, len(q))) for b in counts} for scheme in SCHEMES}
@@ -404,7 +423,7 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts=DEFAULT_BIN_CO
         o = order[g]
         residual = np.rint((hits[o] - sorted_conf[g]) * scale).astype(np.int64)
         w = compact[:, o]
-        np.cumsum(w.ravel(), dtype=np.int32, out=weight_prefix[1:])
+        weight_prefix = count_prefix(w)
         np.cumsum((w * residual).ravel(), out=value_prefix[1:])
         # equal-width bins: fixed runs of the sorted order
         at_edges = value_prefix[row_start + layout.ends[g][None, :]] - value_prefix[row_start + layout.starts[g][None, :]]

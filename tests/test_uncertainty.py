@@ -15,7 +15,7 @@ from calib.datasets import load
 from calib.fitting import fit_temperature
 from calib.scaling import log_softmax, top_label
 from calib.uncertainty import (
-    bin_layout, bin_positions, bootstrap_spread, count_quantiles, ece_sweep, noise_floor,
+    bin_layout, bin_positions, bootstrap_spread, count_prefix, count_quantiles, ece_sweep, noise_floor,
     resample_counts, segment_cdfs, sort_rows, sorted_quantiles, subgrid_indices,
 )
 
@@ -113,6 +113,27 @@ def test_resample_counts_are_multinomial_rows():
         resample_counts(5, 0, 1)
     with pytest.raises(ValueError, match="rng"):
         resample_counts(5, 3, "seed")
+
+
+def test_count_prefix_does_not_wrap_past_int32():
+    """Three weights of 2³⁰ reach 3·2³⁰ > 2³¹ − 1: the sums must be exact, not wrapped to −2³¹."""
+    prefix = count_prefix(np.full(3, 2 ** 30, dtype=np.int64))
+    assert prefix.dtype == np.int64
+    assert prefix.tolist() == [0, 2 ** 30, 2 ** 31, 3 * 2 ** 30]
+    # laid out in rows, as the bootstrap stores its resamples
+    rows = count_prefix(np.full((2, 2), 2 ** 30, dtype=np.int64))
+    assert rows.tolist() == [0, 2 ** 30, 2 ** 31, 3 * 2 ** 30, 2 ** 32]
+
+
+def test_count_prefix_stays_int32_below_two_to_the_31():
+    prefix = count_prefix(np.array([[2 ** 30, 2 ** 30 - 1], [0, 0]], dtype=np.int64))
+    assert prefix.dtype == np.int32
+    assert prefix.tolist() == [0, 2 ** 30, 2 ** 31 - 1, 2 ** 31 - 1, 2 ** 31 - 1]
+    assert count_prefix(np.zeros(0, dtype=np.int8)).tolist() == [0]
+    with pytest.raises(ValueError, match="counts"):
+        count_prefix(np.array([1, -1]))
+    with pytest.raises(ValueError, match="counts"):
+        count_prefix(np.array([0.5, 1.0]))
 
 
 def test_bootstrap_matches_explicit_resampling():
