@@ -53,8 +53,10 @@ def count_prefix(counts):
     [0, 2, 2, 3, 6]
     """
     values = np.asarray(counts)
-    if not np.issubdtype(values.dtype, np.integer) or (values.size and values.min() < 0):
+    if not np.issubdtype(values.dtype, np.integer):
         raise ValueError(f"counts must be non-negative integers; got dtype {values.dtype}")
+    if values.size and values.min() < 0:
+        raise ValueError(f"counts must be non-negative integers; got {values.min()}")
     total = int(values.sum(dtype=np.int64))
     dtype = np.int32 if total < 2 ** 31 else np.int64
     prefix = np.zeros(values.size + 1, dtype=dtype)

@@ -184,9 +184,10 @@ class NoiseFloor(NamedTuple):
     of the ECE it would score (probability units). ``band[scheme][B]`` is
     (G, B_used, 2): the ``band_quantiles`` (5%, 95%) of each bin's accuracy
     (NaN for an empty bin). ``sweep[scheme]`` is (G, max_bins, 2): the
-    :data:`~calib.quantiles.SWEEP_QUANTILES` (median and 95%) of the ECE for B = 1..max_bins. ``n_draws`` simulated
-    outcome sets back ``ece`` and ``band``; ``sweep_draws`` back ``sweep``,
-    except at the bin counts of ``ece``, where the sweep repeats those values.
+    :data:`~calib.quantiles.SWEEP_QUANTILES` (median and 95%) of the ECE for
+    B = 1..max_bins. ``n_draws`` simulated outcome sets back ``ece`` and
+    ``band``; ``sweep_draws`` back ``sweep``, except at the bin counts of
+    ``ece``, where the sweep repeats those values.
     """
 
     quantiles: Tuple[float, ...]

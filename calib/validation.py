@@ -63,7 +63,7 @@ def as_correct(correct, shape):
 
 
 def positive_int(value, name, minimum=1):
-    """``value`` as an int, if it is an integer (not a bool) of at least ``minimum``; else ``ValueError`` naming ``name``.
+    """``value`` as an int if it is an integer (not a bool) ≥ ``minimum``; else ``ValueError`` naming ``name``.
 
     >>> positive_int(np.int64(3), "n_bins")
     3

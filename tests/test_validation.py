@@ -1,4 +1,4 @@
-"""Tests of calib.validation: each shared check accepts what the engine computes with and names the argument it refuses."""
+"""Tests of calib.validation: each shared check passes what the engine computes with and names what it refuses."""
 
 import numpy as np
 import pytest
