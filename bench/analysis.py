@@ -29,7 +29,9 @@ from calib.precompute import MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, precompute_all 
 from calib.scaling import log_softmax  # noqa: E402
 from calib.smooth import smooth_ece, smooth_reliability  # noqa: E402
 from calib.subgroups import subgroup_analysis  # noqa: E402
-from calib.uncertainty import DEFAULT_DRAWS, DEFAULT_RESAMPLES, bootstrap_spread, ece_sweep, noise_floor  # noqa: E402
+from calib.bootstrap import DEFAULT_RESAMPLES, bootstrap_spread  # noqa: E402
+from calib.floor import DEFAULT_DRAWS, noise_floor  # noqa: E402
+from calib.runs import ece_sweep  # noqa: E402
 
 
 def timed(function, *args, **kwargs):

@@ -33,10 +33,10 @@ from .precompute import MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, part_masks, round_si
 from .scaling import log_softmax
 from .smooth import SmoothCurve, SmoothECE, smooth_ece, smooth_reliability
 from .subgroups import SubgroupAnalysis, subgroup_analysis
-from .uncertainty import (
-    DEFAULT_DRAWS, DEFAULT_RESAMPLES, BootstrapSpread, NoiseFloor,
-    bootstrap_spread, ece_sweep, noise_floor, subgrid_indices,
-)
+from .bootstrap import DEFAULT_RESAMPLES, BootstrapSpread, bootstrap_spread
+from .floor import DEFAULT_DRAWS, NoiseFloor, noise_floor
+from .runs import ece_sweep
+from .validation import positive_int
 
 __all__ = [
     "ANALYSIS_SEED", "SUBGRID_STEP", "SWEEP_DRAWS", "CURVE_POINTS",
@@ -120,6 +120,23 @@ def analyse_part(name, logits, labels, temperatures, seed=ANALYSIS_SEED, dataset
     smooth = smooth_ece(confidence, outcome)
     curve = smooth_reliability(confidence, outcome, smooth.sigma, np.linspace(0.0, 1.0, CURVE_POINTS))
     return PartAnalysis(name, int(labels.size), spread, floor, sweep, smooth, curve)
+
+
+def subgrid_indices(grid_size, keep=(), step=10):
+    """Indices of the page's coarse sub-grid: every ``step``-th point of a grid of ``grid_size`` points,
+    the last point, and every index in ``keep`` (e.g. T = 1 and the fitted T), sorted and unique.
+
+    (Moved here from the engine unchanged; sitegen's copy replaces it when this module moves to sitegen.)
+
+    >>> subgrid_indices(25, keep=[7], step=10).tolist()
+    [0, 7, 10, 20, 24]
+    """
+    size = positive_int(grid_size, "grid_size")
+    step = positive_int(step, "step")
+    keep = np.asarray(keep, dtype=np.int64).ravel()
+    if keep.size and (keep.min() < 0 or keep.max() >= size):
+        raise ValueError(f"keep must hold indices in [0, {size}); got {keep.tolist()}")
+    return np.unique(np.concatenate([np.arange(0, size, step), [size - 1], keep])).astype(np.int64)
 
 
 def _plan(result, grid, t1_index, seed):

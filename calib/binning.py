@@ -11,7 +11,8 @@ Two binning schemes, both on top-label confidence:
 ``"adaptive"``
     Equal-mass bins: sort the confidences ascending (stable sort) and cut them
     into ``min(B, n)`` consecutive groups whose sizes differ by at most one,
-    larger groups first, as ``numpy.array_split`` does. A group's edges are its
+    larger groups first, as ``numpy.array_split`` does (:func:`equal_mass_bounds`,
+    the one place these sizes are computed). A group's edges are its
     smallest and largest confidence. (This is top-label equal-mass binning, not
     Nixon et al.'s class-wise ACE.)
 
@@ -23,27 +24,15 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .validation import as_correct, as_probabilities, check_choice, positive_int
+from .validation import as_probability_rows  # noqa: F401  (calib.smooth still imports it from here)
+
 __all__ = [
     "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce",
-    "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins", "as_probability_rows",
+    "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins", "equal_mass_bounds",
 ]
 
 SCHEMES = ("equal-width", "adaptive")
-
-
-def as_probability_rows(values, name="confidence"):
-    """Validate probabilities and return them as a float64 array of shape (G, n) (a 1-D input becomes one row).
-
-    Raises ``ValueError`` naming ``name`` unless every value is finite and in [0, 1] and n ≥ 1.
-    """
-    array = np.asarray(values, dtype=np.float64)
-    if array.ndim == 1:
-        array = array[None]
-    if array.ndim != 2 or array.shape[1] < 1:
-        raise ValueError(f"{name} must have shape (n,) or (G, n) with n ≥ 1; got {np.shape(values)}")
-    if not np.all(np.isfinite(array)) or array.min() < 0 or array.max() > 1:
-        raise ValueError(f"{name} values must lie in [0, 1]")
-    return array
 
 
 class ReliabilityBins(NamedTuple):
@@ -66,22 +55,11 @@ class ReliabilityBins(NamedTuple):
 
 
 def _validate(confidence, correct, n_bins, scheme):
-    conf = np.asarray(confidence, dtype=np.float64)
-    if conf.ndim not in (1, 2) or conf.shape[-1] < 1:
-        raise ValueError(f"confidence must have shape (n,) or (G, n) with n ≥ 1; got {conf.shape}")
-    if not np.all(np.isfinite(conf)) or conf.min() < 0 or conf.max() > 1:
-        raise ValueError("confidence values must lie in [0, 1]")
-    hits = np.asarray(correct)
-    if hits.shape not in (conf.shape, conf.shape[-1:]):
-        raise ValueError(f"correct must have shape {conf.shape[-1:]} or {conf.shape}; got {hits.shape}")
-    if not np.all((hits == 0) | (hits == 1)):
-        raise ValueError("correct must hold booleans (or 0/1)")
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
-        raise ValueError(f"n_bins must be a positive integer; got {n_bins!r}")
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {SCHEMES}; got {scheme!r}")
-    hits = np.broadcast_to(hits.astype(np.float64), conf.shape)
-    return conf, hits, int(n_bins)
+    conf = as_probabilities(confidence)
+    hits = np.broadcast_to(as_correct(correct, conf.shape), conf.shape)
+    n_bins = positive_int(n_bins, "n_bins")
+    check_choice(scheme, SCHEMES, "scheme")
+    return conf, hits, n_bins
 
 
 def _finish(lower, upper, count, conf_sum, hit_sum, n):
@@ -120,15 +98,39 @@ def sort_by_confidence(confidence, correct):
     return np.take_along_axis(conf, order, axis=-1), np.take_along_axis(hits, order, axis=-1)
 
 
-def adaptive_bins_sorted(sorted_confidence, sorted_correct, n_bins):
-    """Equal-mass :class:`ReliabilityBins` from rows already sorted by :func:`sort_by_confidence`."""
-    sorted_conf = np.asarray(sorted_confidence, dtype=np.float64)
-    sorted_hits = np.asarray(sorted_correct, dtype=np.float64)
-    n = sorted_conf.shape[-1]
-    groups = min(int(n_bins), n)
+def equal_mass_bounds(n, n_bins):
+    """Boundaries of the adaptive scheme's groups: int64 array (min(n_bins, n) + 1,), from 0 to n.
+
+    ``n`` sorted items are cut into ``min(n_bins, n)`` consecutive groups whose
+    sizes differ by at most one, larger groups first (as ``numpy.array_split``
+    cuts); group b holds sorted positions ``[bounds[b], bounds[b + 1])``. Every
+    equal-mass binning in the engine takes its group sizes from here.
+
+    >>> equal_mass_bounds(5, 3).tolist()
+    [0, 2, 4, 5]
+    """
+    n = positive_int(n, "n")
+    n_bins = positive_int(n_bins, "n_bins")
+    groups = min(n_bins, n)
     small, extra = divmod(n, groups)
     sizes = np.full(groups, small) + (np.arange(groups) < extra)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+
+
+def adaptive_bins_sorted(sorted_confidence, sorted_correct, n_bins):
+    """Equal-mass :class:`ReliabilityBins` from rows already sorted by :func:`sort_by_confidence`.
+
+    ``sorted_confidence`` and ``sorted_correct`` are (n,) or (G, n) with n ≥ 1;
+    the result's arrays are (..., min(n_bins, n)). Raises ``ValueError`` naming
+    ``n_bins`` unless it is a positive integer, or ``sorted_confidence`` unless
+    it holds probabilities.
+    """
+    n_bins = positive_int(n_bins, "n_bins")
+    sorted_conf = as_probabilities(sorted_confidence, "sorted_confidence")
+    sorted_hits = np.asarray(sorted_correct, dtype=np.float64)
+    n = sorted_conf.shape[-1]
+    bounds = equal_mass_bounds(n, n_bins)
+    starts, sizes = bounds[:-1], np.diff(bounds)
     conf_sum = np.add.reduceat(sorted_conf, starts, axis=-1)
     hit_sum = np.add.reduceat(sorted_hits, starts, axis=-1)
     count = np.broadcast_to(sizes, conf_sum.shape).astype(np.float64)

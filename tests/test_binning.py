@@ -12,7 +12,7 @@ from hypothesis.extra import numpy as hnp
 from sklearn.calibration import calibration_curve
 
 from calib import ece, mce, reliability_bins, top_label
-from calib.binning import adaptive_bins_sorted, equal_width_bins, sort_by_confidence
+from calib.binning import adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, sort_by_confidence
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -141,6 +141,14 @@ def test_adaptive_hand_example():
     assert bins.lower == pytest.approx([0.1, 0.5, 0.8]) and bins.upper == pytest.approx([0.3, 0.7, 0.9])
     assert bins.confidence == pytest.approx([0.2, 0.6, 0.85])
     assert bins.accuracy == pytest.approx([1 / 3, 1.0, 0.5])
+
+
+def test_equal_mass_bounds_by_hand():
+    # 10 items in 4 groups: sizes 3, 3, 2, 2 (larger first, as numpy.array_split)
+    assert equal_mass_bounds(10, 4).tolist() == [0, 3, 6, 8, 10]
+    assert equal_mass_bounds(3, 5).tolist() == [0, 1, 2, 3]  # never more groups than items
+    assert equal_mass_bounds(7, 1).tolist() == [0, 7]
+    assert equal_mass_bounds(np.int64(4), np.int32(2)).dtype == np.int64
 
 
 def test_adaptive_uses_at_most_n_bins():
@@ -318,6 +326,23 @@ def test_bad_bin_count_is_refused(n_bins):
     for function in (reliability_bins, ece, mce):
         with pytest.raises(ValueError, match="n_bins must be a positive integer"):
             function([0.5, 0.7], [1, 0], n_bins)
+
+
+@pytest.mark.parametrize("n_bins", [0, -3, 2.5, True, "4", None])
+def test_bad_bin_count_is_refused_by_the_presorted_helper(n_bins):
+    """Called directly, adaptive_bins_sorted names the argument (it used to raise ZeroDivisionError for 0)."""
+    sorted_rows = sort_by_confidence([0.5, 0.7], [1, 0])
+    with pytest.raises(ValueError, match="n_bins must be a positive integer"):
+        adaptive_bins_sorted(*sorted_rows, n_bins)
+    with pytest.raises(ValueError, match="n_bins must be a positive integer"):
+        equal_mass_bounds(2, n_bins)
+
+
+def test_presorted_helper_refuses_no_rows():
+    with pytest.raises(ValueError, match="sorted_confidence must have shape"):
+        adaptive_bins_sorted([], [], 3)
+    with pytest.raises(ValueError, match="n must be a positive integer"):
+        equal_mass_bounds(0, 3)
 
 
 def test_unknown_scheme_is_refused():

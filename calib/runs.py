@@ -1,0 +1,149 @@
+"""Binning by contiguous runs of the sorted examples, and the ECE for every bin count.
+
+Both binning schemes of :mod:`calib.binning` cut the examples, sorted by
+confidence, into *contiguous runs*: equal-width bins at the first confidence
+≥ b / B, equal-mass bins at :func:`calib.binning.equal_mass_bounds`. So the sum
+of any per-example quantity over a bin is a difference of two prefix sums, and
+one sort per temperature serves every bin of every bin count. The bootstrap
+(:mod:`calib.bootstrap`) and the noise floor (:mod:`calib.floor`) bin through
+this module; :func:`ece_sweep` uses it directly for the ECE at B = 1..max_bins.
+The rules are exactly those of :mod:`calib.binning` (edges ``linspace(0, 1, B + 1)``
+with a closed last bin; ``array_split``-style equal-mass groups over a stable sort).
+"""
+
+from typing import NamedTuple, Tuple
+
+import numpy as np
+
+from .binning import SCHEMES, equal_mass_bounds
+from .validation import as_bin_counts, as_correct, as_probability_rows, check_choice, positive_int
+
+__all__ = ["sort_rows", "bin_positions", "BinLayout", "bin_layout", "ece_from_prefix", "ece_sweep"]
+
+
+def sort_rows(confidence):
+    """``(order, sorted_confidence)``: each row's stable ascending order (G, n) and the sorted rows (G, n).
+
+    ``confidence`` is (n,) or (G, n), one row per temperature (probabilities).
+    """
+    conf = as_probability_rows(confidence)
+    order = np.argsort(conf, axis=1, kind="stable")
+    return order, np.take_along_axis(conf, order, axis=1)
+
+
+def bin_positions(sorted_confidence, n_bins, scheme):
+    """Where each bin starts in the ascending order, plus n at the end: int array (G, B_used + 1).
+
+    Bin b holds sorted positions ``[pos[b], pos[b + 1])``. For equal-width bins
+    the start of bin b is the number of confidences below ``b / B`` (so a value on
+    an edge belongs to the bin starting there, and 1.0 to the last bin).
+
+    >>> bin_positions([[0.1, 0.5, 0.5, 0.9]], 2, "equal-width").tolist()
+    [[0, 1, 4]]
+    """
+    conf = as_probability_rows(sorted_confidence, "sorted_confidence")
+    n_bins = positive_int(n_bins, "n_bins")
+    check_choice(scheme, SCHEMES, "scheme")
+    rows, n = conf.shape
+    if scheme == "adaptive":
+        bounds = equal_mass_bounds(n, n_bins)
+        return np.broadcast_to(bounds, (rows, bounds.size)).copy()
+    inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+    starts = np.stack([np.searchsorted(row, inner, side="left") for row in conf]).reshape(rows, -1)
+    return np.concatenate([np.zeros((rows, 1), np.int64), starts, np.full((rows, 1), n)], axis=1)
+
+
+class BinLayout(NamedTuple):
+    """Several binnings of the same sorted rows, flattened along one bin axis.
+
+    ``keys[k]`` is the ``(scheme, B)`` of binning k; its bins are columns
+    ``first[k] : first[k] + size[k]`` of ``starts``/``ends`` (each (G, total)),
+    which hold sorted positions (bin = ``[start, end)``).
+    """
+
+    keys: Tuple[Tuple[str, int], ...]
+    first: np.ndarray
+    size: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+
+
+def bin_layout(sorted_confidence, bin_counts, schemes=SCHEMES):
+    """A :class:`BinLayout` for every ``(scheme, B)`` in ``schemes × bin_counts``.
+
+    ``sorted_confidence`` is (G, n) (or (n,)), each row ascending; the layout's
+    ``starts``/``ends`` are (G, Σ B_used) sorted positions.
+
+    >>> layout = bin_layout([[0.1, 0.5, 0.5, 0.9]], (2,))
+    >>> layout.keys, layout.starts.tolist(), layout.ends.tolist()
+    ((('equal-width', 2), ('adaptive', 2)), [[0, 1, 0, 2]], [[1, 4, 2, 4]])
+    """
+    conf = as_probability_rows(sorted_confidence, "sorted_confidence")
+    counts = as_bin_counts(bin_counts)
+    keys, blocks = [], []
+    for scheme in schemes:
+        check_choice(scheme, SCHEMES, "schemes")
+        if scheme == "equal-width":
+            # one searchsorted per row for every edge of every bin count
+            inner = [np.linspace(0.0, 1.0, b + 1)[1:-1] for b in counts]
+            cuts = np.concatenate(inner) if sum(len(x) for x in inner) else np.zeros(0)
+            found = np.stack([np.searchsorted(row, cuts, side="left") for row in conf]).reshape(conf.shape[0], -1)
+            split = np.cumsum([len(x) for x in inner])[:-1]
+            for b, part in zip(counts, np.split(found, split, axis=1)):
+                pos = np.concatenate([np.zeros((conf.shape[0], 1), np.int64), part,
+                                      np.full((conf.shape[0], 1), conf.shape[1])], axis=1)
+                keys.append((scheme, b))
+                blocks.append(pos)
+        else:
+            for b in counts:
+                keys.append((scheme, b))
+                positions = equal_mass_bounds(conf.shape[1], b)
+                blocks.append(np.broadcast_to(positions, (conf.shape[0], positions.size)))
+    size = np.array([blk.shape[1] - 1 for blk in blocks], dtype=np.int64)
+    first = np.concatenate([[0], np.cumsum(size)[:-1]]).astype(np.int64)
+    starts = np.concatenate([blk[:, :-1] for blk in blocks], axis=1).astype(np.int64)
+    ends = np.concatenate([blk[:, 1:] for blk in blocks], axis=1).astype(np.int64)
+    return BinLayout(tuple(keys), first, size, starts, ends)
+
+
+def ece_from_prefix(prefix, starts, ends, first, n):
+    """Binned ECEs from prefix sums of the residual ``correct − confidence`` in sorted order.
+
+    ``prefix`` is (..., n + 1) with ``prefix[..., j]`` the sum over the first j
+    sorted examples; ``starts``/``ends``/``first`` describe the bins (one row of
+    a :class:`BinLayout`). Returns (..., len(first)): for each binning,
+    ``Σ_bins |Σ_{i in bin} (correct_i − confidence_i)| / n``, which equals
+    ``Σ_bins (count / n) · |accuracy − mean confidence|``.
+    """
+    gaps = np.abs(np.take(prefix, ends, axis=-1) - np.take(prefix, starts, axis=-1))
+    return np.add.reduceat(gaps, first, axis=-1) / n
+
+
+def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES):
+    """ECE (probability in [0, 1]) for every bin count 1..``max_bins``: ``{scheme: array (G, max_bins)}``.
+
+    ``confidence`` is (n,) or (G, n), one row per temperature; column B − 1 of
+    the result is the ECE with B bins, equal to ``calib.binning.ece`` up to
+    floating-point rounding.
+
+    With 3 equal-width bins: 0.2 (wrong) gives 1/4 · 0.2, 0.6 (right) gives
+    1/4 · 0.4, and {0.7 wrong, 1.0 right} gives 2/4 · |0.5 − 0.85|:
+
+    >>> ece_sweep([0.2, 0.6, 0.7, 1.0], [0, 1, 0, 1], 3)["equal-width"].round(4).tolist()
+    [[0.125, 0.125, 0.325]]
+    """
+    conf = as_probability_rows(confidence)
+    hits = as_correct(correct, conf.shape[1:])
+    max_bins = positive_int(max_bins, "max_bins")
+    order, sorted_conf = sort_rows(conf)
+    residual = hits[order] - sorted_conf
+    prefix = np.concatenate([np.zeros((conf.shape[0], 1)), np.cumsum(residual, axis=1)], axis=1)
+    layout = bin_layout(sorted_conf, range(1, max_bins + 1), schemes)
+    result = {}
+    values = np.stack([
+        ece_from_prefix(prefix[g], layout.starts[g], layout.ends[g], layout.first, conf.shape[1])
+        for g in range(conf.shape[0])
+    ])
+    for k, (scheme, b) in enumerate(layout.keys):
+        result.setdefault(scheme, np.empty((conf.shape[0], max_bins)))[:, b - 1] = values[:, k]
+    return result
