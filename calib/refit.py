@@ -1,0 +1,155 @@
+"""How the fitted temperature itself moves, and why a compromise lands where it does.
+
+:func:`fit_weighted_temperatures`
+    The NLL-minimising temperature for many weightings of the same rows at
+    once (one bootstrap resample, or one group, per weighting). A golden-section
+    search runs on every weighting in lock-step, so each step costs one
+    vectorised evaluation instead of one Python call per weighting.
+:func:`nll_beta_derivatives`
+    The slope and curvature of mean NLL in the inverse temperature β = 1/T.
+    NLL is convex in β; at a pooled optimum the groups' slopes (weighted by
+    their share of rows) cancel, and the group whose NLL curves more steeply
+    moves least from its own optimum.
+"""
+
+import numpy as np
+
+from .scaling import as_labels, as_logits
+
+__all__ = ["GOLDEN_TOLERANCE", "weighted_nll", "fit_weighted_temperatures", "nll_beta_derivatives"]
+
+GOLDEN_TOLERANCE = 1e-7  # bracket width at which the search stops (units of T)
+_INV_PHI = (np.sqrt(5.0) - 1.0) / 2.0
+_BLOCK_ELEMENTS = 1 << 22  # temperatures × rows × classes evaluated at once: bounds memory at 32 MiB
+
+
+def _as_weights(weights, n):
+    w = np.asarray(weights, dtype=np.float64)
+    if w.ndim == 1:
+        w = w[None]
+    if w.ndim != 2 or w.shape[1] != n:
+        raise ValueError(f"weights must have shape (R, {n}); got {np.shape(weights)}")
+    if not np.all(np.isfinite(w)) or w.min() < 0 or np.any(w.sum(axis=1) <= 0):
+        raise ValueError("weights must be finite, non-negative, with a positive sum in every row")
+    return w
+
+
+def weighted_nll(logits, labels, temperatures, weights):
+    """Weighted mean NLL (nats) of the labels, weighting r at temperature ``temperatures[r]``: shape (R,).
+
+    ``weights`` (R, n) are non-negative row weights (bootstrap counts, a 0/1
+    group mask, …); row r's result is Σ_j w_rj · (−log softmax(z_j / T_r)[y_j]) / Σ_j w_rj.
+    Evaluated in blocks of weightings so at most about 4 million
+    (temperature, row, class) values exist at once.
+    """
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    w = _as_weights(weights, z.shape[0])
+    temps = np.asarray(temperatures, dtype=np.float64).reshape(-1)
+    if temps.shape != (w.shape[0],) or not np.all(np.isfinite(temps)) or np.any(temps <= 0):
+        raise ValueError(f"temperatures must be {w.shape[0]} positive finite values, one per weighting")
+    return _weighted_nll(z - z.max(axis=1, keepdims=True), y, temps, w)
+
+
+def _weighted_nll(shifted, y, temps, w):
+    """:func:`weighted_nll` on validated arrays; ``shifted`` is z minus each row's maximum (every entry ≤ 0)."""
+    n, k = shifted.shape
+    rows = np.arange(n)
+    true_shifted = shifted[rows, y]
+    totals = w.sum(axis=1)
+    out = np.empty(temps.size)
+    block = max(1, _BLOCK_ELEMENTS // (n * k))
+    for start in range(0, temps.size, block):
+        part = slice(start, start + block)
+        inverse = 1.0 / temps[part]
+        work = np.multiply(shifted[None], inverse[:, None, None])
+        np.exp(work, out=work)
+        log_norm = np.log(work @ np.ones(k))  # (b, n): the max-shifted class has exp(0) = 1, so norm ≥ 1
+        losses = log_norm - true_shifted[None] * inverse[:, None]
+        out[part] = np.einsum("bn,bn->b", w[part], losses) / totals[part]
+    return out
+
+
+def fit_weighted_temperatures(logits, labels, weights, bounds=(0.05, 10.0), tolerance=GOLDEN_TOLERANCE):
+    """The temperature minimising :func:`weighted_nll` for each weighting of the rows: shape (R,).
+
+    Parameters
+    ----------
+    logits : array (n, K)
+    labels : array (n,) of class indices
+    weights : array (R, n) or (n,)
+        Non-negative weights; e.g. bootstrap resample counts
+        (:func:`calib.resample_counts`) give the bootstrap distribution of the
+        fitted temperature.
+    bounds : (low, high)
+        The search interval for T.
+    tolerance : float
+        The search stops when every bracket is narrower than this (units of T).
+
+    A golden-section search per weighting, run in lock-step: weighted NLL is
+    convex in 1/T, hence unimodal in T, so each search converges to its
+    bounded minimiser. With one weighting of all ones it agrees with
+    :func:`calib.fit_temperature` to within the tolerance.
+    """
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    w = _as_weights(weights, z.shape[0])
+    low, high = (float(b) for b in bounds)
+    if not (0 < low < high and np.isfinite(high)):
+        raise ValueError(f"bounds must satisfy 0 < low < high < inf; got {bounds!r}")
+    if not (np.isfinite(tolerance) and tolerance > 0):
+        raise ValueError(f"tolerance must be positive; got {tolerance!r}")
+    shifted = z - z.max(axis=1, keepdims=True)
+    r = w.shape[0]
+    lo, hi = np.full(r, low), np.full(r, high)
+    left, right = hi - _INV_PHI * (hi - lo), lo + _INV_PHI * (hi - lo)
+    loss_left = _weighted_nll(shifted, y, left, w)
+    loss_right = _weighted_nll(shifted, y, right, w)
+    while np.any(hi - lo > tolerance):
+        active = hi - lo > tolerance
+        keep_left = active & (loss_left <= loss_right)
+        keep_right = active & ~keep_left
+        # keep_left: the minimum lies left of the right probe, which becomes the upper end
+        hi = np.where(keep_left, right, hi)
+        lo = np.where(keep_right, left, lo)
+        new_left = hi - _INV_PHI * (hi - lo)
+        new_right = lo + _INV_PHI * (hi - lo)
+        right, loss_right = np.where(keep_left, left, right), np.where(keep_left, loss_left, loss_right)
+        left, loss_left = np.where(keep_right, right, left), np.where(keep_right, loss_right, loss_left)
+        left = np.where(keep_left, new_left, left)
+        right = np.where(keep_right, new_right, right)
+        probe = np.where(keep_left, left, right)
+        losses = np.full(r, np.nan)
+        losses[active] = _weighted_nll(shifted, y, probe[active], w[active])
+        loss_left = np.where(keep_left, losses, loss_left)
+        loss_right = np.where(keep_right, losses, loss_right)
+    return (lo + hi) / 2.0
+
+
+def nll_beta_derivatives(logits, labels, temperature, weights=None):
+    """Slope and curvature of mean NLL in β = 1/T at ``temperature``: ``(slope, curvature)``, nats per unit β (and per β²).
+
+    With p = softmax(β z) for one row, −log p_y = −β z_y + log Σ_k exp(β z_k), so
+
+    * d/dβ = E_p[z] − z_y  (expected logit minus the true class's logit),
+    * d²/dβ² = Var_p[z]   (the spread of the logits under p; never negative).
+
+    Both are averaged over the rows, with ``weights`` (n,) if given (e.g. a
+    group's 0/1 mask divided by the pooled row count, so that groups' slopes
+    add up to the pooled slope). A slope of zero marks the NLL-minimising β.
+    """
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    t = float(temperature)
+    if not (np.isfinite(t) and t > 0):
+        raise ValueError(f"temperature must be positive and finite; got {temperature!r}")
+    w = np.full(z.shape[0], 1.0 / z.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (z.shape[0],) or not np.all(np.isfinite(w)):
+        raise ValueError(f"weights must be finite with shape ({z.shape[0]},)")
+    shifted = z - z.max(axis=1, keepdims=True)
+    p = np.exp(shifted / t)
+    p /= p.sum(axis=1, keepdims=True)
+    mean_z = (p * shifted).sum(axis=1)
+    var_z = (p * (shifted - mean_z[:, None]) ** 2).sum(axis=1)
+    slope = mean_z - shifted[np.arange(z.shape[0]), y]  # the row maximum cancels in E_p[z] − z_y
+    return float(w @ slope), float(w @ var_z)
