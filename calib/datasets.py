@@ -97,7 +97,7 @@ def part_masks(dataset):
     """The parts of ``dataset`` as ``{name: boolean mask (n,)}``: ``all`` if it is not split,
     else ``calibration`` (its ``is_calibration`` rows) and ``test`` (the others).
 
-    >>> list(part_masks(load("six"))), [m.sum() for m in part_masks(load("sim-60")).values()]
+    >>> list(part_masks(load("six"))), [int(m.sum()) for m in part_masks(load("sim-60")).values()]
     (['all'], [30, 30])
     """
     if dataset.is_calibration is None:
