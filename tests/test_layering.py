@@ -109,3 +109,17 @@ def test_imported_modules_resolves_relative_imports():
     path = ENGINE / "subgroups.py"
     names = imported_modules(path)
     assert {"calib.binning", "calib.fitting", "calib.scaling", "calib.datasets"} <= names
+
+
+def test_the_readme_layout_lists_every_module_of_both_packages():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = text.split("## Layout", 1)[1].split("```", 2)[1]
+    listed, package = {}, None
+    for line in layout.splitlines():
+        if not line.startswith(" ") and line.strip():
+            package = line.split()[0].rstrip("/")
+        elif line.startswith("  ") and line.split()[0].endswith(".py") and package in ("calib", "sitegen"):
+            listed.setdefault(package, set()).add(line.split()[0])
+    for package in ("calib", "sitegen"):
+        actual = {path.name for path in (ROOT / package).glob("*.py")}
+        assert listed.get(package) == actual, (package, sorted(actual ^ listed.get(package, set())))
