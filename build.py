@@ -55,13 +55,13 @@ def serve(folder, port):
 
 def build(args):
     """Run the pipeline and write the site; returns the output folder."""
-    from calib.analysis import precompute_analyses
-    from calib.figures import render_figures
-    from calib.precompute import precompute_all
+    from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
     from sitegen.content import load_sections, load_strings
     from sitegen.facts import build_facts
+    from sitegen.figures import render_figures
     from sitegen.page import assemble_files
+    from sitegen.precompute import precompute_all
     from sitegen.writer import write_site
 
     content_dir = ROOT / "content" / args.lang

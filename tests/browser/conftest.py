@@ -8,7 +8,7 @@ Fixtures, widest first:
 * ``open_page`` — opens the page in a fresh browser context and watches it: any uncaught error,
   console error, failed or 4xx/5xx request, or request to a host other than 127.0.0.1/localhost
   fails the test that opened it (after the test body, as a failure of the test itself);
-* ``engine`` — ``calib.precompute.precompute_all()``, computed once, for expected values.
+* ``engine`` — ``sitegen.precompute.precompute_all()``, computed once, for expected values.
 
 A missing browser (or Playwright, or the npm tools) fails every browser test when ``CI`` is set;
 elsewhere those tests are skipped with the command that installs what is missing.
@@ -109,8 +109,8 @@ def site_url(site_dir):
 
 @pytest.fixture(scope="session")
 def engine():
-    """``calib.precompute.precompute_all()``, once per session (about 5 s)."""
-    from calib.precompute import precompute_all
+    """``sitegen.precompute.precompute_all()``, once per session (about 5 s)."""
+    from sitegen.precompute import precompute_all
     return precompute_all()
 
 

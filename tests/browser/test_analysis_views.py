@@ -1,4 +1,4 @@
-"""The explorer's uncertainty views show exactly what calib.analysis computed, and their controls
+"""The explorer's uncertainty views show exactly what sitegen.analysis computed, and their controls
 live in the URL hash: the spread and noise-floor panel, the consistency bands, the smooth
 reliability curve and the bin-count chart."""
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from calib.analysis import precompute_analyses
+from sitegen.analysis import precompute_analyses
 from sitegen.facts import fixed, pct
 
 from .test_explorer import choose, hash_state, press
@@ -14,7 +14,7 @@ from .test_explorer import choose, hash_state, press
 
 @pytest.fixture(scope="session")
 def analyses(engine):
-    """``calib.analysis.precompute_analyses`` on the session's precomputation (about 8 s)."""
+    """``sitegen.analysis.precompute_analyses`` on the session's precomputation (about 8 s)."""
     return precompute_analyses(engine)
 
 
