@@ -13,8 +13,6 @@ atomically (a failed build leaves the previous folder untouched).
 
 import argparse
 import contextlib
-import functools
-import http.server
 import os
 import sys
 import time
@@ -46,8 +44,9 @@ def parse_args(argv):
 
 def serve(folder, port):
     """Serve ``folder`` on http://127.0.0.1:``port``/ until interrupted (loopback only)."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+    from sitegen.serve import make_server
+
+    with make_server(folder, port, log=True) as server:
         print(f"previewing {folder} on http://127.0.0.1:{port}/ (Ctrl-C stops)", file=sys.stderr)
         with contextlib.suppress(KeyboardInterrupt):
             server.serve_forever()
