@@ -120,15 +120,20 @@ def run_build(*options, wrapper=None, cwd=ROOT):
                           capture_output=True, text=True, timeout=TIMEOUT)
 
 
-def wrapper_script(folder, body):
-    """A script that loads ``build.py`` as a module, runs ``body`` (which may patch it), then calls ``main``."""
+def wrapper_script(folder, before="", after=""):
+    """A script that runs ``before`` (patching a module), loads ``build.py``, runs ``after``, then calls ``main``.
+
+    ``after`` patches ``build.py`` through ``main_globals`` (run_path returns only a copy of its namespace).
+    """
     script = Path(folder) / "wrapped_build.py"
     script.write_text(
         "import runpy, sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
+        f"{before}\n"
         f"build = runpy.run_path({str(ROOT / 'build.py')!r}, run_name='build_under_test')\n"
         "sys.argv[0] = 'build.py'\n"
-        f"{body}\n"
+        "main_globals = build['main'].__globals__\n"
+        f"{after}\n"
         "sys.exit(build['main'](sys.argv[1:]))\n", encoding="utf-8")
     return script
 
@@ -229,7 +234,7 @@ def test_an_internal_error_exits_1_with_its_traceback_and_keeps_the_previous_sit
     previous.mkdir(parents=True)
     (previous / ".calib-tutorial-site").write_text("an earlier build\n", encoding="utf-8")
     before = snapshot(previous)
-    wrapper = wrapper_script(tmp_path, (
+    wrapper = wrapper_script(tmp_path, before=(
         "import sitegen.content\n"
         "def broken(*args, **kwargs):\n"
         "    raise RuntimeError('an injected bug')\n"
@@ -248,13 +253,15 @@ def test_an_internal_error_exits_1_with_its_traceback_and_keeps_the_previous_sit
 def test_a_preview_port_in_use_is_a_one_line_error(tmp_path):
     site = tmp_path / "site"
     site.mkdir()
-    wrapper = wrapper_script(tmp_path, f"build['build'] = lambda args: __import__('pathlib').Path({str(site)!r})")
+    wrapper = wrapper_script(tmp_path, after=(
+        f"main_globals['build'] = lambda args: __import__('pathlib').Path({str(site)!r})"))
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        line = assert_one_line_error(run_build("--serve", "--port", port, wrapper=wrapper))
-    assert f"127.0.0.1:{port}" in line
+        result = run_build("--out", site, "--serve", "--port", port, wrapper=wrapper)
+    assert "building the tutorial" not in result.stderr  # the build was stubbed out
+    assert f"127.0.0.1:{port}" in assert_one_line_error(result)
 
 
 def test_the_readme_documents_the_exit_codes():
