@@ -235,3 +235,16 @@ def test_quantile_standard_error_of_uniform_draws_matches_theory_and_repetition(
         assert se[k].mean() == pytest.approx(repeated[k], rel=0.2)
     with pytest.raises(ValueError, match="values"):
         quantile_standard_error([1.0], levels)
+
+
+def test_quantile_standard_error_equals_an_explicit_resampling_loop():
+    """Resample the sorted draws with np.repeat, take numpy's quantile of each resample, and the spread of those."""
+    rng = np.random.default_rng(4)
+    values = rng.normal(size=(3, 57))
+    levels = (0.05, 0.5, 0.95)
+    se = quantile_standard_error(values, levels, n_resamples=60, rng=9)
+    counts = resample_counts(57, 60, 9)  # the same draws, from the same seed, over sorted positions
+    for row in range(3):
+        ordered = np.sort(values[row])
+        estimates = np.array([np.quantile(np.repeat(ordered, c), levels) for c in counts])  # (60, 3)
+        np.testing.assert_allclose(se[:, row], estimates.std(axis=0, ddof=1), rtol=1e-12)
