@@ -13,8 +13,6 @@ atomically (a failed build leaves the previous folder untouched).
 
 import argparse
 import contextlib
-import functools
-import http.server
 import os
 import sys
 import time
@@ -46,8 +44,9 @@ def parse_args(argv):
 
 def serve(folder, port):
     """Serve ``folder`` on http://127.0.0.1:``port``/ until interrupted (loopback only)."""
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
-    with http.server.ThreadingHTTPServer(("127.0.0.1", port), handler) as server:
+    from sitegen.serve import make_server
+
+    with make_server(folder, port, log=True) as server:
         print(f"previewing {folder} on http://127.0.0.1:{port}/ (Ctrl-C stops)", file=sys.stderr)
         with contextlib.suppress(KeyboardInterrupt):
             server.serve_forever()
@@ -55,13 +54,13 @@ def serve(folder, port):
 
 def build(args):
     """Run the pipeline and write the site; returns the output folder."""
-    from calib.analysis import precompute_analyses
-    from calib.figures import render_figures
-    from calib.precompute import precompute_all
+    from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
     from sitegen.content import load_sections, load_strings
     from sitegen.facts import build_facts
+    from sitegen.figures import render_figures
     from sitegen.page import assemble_files
+    from sitegen.precompute import precompute_all
     from sitegen.writer import write_site
 
     content_dir = ROOT / "content" / args.lang

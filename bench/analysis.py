@@ -22,16 +22,17 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from calib.analysis import ANALYSIS_SEED, SWEEP_DRAWS, _plan, part_generator, precompute_analyses  # noqa: E402
-from calib.analysis_payload import analysis_payload  # noqa: E402
-from calib.payload import to_script  # noqa: E402
-from calib.precompute import MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, precompute_all  # noqa: E402
-from calib.scaling import log_softmax  # noqa: E402
+from calib import bootstrap_spread, ece_sweep, log_softmax, noise_floor  # noqa: E402
 from calib.smooth import smooth_ece, smooth_reliability  # noqa: E402
 from calib.subgroups import subgroup_analysis  # noqa: E402
-from calib.bootstrap import DEFAULT_RESAMPLES, bootstrap_spread  # noqa: E402
-from calib.floor import DEFAULT_DRAWS, noise_floor  # noqa: E402
-from calib.runs import ece_sweep  # noqa: E402
+from sitegen.analysis import _plan, part_generator, precompute_analyses  # noqa: E402
+from sitegen.analysis_payload import analysis_payload  # noqa: E402
+from sitegen.payload import to_script  # noqa: E402
+from sitegen.precompute import precompute_all  # noqa: E402
+from sitegen.settings import (  # noqa: E402
+    ANALYSIS_SEED, CURVE_POINTS, DRAWS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, RESAMPLES, SUBGROUP_BIN_COUNTS, SWEEP_DRAWS,
+    TABLE_BINS,
+)
 
 
 def timed(function, *args, **kwargs):
@@ -56,19 +57,21 @@ def stages(precomputed):
             losses = -log_p[:, rows, labels]
             outcome = np.broadcast_to(correct.astype(float), conf.shape)
             row = {
-                "bootstrap": timed(bootstrap_spread, conf, correct, losses, OFFERED_BIN_COUNTS, DEFAULT_RESAMPLES,
-                                   part_generator(ANALYSIS_SEED, name, part, "bootstrap"))[0],
-                "floor": timed(noise_floor, conf, OFFERED_BIN_COUNTS, MAX_SWEEP_BINS, DEFAULT_DRAWS, 0, 1)[0],
-                "sweep floor": timed(noise_floor, conf, OFFERED_BIN_COUNTS, MAX_SWEEP_BINS, 2, SWEEP_DRAWS, 1)[0],
-                "ece sweep": timed(ece_sweep, conf, correct, MAX_SWEEP_BINS)[0],
+                "bootstrap": timed(bootstrap_spread, conf, correct, losses, bin_counts=OFFERED_BIN_COUNTS,
+                                   n_resamples=RESAMPLES, rng=part_generator(ANALYSIS_SEED, name, part, "bootstrap"))[0],
+                "floor": timed(noise_floor, conf, bin_counts=OFFERED_BIN_COUNTS, max_bins=MAX_SWEEP_BINS,
+                               n_draws=DRAWS, sweep_draws=0, rng=1)[0],
+                "sweep floor": timed(noise_floor, conf, bin_counts=OFFERED_BIN_COUNTS, max_bins=MAX_SWEEP_BINS,
+                                     n_draws=2, sweep_draws=SWEEP_DRAWS, rng=1)[0],
+                "ece sweep": timed(ece_sweep, conf, correct, max_bins=MAX_SWEEP_BINS)[0],
                 "smooth": timed(lambda: smooth_reliability(conf, outcome, smooth_ece(conf, outcome).sigma,
-                                                           np.linspace(0, 1, 51)))[0],
+                                                           np.linspace(0, 1, CURVE_POINTS)))[0],
             }
             for key, value in row.items():
                 totals[key] += value
             print(f"{name + '/' + part:<26}{labels.size:>6}" + "".join(f"{row[c]:>13.3f}" for c in columns))
         if result.dataset.groups is not None:
-            seconds, _ = timed(subgroup_analysis, result.dataset, result.fitted_t)
+            seconds, _ = timed(subgroup_analysis, result.dataset, result.fitted_t, SUBGROUP_BIN_COUNTS, TABLE_BINS)
             print(f"{name + '/subgroups':<26}{'':>6}{seconds:>13.3f}")
     print(f"{'total':<32}" + "".join(f"{totals[c]:>13.3f}" for c in columns))
 

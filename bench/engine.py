@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from calib import ece, load  # noqa: E402
-from calib.precompute import precompute_all, scores_over_grid  # noqa: E402
+from calib import ece, load, scores_over_grid  # noqa: E402
+from sitegen.precompute import precompute_all  # noqa: E402
 
 N_BINS = 15
 

@@ -23,22 +23,21 @@ Needs what ``bash tools/setup.sh`` installs (Playwright, /usr/bin/chromium, node
 """
 
 import argparse
-import contextlib
-import functools
 import gzip
-import io
-import http.server
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from sitegen.serve import serving  # noqa: E402  (after the path set-up above)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
@@ -82,43 +81,6 @@ def percentile(values, q):
     low = int(position)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    """A static host like GitHub Pages: files gzip-compressed when the client accepts gzip."""
-
-    def log_message(self, *args):
-        pass
-
-    def send_head(self):
-        path = self.translate_path(self.path)
-        if os.path.isdir(path):
-            path = os.path.join(path, "index.html")
-        if "gzip" not in self.headers.get("Accept-Encoding", "") or not os.path.isfile(path):
-            return super().send_head()
-        with open(path, "rb") as handle:
-            body = gzip.compress(handle.read(), compresslevel=6, mtime=0)
-        self.send_response(200)
-        self.send_header("Content-Type", self.guess_type(path))
-        self.send_header("Content-Encoding", "gzip")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        return io.BytesIO(body)
-
-
-@contextlib.contextmanager
-def serve(folder):
-    """Serve ``folder`` on 127.0.0.1 at a free port; yields the base URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(folder)))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 def build_site(out):
@@ -258,7 +220,8 @@ def main(argv=None):
         else:
             site = Path(tmp) / "site"
             print(f"site: built into a temporary folder in {build_site(site):.1f} s")
-        with serve(site) as url, sync_playwright() as playwright:
+        # gzip like a static host, so Lighthouse sees what a reader's browser would download
+        with serving(site, gzip=True) as url, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             print(f"browser: Chromium {browser.version} (headless); server: {url}\n")
 

@@ -28,7 +28,7 @@ from .validation import as_correct, as_probabilities, check_choice, positive_int
 from .validation import as_probability_rows  # noqa: F401  (calib.smooth still imports it from here)
 
 __all__ = [
-    "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce",
+    "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce", "max_gap",
     "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins", "equal_mass_bounds",
 ]
 
@@ -178,12 +178,21 @@ def ece(confidence, correct, n_bins, scheme="equal-width"):
     return float(values) if np.ndim(values) == 0 else values
 
 
+def max_gap(bins):
+    """The largest |accuracy − mean confidence| over the non-empty bins of ``bins``, along the last axis.
+
+    ``bins`` is a :class:`ReliabilityBins` of arrays (..., B); returns a
+    probability in [0, 1] of shape (...) (0 if every bin is empty). This is the
+    reduction behind :func:`mce`, for bins that are already computed.
+    """
+    gaps = np.where(bins.count > 0, np.abs(bins.accuracy - bins.confidence), 0.0)
+    return np.nan_to_num(gaps).max(axis=-1)
+
+
 def mce(confidence, correct, n_bins, scheme="equal-width"):
     """Maximum calibration error: the largest |accuracy − mean confidence| over non-empty bins.
 
     A probability in [0, 1]; a float for 1-D input, an array (G,) for (G, n).
     """
-    bins = reliability_bins(confidence, correct, n_bins, scheme)
-    gaps = np.where(bins.count > 0, np.abs(bins.accuracy - bins.confidence), 0.0)
-    values = np.nan_to_num(gaps).max(axis=-1)
+    values = max_gap(reliability_bins(confidence, correct, n_bins, scheme))
     return float(values) if np.ndim(values) == 0 else values

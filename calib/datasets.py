@@ -3,7 +3,8 @@
 ``load(name)`` returns a :class:`Dataset`. Every dataset except ``six`` and
 ``twelve`` is split by position: example i belongs to the calibration part when
 i is even and to the test part when i is odd, so the parts of ``sim-60`` are
-prefixes of those of ``sim-600``.
+prefixes of those of ``sim-600``. :func:`part_masks` is the one place that
+turns a dataset's split into named parts.
 """
 
 from typing import NamedTuple, Optional
@@ -11,8 +12,9 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from .rng import lcg_normals, lcg_uniforms
+from .scaling import scaled_probs
 
-__all__ = ["Dataset", "DATASET_NAMES", "load", "SIM_SEED", "OVERCONFIDENT_SEED", "MIXED_SEED"]
+__all__ = ["Dataset", "DATASET_NAMES", "load", "part_masks", "SIM_SEED", "OVERCONFIDENT_SEED", "MIXED_SEED"]
 
 SIM_SEED = 20261024
 SIM_LOGIT_RANGE = 5.0
@@ -58,12 +60,6 @@ def _sample_labels(probs, uniforms):
     return np.minimum((cumulative <= uniforms[:, None]).sum(axis=1), probs.shape[1] - 1)
 
 
-def _softmax(z):
-    shifted = z - z.max(axis=1, keepdims=True)
-    e = np.exp(shifted)
-    return e / e.sum(axis=1, keepdims=True)
-
-
 def sim(n):
     """Three-class simulation, the first ``n`` rows of one LCG stream (seed 20261024).
 
@@ -73,7 +69,7 @@ def sim(n):
     """
     u = lcg_uniforms(SIM_SEED, 4 * n).reshape(n, 4)
     logits = SIM_LOGIT_RANGE * u[:, :3]
-    labels = _sample_labels(_softmax(logits / SIM_LABEL_TEMPERATURE), u[:, 3])
+    labels = _sample_labels(scaled_probs(logits, SIM_LABEL_TEMPERATURE), u[:, 3])
     return logits, labels
 
 
@@ -89,12 +85,24 @@ def latent_population(seed, n, n_classes=10):
     z = LATENT_SCALE * lcg_normals(u[:, :10].reshape(n, 5, 2)).reshape(n, 10)[:, :n_classes]
     boosted = np.minimum((u[:, 10] * n_classes).astype(np.int64), n_classes - 1)
     z[np.arange(n), boosted] += LATENT_BOOST
-    labels = _sample_labels(_softmax(z), u[:, 11])
+    labels = _sample_labels(scaled_probs(z, 1.0), u[:, 11])
     return z, labels
 
 
 def _alternate_split(n):
     return np.arange(n) % 2 == 0
+
+
+def part_masks(dataset):
+    """The parts of ``dataset`` as ``{name: boolean mask (n,)}``: ``all`` if it is not split,
+    else ``calibration`` (its ``is_calibration`` rows) and ``test`` (the others).
+
+    >>> list(part_masks(load("six"))), [int(m.sum()) for m in part_masks(load("sim-60")).values()]
+    (['all'], [30, 30])
+    """
+    if dataset.is_calibration is None:
+        return {"all": np.ones(dataset.labels.size, dtype=bool)}
+    return {"calibration": dataset.is_calibration, "test": ~dataset.is_calibration}
 
 
 def load(name):

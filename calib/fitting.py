@@ -8,13 +8,14 @@ import numpy as np
 
 from .scaling import as_labels, as_logits, nll
 
-__all__ = ["DEFAULT_BOUNDS", "fit_temperature", "golden_section_minimise"]
+__all__ = ["DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "fit_temperature", "golden_section_minimise"]
 
-DEFAULT_BOUNDS = (0.05, 10.0)
+DEFAULT_BOUNDS = (0.05, 10.0)  # search interval of the bounded fit (dimensionless temperatures)
+DEFAULT_TOLERANCE = 1e-7       # width of the final golden-section bracket (same units as T)
 _INV_PHI = (np.sqrt(5.0) - 1.0) / 2.0
 
 
-def golden_section_minimise(objective, low, high, tolerance=1e-7):
+def golden_section_minimise(objective, low, high, tolerance=DEFAULT_TOLERANCE):
     """Minimise a unimodal scalar function on [low, high] by golden-section search.
 
     Returns the midpoint of the final bracket, whose width is ≤ ``tolerance``
@@ -41,17 +42,22 @@ def golden_section_minimise(objective, low, high, tolerance=1e-7):
     return float((bracket[0] + bracket[1]) / 2.0)
 
 
-def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_BOUNDS):
+def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_BOUNDS,
+                    tolerance=DEFAULT_TOLERANCE):
     """The temperature T (dimensionless, > 0) that minimises mean NLL on (logits, labels).
 
     ``method="bounded"`` runs a golden-section search on T within ``bounds``
-    down to a bracket of 1e-7 (so the answer is within 1e-7 of the bounded
-    minimiser). ``method="grid"`` returns the grid point with the smallest NLL
-    (first on ties); ``grid`` defaults to the page's shared temperature grid.
+    down to a bracket of ``tolerance`` (default 1e-7, so the answer is within
+    1e-7 of the bounded minimiser). ``method="grid"`` returns the point of
+    ``grid`` (a 1-D array of temperatures, required) with the smallest NLL
+    (first on ties).
 
-    >>> round(fit_temperature([[3, 1, 0], [2.5, 1, 0], [3, .5, 0], [1.5, 2, 0], [.5, 0, 1.5], [2, 2.2, 0]],
-    ...                       [0, 0, 1, 1, 2, 0]), 5)
+    >>> z = [[3, 1, 0], [2.5, 1, 0], [3, .5, 0], [1.5, 2, 0], [.5, 0, 1.5], [2, 2.2, 0]]
+    >>> y = [0, 0, 1, 1, 2, 0]
+    >>> round(fit_temperature(z, y), 5)
     1.22975
+    >>> fit_temperature(z, y, method="grid", grid=[0.5, 1.0, 1.25, 2.0])
+    1.25
     """
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
@@ -59,12 +65,12 @@ def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_
         low, high = bounds
         if not (0 < low < high and np.isfinite(high)):
             raise ValueError(f"bounds must satisfy 0 < low < high < inf; got {bounds!r}")
-        return golden_section_minimise(lambda t: nll(z, y, t), low, high)
+        if not (np.isfinite(tolerance) and tolerance > 0):
+            raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
+        return golden_section_minimise(lambda t: nll(z, y, t), low, high, tolerance)
     if method == "grid":
         if grid is None:
-            from .precompute import base_grid  # the page's grid; imported late to avoid a cycle
-
-            grid = base_grid()
+            raise ValueError("grid is required with method='grid': pass a 1-D array of temperatures")
         temps = np.asarray(grid, dtype=np.float64)
         if temps.ndim != 1 or temps.size == 0:
             raise ValueError("grid must be a non-empty 1-D array of temperatures")

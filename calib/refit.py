@@ -14,12 +14,11 @@
 
 import numpy as np
 
+from .fitting import _INV_PHI, DEFAULT_BOUNDS, DEFAULT_TOLERANCE
 from .scaling import as_labels, as_logits
 
-__all__ = ["GOLDEN_TOLERANCE", "weighted_nll", "fit_weighted_temperatures", "nll_beta_derivatives"]
+__all__ = ["weighted_nll", "fit_weighted_temperatures", "nll_beta_derivatives"]
 
-GOLDEN_TOLERANCE = 1e-7  # bracket width at which the search stops (units of T)
-_INV_PHI = (np.sqrt(5.0) - 1.0) / 2.0
 _BLOCK_ELEMENTS = 1 << 22  # temperatures × rows × classes evaluated at once: bounds memory at 32 MiB
 
 
@@ -70,7 +69,7 @@ def _weighted_nll(shifted, y, temps, w):
     return out
 
 
-def fit_weighted_temperatures(logits, labels, weights, bounds=(0.05, 10.0), tolerance=GOLDEN_TOLERANCE):
+def fit_weighted_temperatures(logits, labels, weights, bounds=DEFAULT_BOUNDS, tolerance=DEFAULT_TOLERANCE):
     """The temperature minimising :func:`weighted_nll` for each weighting of the rows: shape (R,).
 
     Parameters

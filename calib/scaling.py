@@ -20,7 +20,10 @@ __all__ = [
     "as_temperatures",
     "log_softmax",
     "scaled_probs",
+    "example_scores",
     "scores_at",
+    "scores_over_grid",
+    "TEMPERATURE_BLOCK",
     "predicted_class",
     "top_label",
     "nll",
@@ -109,27 +112,71 @@ def scaled_probs(logits, temperature):
     return result[0] if scalar else result
 
 
-def scores_at(z, y, temps):
-    """``(nll, brier, confidence)`` at each temperature in one pass over validated arrays.
+def example_scores(z, y, divisor):
+    """Per-example ``(nll, brier, confidence)`` of softmax((z − max z) / divisor), one pass over validated arrays.
 
-    ``z`` (n, K) float64 logits, ``y`` (n,) int labels, ``temps`` (G,) positive.
-    Returns NLL in nats (G,), multiclass Brier (G,) and the top-label
-    confidence (G, n). This is the kernel behind :func:`nll`, :func:`brier`,
-    :func:`top_label` and the grid precomputation, so all of them agree to the bit.
+    ``z`` (n, K) float64 logits, ``y`` (n,) int labels; ``divisor`` holds
+    positive temperatures shaped to broadcast against (·, n, K): (G, 1, 1) for
+    one temperature per grid point, (1, n, 1) for one temperature per row.
+    Returns arrays of shape (G, n) (or (1, n)): each example's NLL in nats
+    (−log p(label)), its multiclass Brier term Σ_k (p_k − onehot_k)² in [0, 2],
+    and its top-label confidence. This is the one softmax kernel behind
+    :func:`scores_at` and per-row scores, so they agree to the bit.
     It allocates one (G, n, K) array and exponentiates it in place: with
     arrays this size, fresh allocations (page faults) cost more than the maths.
     """
     rows = np.arange(z.shape[0])
-    work = np.divide((z - z.max(axis=1, keepdims=True))[None], temps[:, None, None])
+    work = np.divide((z - z.max(axis=1, keepdims=True))[None], divisor)
     true_shifted = work[:, rows, y]
     np.exp(work, out=work)
     norm = work @ np.ones(z.shape[1])
     squares = np.einsum("gnk,gnk->gn", work, work)
     log_norm = np.log(norm)
-    nll_values = (log_norm - true_shifted).mean(axis=1)
     p_true = np.exp(true_shifted - log_norm)
-    brier_values = (squares / norm ** 2 - 2.0 * p_true + 1.0).mean(axis=1)
-    return nll_values, brier_values, 1.0 / norm
+    # sum_k (p_k - onehot_k)^2 = sum_k p_k^2 - 2 p_y + 1
+    return log_norm - true_shifted, squares / norm ** 2 - 2.0 * p_true + 1.0, 1.0 / norm
+
+
+def scores_at(z, y, temps):
+    """``(nll, brier, confidence)`` at each temperature in one pass over validated arrays.
+
+    ``z`` (n, K) float64 logits, ``y`` (n,) int labels, ``temps`` (G,) positive.
+    Returns NLL in nats (G,), multiclass Brier (G,) and the top-label
+    confidence (G, n): the means over examples of :func:`example_scores`.
+    This is the kernel behind :func:`nll`, :func:`brier`, :func:`top_label`
+    and :func:`scores_over_grid`, so all of them agree to the bit.
+    """
+    example_nll, example_brier, confidence = example_scores(z, y, temps[:, None, None])
+    return example_nll.mean(axis=1), example_brier.mean(axis=1), confidence
+
+
+TEMPERATURE_BLOCK = 8  # temperatures per block: small blocks stay in cache and bound peak memory
+
+
+def scores_over_grid(logits, labels, temps, block=TEMPERATURE_BLOCK):
+    """NLL (nats), Brier and top-label confidence at every temperature of a long grid.
+
+    Returns ``(nll, brier, confidence)`` with shapes (G,), (G,), (G, n), the
+    same numbers :func:`nll`, :func:`brier` and :func:`top_label` give. The
+    grid is processed ``block`` temperatures at a time so that the (G, n, K)
+    tensor of exponentials never exists whole.
+
+    >>> nll_t, brier_t, conf_t = scores_over_grid([[3.0, 1.0, 0.0]], [0], [1.0, 2.0])
+    >>> np.round(nll_t, 4).tolist(), np.round(conf_t, 3).tolist()
+    ([0.1698, 0.4644], [[0.844], [0.629]])
+    """
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    temps, _ = as_temperatures(temps)
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
+        raise ValueError(f"block must be a positive integer; got {block!r}")
+    nll_values = np.empty(temps.size)
+    brier_values = np.empty(temps.size)
+    confidence = np.empty((temps.size, z.shape[0]))
+    for start in range(0, temps.size, block):
+        chunk = slice(start, start + block)
+        nll_values[chunk], brier_values[chunk], confidence[chunk] = scores_at(z, y, temps[chunk])
+    return nll_values, brier_values, confidence
 
 
 def predicted_class(logits):
@@ -172,6 +219,5 @@ def brier(logits, labels, temperature):
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
     temps, scalar = as_temperatures(temperature)
-    # sum_k (p_k - onehot_k)^2 = sum_k p_k^2 - 2 p_y + 1
     values = scores_at(z, y, temps)[1]
     return float(values[0]) if scalar else values

@@ -14,8 +14,9 @@ scores every group, and the pool, under three *conditions*:
     each row at the temperature fitted on its own group's calibration rows
     (for the pool, that is the mixture of per-group temperatures).
 
-Every score is computed from per-row log-probabilities with the same
-log-sum-exp shift as :func:`calib.scaling.log_softmax`.
+Every score is computed per row by the same softmax kernel as the rest of the
+engine (:func:`calib.scaling.example_scores`), with one temperature per row.
+The bin counts are arguments: the engine makes no choice of them.
 """
 
 from typing import Dict, NamedTuple, Tuple
@@ -23,19 +24,18 @@ from typing import Dict, NamedTuple, Tuple
 import numpy as np
 
 from .binning import SCHEMES, ReliabilityBins, ece, reliability_bins
+from .datasets import part_masks
 from .fitting import fit_temperature
-from .scaling import as_labels, as_logits
+from .scaling import as_labels, as_logits, example_scores
 
 __all__ = [
-    "CONDITIONS", "POOLED", "RELIABILITY_BINS", "SUBGROUP_BIN_COUNTS",
+    "CONDITIONS", "POOLED",
     "GroupMetrics", "SubgroupAnalysis", "row_scores", "group_metrics",
     "fit_group_temperatures", "subgroup_analysis",
 ]
 
 CONDITIONS = ("t1", "global", "group")
 POOLED = "pooled"
-RELIABILITY_BINS = 15
-SUBGROUP_BIN_COUNTS = (5, 10, 15, 20)
 
 
 def row_scores(logits, labels, temperature):
@@ -51,13 +51,8 @@ def row_scores(logits, labels, temperature):
     temps = np.broadcast_to(np.asarray(temperature, dtype=np.float64), (z.shape[0],))
     if not np.all(np.isfinite(temps)) or np.any(temps <= 0):
         raise ValueError("temperature must be positive and finite")
-    shifted = (z - z.max(axis=1, keepdims=True)) / temps[:, None]
-    log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
-    rows = np.arange(z.shape[0])
-    predicted = np.argmax(z, axis=1)
-    probs = np.exp(log_p)
-    brier = (probs ** 2).sum(axis=1) - 2.0 * probs[rows, y] + 1.0
-    return probs[rows, predicted], predicted == y, -log_p[rows, y], brier
+    nll, brier, confidence = (values[0] for values in example_scores(z, y, temps[None, :, None]))
+    return confidence, np.argmax(z, axis=1) == y, nll, brier
 
 
 class GroupMetrics(NamedTuple):
@@ -65,7 +60,7 @@ class GroupMetrics(NamedTuple):
 
     ``accuracy``, ``mean_confidence`` and every ECE are probabilities, ``nll``
     is in nats, ``brier`` in [0, 2]. ``ece[scheme][B]`` for each scheme and
-    bin count; ``bins`` are the 15 equal-width reliability bins (1-D arrays).
+    bin count; ``bins`` are the equal-width reliability bins (1-D arrays).
     """
 
     n: int
@@ -77,8 +72,12 @@ class GroupMetrics(NamedTuple):
     bins: ReliabilityBins
 
 
-def group_metrics(logits, labels, temperature, bin_counts=SUBGROUP_BIN_COUNTS, reliability_count=RELIABILITY_BINS):
-    """:class:`GroupMetrics` of ``(logits, labels)`` with ``temperature`` a scalar or one value per row."""
+def group_metrics(logits, labels, temperature, bin_counts, reliability_count):
+    """:class:`GroupMetrics` of ``(logits, labels)`` with ``temperature`` a scalar or one value per row.
+
+    ``bin_counts`` are the bin counts B of ``ece[scheme][B]``; ``reliability_count``
+    is the number of equal-width bins of ``bins``.
+    """
     confidence, correct, nll, brier = row_scores(logits, labels, temperature)
     return GroupMetrics(
         n=int(correct.size),
@@ -128,8 +127,7 @@ class SubgroupAnalysis(NamedTuple):
     metrics: Dict[str, Dict[str, Dict[str, GroupMetrics]]]
 
 
-def subgroup_analysis(dataset, global_t, bin_counts=SUBGROUP_BIN_COUNTS, reliability_count=RELIABILITY_BINS,
-                      round_temperature=None):
+def subgroup_analysis(dataset, global_t, bin_counts, reliability_count, round_temperature=None):
     """Score every group and the pool of ``dataset`` under T = 1, ``global_t`` and per-group temperatures.
 
     Parameters
@@ -140,6 +138,10 @@ def subgroup_analysis(dataset, global_t, bin_counts=SUBGROUP_BIN_COUNTS, reliabi
         without, everything uses all rows (part ``"all"``).
     global_t : float
         The pooled temperature (fitted on the same rows as the groups').
+    bin_counts : sequence of int
+        Bin counts B of each :class:`GroupMetrics`' ``ece[scheme][B]``.
+    reliability_count : int
+        Number of equal-width bins in each :class:`GroupMetrics`' ``bins``.
     round_temperature : callable, optional
         Applied to each fitted group temperature (e.g. rounding to the
         precision the rest of the page uses).
@@ -149,10 +151,8 @@ def subgroup_analysis(dataset, global_t, bin_counts=SUBGROUP_BIN_COUNTS, reliabi
     if not (np.isfinite(global_t) and global_t > 0):
         raise ValueError(f"global_t must be positive and finite; got {global_t!r}")
     names = np.asarray(dataset.groups)
-    if dataset.is_calibration is None:
-        parts, fit_rows = {"all": np.ones(names.size, dtype=bool)}, None
-    else:
-        parts, fit_rows = {"calibration": dataset.is_calibration, "test": ~dataset.is_calibration}, dataset.is_calibration
+    parts = part_masks(dataset)
+    fit_rows = parts.get("calibration")
     own = fit_group_temperatures(dataset.logits, dataset.labels, names, fit_rows)
     if round_temperature is not None:
         own = {g: float(round_temperature(t)) for g, t in own.items()}

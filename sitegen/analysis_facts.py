@@ -1,4 +1,4 @@
-"""The analyses of :mod:`calib.analysis` as facts for prose (bootstrap spreads, noise floors, bin
+"""The analyses of :mod:`sitegen.analysis` as facts for prose (bootstrap spreads, noise floors, bin
 sweeps, smooth ECE, subgroups), plus the calibration/test gap of every split dataset.
 
 Everything lives under one key, ``an``, so nothing clashes with :mod:`sitegen.facts`. Values are
@@ -35,34 +35,30 @@ B in ``an.bin_counts``); ``floor.ece_w[B]`` / ``floor.ece_a[B]`` (``lo``, ``mid`
 ``outside`` of them with an accuracy outside the 5–95% band, ``share`` = outside / bins,
 ``above`` / ``below`` (outside on either side)).
 
-``gap.t1`` / ``gap.fit``: test minus calibration of ``nll``, ``brier``, ``ece`` (fifteen equal-width
+``gap.t1`` / ``gap.fit``: test minus calibration of ``nll``, ``brier``, ``ece`` (``TABLE_BINS``, 15, equal-width
 bins) and ``ece_w[B]`` (each offered B), each the difference of the two display-rounded values, so
 it matches the split table's gap column exactly.
 
 ``sub`` (mixed only): ``names`` (the groups), ``t_global``, ``t_group[g]``, and
 ``sub.<part>.<group or pooled>.<t1 | global | group>`` with ``n``, ``accuracy``, ``conf`` (mean
-confidence), ``nll``, ``brier``, ``ece`` (fifteen equal-width bins) and ``ece_w[B]`` / ``ece_a[B]``
-(the subgroup bin counts of :mod:`calib.subgroups`).
+confidence), ``nll``, ``brier``, ``ece`` (``TABLE_BINS``, 15, equal-width bins) and ``ece_w[B]`` / ``ece_a[B]``
+(the subgroup bin counts of :mod:`sitegen.settings`).
 """
 
 from types import SimpleNamespace
 
 import numpy as np
 
-from calib.analysis import SUBGRID_STEP
-from calib.binning import SCHEMES
-from calib.payload import RATE_SCALE, SCORE_SCALE, to_units
+from calib import SCHEMES
 from calib.subgroups import CONDITIONS, POOLED
+
+from .facts import fact_key
+from .payload import RATE_SCALE, SCORE_SCALE, displayed_difference
+from .settings import SUBGRID_STEP, TABLE_BINS
 
 __all__ = ["build_analysis_facts", "SCHEME_KEYS"]
 
 SCHEME_KEYS = {"equal-width": "w", "adaptive": "a"}  # ece_w / ece_a, as in sitegen.facts
-GAP_BINS = 15  # the gap table's ECE: fifteen equal-width bins, as Guo et al. report
-
-
-def _key(name):
-    """A dataset name as an attribute: dashes become underscores (``sim-600`` → ``sim_600``)."""
-    return name.replace("-", "_")
 
 
 def _quantile_ns(row, names):
@@ -123,16 +119,15 @@ def _part_view(part_an, part_pre, subgrid, t1_index, fitted_index, grid):
 
 
 def _displayed_difference(test_value, cal_value, scale):
-    """``test − cal`` taken between the two values rounded to display units (1/``scale``), as the
-    payload and the split table do, so a quoted gap is exactly the difference of the numbers printed
-    beside it. Returned in natural units."""
-    return float(to_units(float(test_value), scale) - to_units(float(cal_value), scale)) / scale
+    """``test − cal`` between the display-rounded values (:func:`sitegen.payload.displayed_difference`),
+    in natural units."""
+    return float(displayed_difference(float(test_value), float(cal_value), scale)) / scale
 
 
 def _gap(result, t1_index, fitted_index):
     """Test minus calibration of NLL, Brier and equal-width ECE (every offered B) at T = 1 and the fitted T.
 
-    Read from the precomputed parts; ``ece`` is the fifteen-bin value, ``ece_w[B]`` every offered
+    Read from the precomputed parts; ``ece`` is the ``TABLE_BINS``-bin value, ``ece_w[B]`` every offered
     bin count. A positive gap means the held-out rows score worse than the rows T was fitted on.
     Differences are taken between display-rounded values (NLL and Brier to 1e-5, ECE to 1e-3; see
     :func:`_displayed_difference`).
@@ -146,19 +141,19 @@ def _gap(result, t1_index, fitted_index):
                  for b in test.ece["equal-width"]}
         return SimpleNamespace(nll=_displayed_difference(test.nll[index], cal.nll[index], SCORE_SCALE),
                                brier=_displayed_difference(test.brier[index], cal.brier[index], SCORE_SCALE),
-                               ece=ece_w[GAP_BINS], ece_w=ece_w)
+                               ece=ece_w[TABLE_BINS], ece_w=ece_w)
 
     return SimpleNamespace(t1=at(t1_index), fit=at(fitted_index))
 
 
 def _metrics_view(metrics):
     """One :class:`calib.subgroups.GroupMetrics` as a namespace: ``n``, ``accuracy``, ``conf``, ``nll``,
-    ``brier``, ``ece_w[B]`` / ``ece_a[B]`` (the engine's bin counts) and ``ece`` (fifteen equal-width bins)."""
+    ``brier``, ``ece_w[B]`` / ``ece_a[B]`` (the engine's bin counts) and ``ece`` (``TABLE_BINS``, 15, equal-width bins)."""
     view = SimpleNamespace(n=metrics.n, accuracy=metrics.accuracy, conf=metrics.mean_confidence,
                            nll=metrics.nll, brier=metrics.brier)
     for scheme, s in SCHEME_KEYS.items():
         setattr(view, f"ece_{s}", {b: float(v) for b, v in metrics.ece[scheme].items()})
-    view.ece = view.ece_w[GAP_BINS]
+    view.ece = view.ece_w[TABLE_BINS]
     return view
 
 
@@ -207,5 +202,5 @@ def build_analysis_facts(precomputed, analyses):
         outside_by_chance=float(1.0 - (band_q[1] - band_q[0])),
     )
     for name, analysis in analyses.datasets.items():
-        setattr(an, _key(name), _dataset_view(precomputed.datasets[name], analysis, analyses.grid, analyses.t1_index))
+        setattr(an, fact_key(name), _dataset_view(precomputed.datasets[name], analysis, analyses.grid, analyses.t1_index))
     return {"an": an}

@@ -3,8 +3,9 @@
 import csv
 import io
 
-from calib.binning import SCHEMES
-from calib.precompute import OFFERED_BIN_COUNTS, part_masks
+from calib import SCHEMES, part_masks
+
+from .settings import OFFERED_BIN_COUNTS
 
 __all__ = ["data_csv", "metrics_csv"]
 

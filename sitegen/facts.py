@@ -2,10 +2,13 @@
 
 Prose quotes numbers through these objects, e.g. ``{{ six.fit.nll | fixed(5) }}``
 or ``{{ six.t1.ece_w[4] | pct(1) }}``. The filters round with the payload's
-rule (:func:`calib.payload.to_units`), so a sentence and a slider readout
+rule (:func:`sitegen.payload.to_units`), so a sentence and a slider readout
 always print the same digits.
 
-Per dataset (dashes become underscores: ``sim_600``):
+Every value is read from the precomputation (:mod:`sitegen.precompute`); nothing here calls the
+engine, so the prose and the page can never disagree.
+
+Per dataset (dashes become underscores, :func:`fact_key`: ``sim_600``):
 
 ``n``, ``k``, ``fitted_t``, ``fitted_on``, ``grid_fitted_t`` (grid argmin of NLL on the fitting part),
 ``t1`` / ``fit`` — a :class:`State` on the reported part (``all`` if unsplit, else ``test``),
@@ -29,23 +32,26 @@ Page-wide: ``softmax_example`` (the first six-row's probabilities at several T),
 and ``bin_edges`` (``{B: edges}`` of the equal-width bins, for each offered bin count).
 """
 
-import inspect
 from types import SimpleNamespace
 
 import numpy as np
 
 from calib import datasets as recipes
-from calib import fit_temperature, nll, reliability_bins, rng, scaled_probs, top_label
-from calib.fitting import DEFAULT_BOUNDS, golden_section_minimise
-from calib.payload import RATE_SCALE, shares_summing_to, to_units
-from calib.precompute import GRID_BOUNDS, GRID_POINTS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, base_grid, part_masks
+from calib import rng
 
-__all__ = ["fixed", "pct", "num", "vec", "thousands", "build_facts", "FILTERS",
-           "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T"]
+from .payload import RATE_SCALE, shares_summing_to, to_units
+from .precompute import base_grid
+from .settings import (
+    EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, OFFERED_BIN_COUNTS, WORKED_EXAMPLE,
+    WORKED_EXAMPLE_BINS,
+)
 
-# The two illustrative temperatures of the softmax walk-through (one sharpens, one softens).
-SOFTMAX_SHARP_T = 0.5
-SOFTMAX_SOFT_T = 2.0
+__all__ = ["fixed", "pct", "num", "vec", "thousands", "fact_key", "build_facts", "FILTERS"]
+
+
+def fact_key(name):
+    """A dataset name as a name in the prose: dashes become underscores (``sim-600`` → ``sim_600``)."""
+    return name.replace("-", "_")
 
 
 def fixed(value, digits=3):
@@ -107,51 +113,38 @@ def _state(part, index):
     )
 
 
-def _examples(result, t1_index, fit_index, grid):
-    data = result.dataset
-    conf, correct = top_label(data.logits, data.labels, grid[[t1_index, fit_index]])
-    predicted = np.argmax(data.logits, axis=1)
-    return [
-        SimpleNamespace(number=i + 1, logits=data.logits[i].tolist(), label=int(data.labels[i]),
-                        predicted=int(predicted[i]), correct=bool(correct[i]),
-                        conf_t1=float(conf[0, i]), conf_fit=float(conf[1, i]))
-        for i in range(data.labels.size)
-    ]
+def _bin_view(table, row, i):
+    """Example ``i``'s equal-width bin at row ``row`` (0: T = 1, 1: fitted T): ``index``, ``lower``, ``upper``."""
+    return SimpleNamespace(index=int(table.bin_index[row, i]), lower=float(table.bin_lower[row, i]),
+                           upper=float(table.bin_upper[row, i]))
 
 
-def _bin_of(confidence, correct, n_bins=4):
-    """The equal-width bin (``lower``, ``upper``, ``index``) that holds one confidence, by the engine's rule."""
-    count = reliability_bins(np.array([confidence]), np.array([correct]), n_bins).count
-    j = int(np.flatnonzero(count)[0])
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    return SimpleNamespace(index=j, lower=float(edges[j]), upper=float(edges[j + 1]))
+def _examples(result):
+    """A row per example, read from the precomputed :class:`sitegen.precompute.ExampleScores`: logits,
+    label, prediction and, at T = 1 and the fitted T, its confidence, its bin (``bin4_t1``, ``bin4_fit``,
+    ``crosses``), the probability of its true class (``p_true_*``) and its own NLL (``loss_*``, nats)."""
+    data, table = result.dataset, result.examples
+    rows = []
+    for i in range(data.labels.size):
+        bin_t1, bin_fit = _bin_view(table, 0, i), _bin_view(table, 1, i)
+        rows.append(SimpleNamespace(
+            number=i + 1, logits=data.logits[i].tolist(), label=int(data.labels[i]),
+            predicted=int(table.predicted[i]), correct=bool(table.correct[i]),
+            conf_t1=float(table.confidence[0, i]), conf_fit=float(table.confidence[1, i]),
+            bin4_t1=bin_t1, bin4_fit=bin_fit, crosses=bin_t1.index != bin_fit.index,
+            p_true_t1=float(table.p_true[0, i]), p_true_fit=float(table.p_true[1, i]),
+            loss_t1=float(table.loss[0, i]), loss_fit=float(table.loss[1, i])))
+    return rows
 
 
-def _enrich_examples(examples, result):
-    """Per example: its four-bin equal-width bin at T = 1 and the fitted T (``bin4_t1``, ``bin4_fit``,
-    ``crosses``), the probability of its true class (``p_true_t1``, ``p_true_fit``) and its own NLL
-    (``loss_t1``, ``loss_fit``, nats)."""
-    data = result.dataset
-    for i, example in enumerate(examples):
-        example.bin4_t1 = _bin_of(example.conf_t1, example.correct)
-        example.bin4_fit = _bin_of(example.conf_fit, example.correct)
-        example.crosses = example.bin4_t1.index != example.bin4_fit.index
-        row, label = data.logits[i:i + 1], data.labels[i:i + 1]
-        probs = scaled_probs(row, np.array([1.0, result.fitted_t]))[:, 0, example.label]
-        example.p_true_t1, example.p_true_fit = float(probs[0]), float(probs[1])
-        example.loss_t1 = nll(row, label, 1.0)
-        example.loss_fit = nll(row, label, result.fitted_t)
-    return examples
-
-
-def _ece_sweep(part, scheme):
-    """``{B: {t1, fit}}``: the part's ECE with B = 1…50 bins at T = 1 and at the fitted T."""
+def _sweep_view(part, scheme):
+    """``{B: {t1, fit}}``: the part's precomputed ECE with B = 1…max_bins bins at T = 1 and at the fitted T."""
     table = part.ece_by_bins[scheme]
     return {b: SimpleNamespace(t1=float(table[0, b - 1]), fit=float(table[1, b - 1]))
-            for b in range(1, MAX_SWEEP_BINS + 1)}
+            for b in range(1, table.shape[1] + 1)}
 
 
-def _bin_jumps(part, grid, n_bins=4):
+def _bin_jumps(part, grid, n_bins=WORKED_EXAMPLE_BINS):
     """Where the equal-width bin counts change along the grid: ``[{before, after, counts_before, counts_after}]``.
 
     ``before``/``after`` are the neighbouring grid temperatures between which at least one example
@@ -164,32 +157,27 @@ def _bin_jumps(part, grid, n_bins=4):
             for i in changed]
 
 
-def _base_grid_fit(dataset, fitted_on):
-    """NLL argmin on the plain geometric grid (without the inserted fitted T), and its NLL."""
-    rows = part_masks(dataset)[fitted_on]
-    logits, labels = dataset.logits[rows], dataset.labels[rows]
-    t = fit_temperature(logits, labels, method="grid", grid=base_grid())
-    return float(t), float(nll(logits, labels, t))
+def _softmax_example(walk):
+    """The precomputed :class:`sitegen.precompute.SoftmaxWalkthrough` as ``{logits, label, uniform}`` and,
+    per temperature name, ``{t, probs, top, ratio}``."""
+    at = {key: SimpleNamespace(t=float(t), probs=walk.probs[i].tolist(), top=float(walk.top[i]),
+                               ratio=float(walk.ratio[i]))
+          for i, (key, t) in enumerate(walk.temperatures.items())}
+    return SimpleNamespace(logits=walk.logits.tolist(), label=walk.label, uniform=1.0 / walk.logits.size, **at)
 
 
-def _softmax_example(six_result):
-    """The first six-example row at T = 1, the fitted T, and the two illustrative temperatures."""
-    logits = six_result.dataset.logits[:1]
-    temps = {"t1": 1.0, "fit": six_result.fitted_t, "sharp": SOFTMAX_SHARP_T, "soft": SOFTMAX_SOFT_T}
-    probs = scaled_probs(logits, np.array(list(temps.values())))[:, 0, :]
-    at = {key: SimpleNamespace(t=float(t), probs=probs[i].tolist(), top=float(probs[i].max()),
-                               ratio=float(probs[i][0] / probs[i][1]))
-          for i, (key, t) in enumerate(temps.items())}
-    return SimpleNamespace(logits=logits[0].tolist(), label=int(six_result.dataset.labels[0]),
-                           uniform=1.0 / logits.shape[1], **at)
+def _bin_edges(precomputed):
+    """``{B: edges}`` of the equal-width bins for each offered bin count, read from the precomputed bins."""
+    part = next(iter(precomputed.datasets[WORKED_EXAMPLE].parts.values()))
+    return {b: np.append(part.bins["equal-width"][b].lower[0], part.bins["equal-width"][b].upper[0, -1]).tolist()
+            for b in OFFERED_BIN_COUNTS}
 
 
 def _page_facts(precomputed):
     """Facts that belong to the page rather than one dataset: generator, recipes, search and grid."""
     plain = base_grid()
-    tolerance = inspect.signature(golden_section_minimise).parameters["tolerance"].default
     return {
-        "softmax_example": _softmax_example(precomputed.datasets["six"]),
+        "softmax_example": _softmax_example(precomputed.softmax),
         "lcg": SimpleNamespace(multiplier=rng.LCG_MULTIPLIER, increment=rng.LCG_INCREMENT,
                                modulus=rng.LCG_MODULUS, modulus_bits=rng.LCG_MODULUS.bit_length() - 1),
         "recipe": SimpleNamespace(
@@ -203,9 +191,9 @@ def _page_facts(precomputed):
             mixed_sharpness=dict(recipes.MIXED_SHARPNESS),
         ),
         "t_search": SimpleNamespace(
-            low=DEFAULT_BOUNDS[0], high=DEFAULT_BOUNDS[1],
-            tolerance=tolerance, tolerance_exponent=int(round(np.log10(tolerance)))),
-        "bin_edges": {b: np.linspace(0.0, 1.0, b + 1).tolist() for b in OFFERED_BIN_COUNTS},
+            low=FIT_BOUNDS[0], high=FIT_BOUNDS[1],
+            tolerance=FIT_TOLERANCE, tolerance_exponent=int(round(np.log10(FIT_TOLERANCE)))),
+        "bin_edges": _bin_edges(precomputed),
         "t_grid": SimpleNamespace(points=GRID_POINTS, low=GRID_BOUNDS[0], high=GRID_BOUNDS[1],
                                 step=float(plain[1] / plain[0] - 1.0), size=int(precomputed.grid.size)),
     }
@@ -228,10 +216,10 @@ def build_facts(precomputed):
         if "calibration" in result.parts:
             cal = result.parts["calibration"]
             ns.cal = SimpleNamespace(t1=_state(cal, t1), fit=_state(cal, fit))
-        if result.dataset.labels.size <= 12:
-            ns.examples = _enrich_examples(_examples(result, t1, fit, grid), result)
+        if result.examples is not None:
+            ns.examples = _examples(result)
         _add_prose_facts(ns, result, reported, grid)
-        facts[name.replace("-", "_")] = ns
+        facts[fact_key(name)] = ns
     facts.update(_page_facts(precomputed))
     return facts
 
@@ -245,9 +233,9 @@ def _add_prose_facts(ns, result, reported, grid):
     if data.groups is not None:
         names, counts = np.unique(data.groups, return_counts=True)
         ns.groups = {str(g): int(c) for g, c in zip(names, counts)}
-    ns.base_grid_t, ns.base_grid_nll = _base_grid_fit(data, result.fitted_on)
-    ns.ece_sweep_w = _ece_sweep(reported, "equal-width")
-    ns.ece_sweep_a = _ece_sweep(reported, "adaptive")
+    ns.base_grid_t, ns.base_grid_nll = result.base_grid_t, result.base_grid_nll
+    ns.ece_sweep_w = _sweep_view(reported, "equal-width")
+    ns.ece_sweep_a = _sweep_view(reported, "adaptive")
     ns.brier_grid_t = float(grid[np.argmin(result.parts[result.fitted_on].brier)])
-    if data.labels.size <= 12:
+    if data.labels.size <= EXAMPLE_LIST_MAX_ROWS:
         ns.bin_jumps_w4 = _bin_jumps(reported, grid)

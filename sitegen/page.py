@@ -9,17 +9,16 @@ from pathlib import Path
 import jinja2
 import markupsafe
 
-from calib.analysis_payload import analysis_payload
-from calib.payload import core_payload, dataset_payload, to_script
+from .analysis_payload import analysis_payload
 from .content import render_section
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError
 from .facts import FILTERS
+from .payload import core_payload, dataset_payload, to_script
+from .settings import DEFAULT_DATASET
 from .tables import build_tables
 
-__all__ = ["DEFAULT_DATASET", "template_environment", "content_environment", "assemble_files"]
-
-DEFAULT_DATASET = "six"
+__all__ = ["template_environment", "content_environment", "page_context", "assemble_files"]
 
 
 def inline_svg(svg, instance, label):
@@ -100,6 +99,25 @@ def run_reproduction(program):
     return {"source": program.read_text(encoding="utf-8").rstrip("\n"), "output": done.stdout.rstrip("\n")}
 
 
+# Names only the page template receives (see assemble_files); no fact may take them either.
+_INDEX_NAMES = ("sections", "inline_css", "inline_js", "core_script", "strings_json")
+
+
+def page_context(page, facts):
+    """The one namespace of templates and prose: the page's own names and the facts side by side.
+
+    ``page`` holds what the templates need (``t``, ``core``, ``tables``, …), ``facts`` the engine's
+    results by name (``six``, ``an``, …). A fact may never take a page name (nor ``facts``, nor a
+    name only the page template gets): it would shadow it or be shadowed, so it stops the build.
+    ``facts`` is the same facts as one mapping, for templates that look a dataset up by its name.
+    """
+    reserved = set(page) | {"facts"} | set(_INDEX_NAMES)
+    clash = sorted(reserved & set(facts))
+    if clash:
+        raise BuildError(f"facts use names reserved for the page: {', '.join(clash)}")
+    return {**page, "facts": facts, **facts}
+
+
 def assemble_files(root, precomputed, analyses, facts, figures, sections, strings, lang):
     """Every file of the site as ``{relative path: text}``: page, data scripts, downloads, favicon."""
     root = Path(root)
@@ -118,15 +136,15 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
         files[f"data/{name}-analysis.js"] = to_script("analysis", analysis_payload(analyses, name))
         files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
         files[f"downloads/{name}-metrics.csv"] = metrics_csv(result, precomputed.grid)
-    core = core_payload(precomputed, {name: descriptions[name]["summary"] for name in precomputed.datasets})
+    core = core_payload(precomputed, {name: descriptions[name]["summary"] for name in precomputed.datasets},
+                        DEFAULT_DATASET)
     css, js = _read_static(root)
-    shared = {
-        "lang": lang, "t": strings, "figures": figures, "facts": facts, "core": core,
+    shared = page_context({
+        "lang": lang, "t": strings, "figures": figures, "core": core,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
         "reproduce": run_reproduction(root / "content" / "reproduce.py"),
         "tables": build_tables(precomputed, analyses, number_filters),
-        **facts,
-    }
+    }, facts)
 
     def render_component(name):
         try:

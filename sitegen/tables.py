@@ -7,12 +7,12 @@ beside it.
 
 from types import SimpleNamespace
 
-from calib.payload import RATE_SCALE, SCORE_SCALE, to_units
+from .payload import RATE_SCALE, SCORE_SCALE, displayed_difference, to_units
+from .settings import TABLE_BINS
 
 __all__ = ["build_tables"]
 
 SPLIT_DATASETS = ("sim-60", "sim-600", "overconfident", "mixed")
-TABLE_BINS = 15
 
 
 def _score(units, fmt, signed=False):
@@ -35,13 +35,15 @@ def _split_rows(precomputed, fmt):
         cal, test = result.parts["calibration"], result.parts["test"]
         for state, index in (("t1", precomputed.t1_index), ("fit", precomputed.index_of(result.fitted_t))):
             nll_cal, nll_test = (int(to_units(p.nll[index], SCORE_SCALE)) for p in (cal, test))
-            ece_cal, ece_test = (int(to_units(p.ece["equal-width"][TABLE_BINS][index], RATE_SCALE)) for p in (cal, test))
+            ece_cal, ece_test = (p.ece["equal-width"][TABLE_BINS][index] for p in (cal, test))
             rows.append(SimpleNamespace(
                 name=name, state=state, t=fmt["fixed"](result.fitted_t, 3),
                 nll_cal=_score(nll_cal, fmt), nll_test=_score(nll_test, fmt),
-                nll_gap=_score(nll_test - nll_cal, fmt, signed=True),
-                ece_cal=_rate(ece_cal, fmt), ece_test=_rate(ece_test, fmt),
-                ece_gap=_rate(ece_test - ece_cal, fmt, signed=True)))
+                nll_gap=_score(int(displayed_difference(test.nll[index], cal.nll[index], SCORE_SCALE)), fmt,
+                               signed=True),
+                ece_cal=_rate(int(to_units(ece_cal, RATE_SCALE)), fmt),
+                ece_test=_rate(int(to_units(ece_test, RATE_SCALE)), fmt),
+                ece_gap=_rate(int(displayed_difference(ece_test, ece_cal, RATE_SCALE)), fmt, signed=True)))
     return rows
 
 

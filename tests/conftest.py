@@ -6,6 +6,6 @@ import pytest
 @pytest.fixture(scope="session")
 def precomputed():
     """The whole precomputation (every dataset over the shared grid), computed once per test session."""
-    from calib.precompute import precompute_all
+    from sitegen.precompute import precompute_all
 
     return precompute_all()

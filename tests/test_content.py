@@ -17,7 +17,7 @@ import pytest
 
 import calib
 from sitegen.analysis_facts import build_analysis_facts
-from sitegen.facts import build_facts, fixed, pct
+from sitegen.facts import build_facts, fact_key, fixed, pct
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content" / "en"
@@ -224,7 +224,7 @@ def page(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def analyses(precomputed):
-    from calib.analysis import precompute_analyses
+    from sitegen.analysis import precompute_analyses
 
     return precompute_analyses(precomputed)
 
@@ -335,7 +335,7 @@ def _scores(logits, labels, temperature, n_bins=B_TABLE):
 def test_analysis_facts_cover_every_dataset(facts, precomputed):
     an = facts["an"]
     for name, result in precomputed.datasets.items():
-        view = getattr(an, name.replace("-", "_"))
+        view = getattr(an, fact_key(name))
         assert view.fitted_t == result.fitted_t
         assert view.split == ("calibration" in result.parts)
         for part in view.parts.values():

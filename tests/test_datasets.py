@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from calib import DATASET_NAMES, fit_temperature, load, top_label
+from calib import DATASET_NAMES, fit_temperature, load, part_masks, top_label
 from calib.rng import lcg_normals, lcg_uniforms
 
 SHAPES = {
@@ -143,3 +143,10 @@ def test_box_muller_normals_have_unit_variance():
     assert draws.mean() == pytest.approx(0.0, abs=0.03)
     assert draws.std() == pytest.approx(1.0, abs=0.03)
     assert np.all(np.isfinite(draws))
+
+
+def test_part_masks():
+    assert list(part_masks(load("twelve"))) == ["all"]
+    masks = part_masks(load("sim-60"))
+    assert list(masks) == ["calibration", "test"]
+    assert np.array_equal(masks["calibration"], ~masks["test"])

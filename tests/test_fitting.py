@@ -10,8 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calib import fit_temperature, nll
-from calib.fitting import golden_section_minimise
-from calib.precompute import base_grid
+from calib.fitting import DEFAULT_TOLERANCE, golden_section_minimise
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -120,12 +119,24 @@ def test_grid_fit_takes_the_first_of_equal_losses():
     assert fit_temperature(np.zeros((3, 3)), [0, 1, 2], method="grid", grid=[4.0, 1.0, 2.0]) == 4.0
 
 
-def test_default_grid_is_the_page_grid():
-    t = fit_temperature(SIX_LOGITS, SIX_LABELS, method="grid")
-    grid = base_grid()
+def test_grid_fit_of_the_worked_example_on_a_geometric_grid():
+    grid = np.geomspace(0.05, 10.0, 534)
+    t = fit_temperature(SIX_LOGITS, SIX_LABELS, method="grid", grid=grid)
     assert t in grid.tolist()
     step = math.log(grid[1] / grid[0])
     assert abs(math.log(t / 1.229751)) <= step / 2
+
+
+def test_the_grid_method_requires_a_grid():
+    with pytest.raises(ValueError, match="grid is required"):
+        fit_temperature(SIX_LOGITS, SIX_LABELS, method="grid")
+
+
+def test_tolerance_is_the_final_bracket_width():
+    assert DEFAULT_TOLERANCE == 1e-7
+    coarse = fit_temperature(SIX_LOGITS, SIX_LABELS, tolerance=1e-2)
+    fine = fit_temperature(SIX_LOGITS, SIX_LABELS)
+    assert abs(coarse - fine) <= 1e-2 / 2 + DEFAULT_TOLERANCE
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -143,6 +154,8 @@ def test_grid_fit_within_half_a_grid_step_of_bounded_fit(seed):
     ({"bounds": (0.0, 10.0)}, "bounds must satisfy"),
     ({"bounds": (5.0, 1.0)}, "bounds must satisfy"),
     ({"bounds": (0.1, math.inf)}, "bounds must satisfy"),
+    ({"tolerance": 0.0}, "tolerance must be positive"),
+    ({"method": "grid"}, "grid is required"),
     ({"method": "grid", "grid": []}, "grid must be a non-empty 1-D array"),
     ({"method": "grid", "grid": [[1.0, 2.0]]}, "grid must be a non-empty 1-D array"),
     ({"method": "grid", "grid": [1.0, -2.0]}, "temperature must be positive"),
@@ -161,4 +174,4 @@ def test_bad_options_are_refused(kwargs, message):
 def test_bad_data_is_refused(logits, labels, message):
     for method in ("bounded", "grid"):
         with pytest.raises(ValueError, match=message):
-            fit_temperature(logits, labels, method=method)
+            fit_temperature(logits, labels, method=method, grid=[0.5, 1.0, 2.0])

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from calib import brier, log_softmax, nll, predicted_class, scaled_probs, top_label
+from calib import brier, load, log_softmax, nll, predicted_class, scaled_probs, scores_over_grid, top_label
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -291,3 +291,13 @@ def test_bad_labels_are_refused(labels, message):
     for function in (nll, brier, top_label):
         with pytest.raises(ValueError, match=message):
             function(SIX_LOGITS, labels, 1.0)
+
+
+def test_scores_over_grid_does_not_depend_on_block_size():
+    data = load("sim-600")
+    temps = np.geomspace(0.05, 10.0, 534)[::7]
+    one_block = scores_over_grid(data.logits, data.labels, temps, block=10_000)
+    small_blocks = scores_over_grid(data.logits, data.labels, temps, block=5)
+    for a, b in zip(one_block, small_blocks):
+        assert np.allclose(a, b, rtol=1e-13, atol=0)
+    assert one_block[0] == pytest.approx(nll(data.logits, data.labels, temps), rel=1e-12)

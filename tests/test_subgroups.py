@@ -9,13 +9,15 @@ from calib.fitting import fit_temperature
 from calib.scaling import brier, nll, top_label
 from calib.subgroups import CONDITIONS, POOLED, fit_group_temperatures, group_metrics, row_scores, subgroup_analysis
 
+BIN_COUNTS = (5, 10, 15, 20)  # the bin counts these tests ask for (the engine has no default)
+
 
 @pytest.fixture(scope="module")
 def mixed():
     data = load("mixed")
     cal = data.is_calibration
     global_t = fit_temperature(data.logits[cal], data.labels[cal])
-    return data, global_t, subgroup_analysis(data, global_t)
+    return data, global_t, subgroup_analysis(data, global_t, BIN_COUNTS, 15)
 
 
 def test_row_scores_with_one_temperature_match_calib_scaling():
@@ -99,13 +101,13 @@ def test_metrics_match_calib_binning_and_scaling(mixed):
 
 def test_rejects_bad_input():
     with pytest.raises(ValueError, match="no groups"):
-        subgroup_analysis(load("sim-60"), 1.5)
+        subgroup_analysis(load("sim-60"), 1.5, BIN_COUNTS, 15)
     data = load("mixed")
     with pytest.raises(ValueError, match="global_t"):
-        subgroup_analysis(data, -1.0)
+        subgroup_analysis(data, -1.0, BIN_COUNTS, 15)
     with pytest.raises(ValueError, match="groups"):
         fit_group_temperatures(data.logits, data.labels, data.groups[:10])
     with pytest.raises(ValueError, match="rows"):
         fit_group_temperatures(data.logits, data.labels, data.groups, rows=np.ones(3, bool))
     with pytest.raises(ValueError, match="temperature"):
-        group_metrics(data.logits, data.labels, 0.0)
+        group_metrics(data.logits, data.labels, 0.0, BIN_COUNTS, 15)

@@ -139,12 +139,18 @@
     for (var i = 0; i < list.length; i++) if (list[i].name === name) return list[i];
     return null;
   };
+  /* The dataset a component shows unless told otherwise: the core payload's default_dataset, or,
+   * in a payload that names none, the first dataset listed. */
+  CT.defaultDataset = function () {
+    var name = CT.core.default_dataset;
+    return name && CT.datasetInfo(name) ? name : CT.core.datasets[0].name;
+  };
 
-  /* Nearest grid index to temperature t (log distance). */
-  CT.nearestIndex = function (t) {
-    var grid = CT.core.grid, best = 0, bestGap = Infinity, lt = Math.log(t);
-    for (var i = 0; i < grid.length; i++) {
-      var gap = Math.abs(Math.log(grid[i]) - lt);
+  /* Position in `values` (positive, e.g. temperatures) nearest to t on a log scale; the first on ties. */
+  CT.nearestIndex = function (values, t) {
+    var best = 0, bestGap = Infinity, lt = Math.log(t);
+    for (var i = 0; i < values.length; i++) {
+      var gap = Math.abs(Math.log(values[i]) - lt);
       if (gap < bestGap) { bestGap = gap; best = i; }
     }
     return best;

@@ -21,7 +21,6 @@
       return S.el("text", { y: H - M.b + 16, class: "tick " + ["start", "middle", "end"][i] }, svg);
     });
     this.xlabel = S.el("text", { x: W / 2, y: H - 2, class: "axis-label middle" }, svg);
-    this.svg = svg;
   }
 
   /* Curves(container): call setData once per dataset/part/scheme/bins, setIndex on every slider move. */
@@ -33,12 +32,10 @@
     var ui = CT.strings().ui;
     while (this.panels.length < series.length) this.panels.push(new Panel(this.container, ""));
     var x = S.log(grid[0], grid[grid.length - 1], M.l, W - M.r);
-    this.x = x;
     var xs = new Array(grid.length);
     for (var i = 0; i < grid.length; i++) xs[i] = x(grid[i]);
     this.series = series;
     this.ys = [];
-    this.scales = [];
     for (var p = 0; p < series.length; p++) {
       var s = series[p], panel = this.panels[p], values = s.values;
       var lo = Infinity, hi = -Infinity;

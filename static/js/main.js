@@ -12,7 +12,7 @@
     if (!CT.core) return;
     var roots = Array.prototype.slice.call(document.querySelectorAll('[data-component="explorer"]'));
     var eager = roots.filter(function (root) {
-      return root.dataset.hash === "on" && window.location.hash.indexOf("#state/") === 0;
+      return root.dataset.hash === "on" && CT.stateHash.present();
     });
     eager.forEach(function (root) { startOne(root); root.scrollIntoView(); });
     if (!("IntersectionObserver" in window)) { roots.forEach(startOne); return; }

@@ -19,7 +19,6 @@
     this.nll = CT.decodeSeries(raw.nll);
     this.brier = CT.decodeSeries(raw.brier);
     this.confidence = CT.decodeSeries(raw.confidence);
-    this.eceByBins = raw.ece_by_bins;
     this._memo = {};
   }
   Part.prototype._get = function (key, make) {

@@ -30,8 +30,6 @@
       ui.axis_accuracy, svg);
     this.histLabel = S.text("text", { x: 12, y: histTop + HIST / 2, class: "axis-label middle small",
       transform: "rotate(-90 12 " + (histTop + HIST / 2) + ")" }, "", svg);
-    this.svg = svg;
-    this.table = table;
     this.tbody = table.querySelector("tbody");
     this.totalCount = table.querySelector("tfoot .total-count");
     this.totalEce = table.querySelector("tfoot .total-ece");

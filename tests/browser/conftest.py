@@ -3,26 +3,25 @@
 Fixtures, widest first:
 
 * ``site_dir`` — the site, built once per session with ``build.py --out`` into a temporary folder;
-* ``site_url`` — that folder served by ``http.server`` on 127.0.0.1 at a free port (stopped at the end);
+* ``site_url`` — that folder served on 127.0.0.1 at a free port by ``sitegen.serve`` (stopped at the end);
 * ``browser`` — one headless Chromium per session (``/usr/bin/chromium``, never a downloaded build);
 * ``open_page`` — opens the page in a fresh browser context and watches it: any uncaught error,
   console error, failed or 4xx/5xx request, or request to a host other than 127.0.0.1/localhost
   fails the test that opened it (after the test body, as a failure of the test itself);
-* ``engine`` — ``calib.precompute.precompute_all()``, computed once, for expected values.
+* ``open_explorer`` — ``open_page`` for tests of the main explorer: its controls found by role and label;
+* ``engine`` — ``sitegen.precompute.precompute_all()``, computed once, for expected values;
+* ``ui`` — the interface strings of content/en/strings.toml, to find controls by their labels.
 
 A missing browser (or Playwright, or the npm tools) fails every browser test when ``CI`` is set;
 elsewhere those tests are skipped with the command that installs what is missing.
 """
 
 import contextlib
-import functools
-import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -31,6 +30,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from sitegen.serve import serving  # noqa: E402  (after the path set-up above)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -79,39 +80,25 @@ def site_dir(tmp_path_factory):
     return out
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@contextlib.contextmanager
-def serve_folder(folder):
-    """Serve ``folder`` on http://127.0.0.1:<free port>/ in a thread; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
-
-
 @pytest.fixture(scope="session")
 def site_url(site_dir):
     """Base URL (ending in "/") of the built site served on loopback."""
-    with serve_folder(site_dir) as url:
+    with serving(site_dir) as url:
         yield url
 
 
 @pytest.fixture(scope="session")
 def engine():
-    """``calib.precompute.precompute_all()``, once per session (about 5 s)."""
-    from calib.precompute import precompute_all
+    """``sitegen.precompute.precompute_all()``, once per session (about 5 s)."""
+    from sitegen.precompute import precompute_all
     return precompute_all()
+
+
+@pytest.fixture(scope="session")
+def ui():
+    """The ``[ui]`` table of content/en/strings.toml: labels, button texts and captions, as the page shows them."""
+    from sitegen.content import load_strings
+    return load_strings(ROOT / "content" / "en")["ui"]
 
 
 # --------------------------------------------------------------------------- the browser
@@ -228,6 +215,18 @@ def open_page(browser, site_url, site_dir, request):
     for context in contexts:
         with contextlib.suppress(Exception):
             context.close()
+
+
+@pytest.fixture
+def open_explorer(open_page, ui, expect):
+    """``open_explorer(path="", **open_page_options)`` → the page's main explorer as an
+    :class:`~tests.browser.explorer_ui.Explorer` (its page is ``.page``)."""
+    from .explorer_ui import Explorer
+
+    def opener(path="", **options):
+        return Explorer(open_page(path, **options), ui, expect)
+
+    return opener
 
 
 @pytest.hookimpl(wrapper=True)

@@ -45,18 +45,18 @@ def test_axe_finds_no_violations(open_page, axe_script, scheme):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_violations_with_a_split_dataset(open_page, axe_script, scheme, expect):
-    page = open_page(color_scheme=scheme, viewport={"width": 390, "height": 844})
-    page.locator("#ex1-dataset").select_option("sim-600")
-    expect(page.locator('input[name="ex1-part"][value="test"]')).to_be_visible()
-    page.locator("#ex1-fit").click()
-    violations = run_axe(page, axe_script)
+def test_axe_finds_no_violations_with_a_split_dataset(open_explorer, axe_script, scheme, expect):
+    ex = open_explorer(color_scheme=scheme, viewport={"width": 390, "height": 844})
+    ex.choose(dataset="sim-600")
+    expect(ex.part("test")).to_be_visible()
+    ex.fit.click()
+    violations = run_axe(ex.page, axe_script)
     assert violations == [], f"axe-core, {scheme} scheme, sim-600 at 390 px:\n{describe(violations)}"
 
 
-def test_every_control_has_an_accessible_name(open_page, expect):
-    page = open_page()
-    controls = page.locator("input, select, button")
+def test_every_control_has_an_accessible_name(open_explorer, expect):
+    ex = open_explorer()
+    controls = ex.page.locator("input, select, button")
     assert controls.count() > 0
 
     def check_visible():
@@ -72,20 +72,23 @@ def test_every_control_has_an_accessible_name(open_page, expect):
         return unnamed
 
     unnamed = check_visible()
-    page.locator("#ex1-dataset").select_option("sim-600")
-    expect(page.locator('input[name="ex1-part"][value="test"]')).to_be_visible()
+    ex.choose(dataset="sim-600")
+    expect(ex.part("test")).to_be_visible()
     unnamed += check_visible()
     assert unnamed == [], f"controls without an accessible name: {unnamed}"
 
 
-def test_explorer_controls_have_their_roles_and_names(open_page, expect):
-    page = open_page()
-    explorer = page.locator("#ex1")
-    expect(explorer.get_by_role("slider")).to_have_count(1)
-    expect(page.locator("#ex1-t")).to_have_attribute("aria-valuetext", re.compile(r"^T \d+(\.\d+)?, ECE \d+\.\d%$"))
-    expect(page.locator("#ex1-status")).to_have_attribute("role", "status")
-    for button in ("#ex1-reset", "#ex1-fit", "#ex1-pin"):
-        expect(page.locator(button)).to_have_accessible_name(re.compile(r"\S"))
-    expect(explorer.get_by_role("radio")).not_to_have_count(0)
-    for select in ("#ex1-dataset", "#ex1-bins"):
-        assert page.locator(select).evaluate("e => e.tagName") == "SELECT"
+def test_explorer_controls_have_their_roles_and_names(open_explorer, expect):
+    ex = open_explorer()
+    expect(ex.root.get_by_role("slider")).to_have_count(1)
+    expect(ex.slider).to_have_count(1)
+    expect(ex.slider).to_have_attribute("aria-valuetext", re.compile(r"^T \d+(\.\d+)?, ECE \d+\.\d%$"))
+    expect(ex.status).to_have_count(1)
+    expect(ex.status).to_have_attribute("aria-live", "polite")
+    for button in (ex.reset, ex.fit, ex.pin):
+        expect(button).to_have_count(1)
+        expect(button).to_have_accessible_name(re.compile(r"\S"))
+    expect(ex.root.get_by_role("radio")).not_to_have_count(0)
+    for select in (ex.dataset, ex.bins):
+        expect(select).to_have_count(1)
+        assert select.evaluate("e => e.tagName") == "SELECT"

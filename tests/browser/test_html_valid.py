@@ -29,20 +29,23 @@ def run_vnu(vnu_command, *paths):
 
 
 @pytest.fixture(scope="module")
-def live_dom(browser, site_url):
+def live_dom(browser, site_url, ui, expect):
     """``(html, problem)``: the document as the browser holds it once the explorer has run
     (sim-600, fitted T), or what went wrong getting there."""
     from playwright.sync_api import Error
+
+    from .explorer_ui import Explorer
 
     context = browser.new_context()
     page = context.new_page()
     problem = None
     try:
         page.goto(site_url, wait_until="networkidle")
+        ex = Explorer(page, ui, expect)
         try:
-            page.locator("#ex1-dataset").select_option("sim-600", timeout=5000)
+            ex.dataset.select_option("sim-600", timeout=5000)
             page.wait_for_load_state("networkidle")
-            page.locator("#ex1-fit").click(timeout=5000)
+            ex.fit.click(timeout=5000)
         except Error as error:
             problem = f"could not drive the explorer: {error.message.splitlines()[0]}"
         return page.content(), problem

@@ -25,11 +25,11 @@ def test_loads_from_file_url_without_errors(open_page, expect):
     page.wait_for_timeout(300)  # let deferred scripts run: any error fails the test
 
 
-def test_every_request_stays_on_this_machine(open_page):
-    page = open_page(wait="networkidle")
-    select = page.locator("#ex1-dataset")
+def test_every_request_stays_on_this_machine(open_explorer):
+    ex = open_explorer(wait="networkidle")
+    page = ex.page
     for name in DATASETS[1:]:  # each dataset's payload loads on demand
-        select.select_option(name)
+        ex.choose(dataset=name)
         page.wait_for_load_state("networkidle")
     assert page.monitor.requests, "no request was recorded"
     assert page.monitor.external() == []
@@ -168,10 +168,10 @@ def test_print_hides_the_controls(open_page, expect):
     expect(page.locator("main p").first).to_be_visible()
 
 
-def test_reduced_motion_is_honoured(open_page):
-    page = open_page(reduced_motion="reduce")
-    page.locator("#ex1-dataset").select_option("twelve")
-    moving = page.evaluate("""() => {
+def test_reduced_motion_is_honoured(open_explorer):
+    ex = open_explorer(reduced_motion="reduce")
+    ex.choose(dataset="twelve")
+    moving = ex.page.evaluate("""() => {
         const seconds = v => v.split(',').map(s => parseFloat(s) * (s.trim().endsWith('ms') ? 0.001 : 1));
         const out = [];
         for (const e of document.querySelectorAll('*')) {

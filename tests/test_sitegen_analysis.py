@@ -1,15 +1,16 @@
-"""Tests of the entry point calib.analysis.precompute_analyses and of calib.analysis_payload."""
+"""Tests of the entry point sitegen.analysis.precompute_analyses and of sitegen.analysis_payload."""
 
 import json
 
 import numpy as np
 import pytest
 
-from calib.analysis import analyse_part, precompute_analyses
-from calib.analysis_payload import analysis_payload
-from calib.binning import SCHEMES
-from calib.payload import delta_decode, to_json, unpack
-from calib.precompute import OFFERED_BIN_COUNTS, Precomputed, precompute_all
+from calib import SCHEMES
+from sitegen.analysis import analyse_part, precompute_analyses
+from sitegen.analysis_payload import analysis_payload
+from sitegen.payload import delta_decode, to_json, unpack
+from sitegen.precompute import Precomputed, precompute_all
+from sitegen.settings import OFFERED_BIN_COUNTS
 
 FAST = dict(n_resamples=20, n_draws=60, sweep_draws=20)
 
@@ -53,7 +54,7 @@ def test_subgrid_holds_t1_the_fitted_t_and_every_tenth_point(small):
 
 
 def test_analysis_matches_the_precomputed_grid_metrics(small):
-    """ECE sweep and bootstrap at T = 1 line up with what calib.precompute computed independently."""
+    """ECE sweep and bootstrap at T = 1 line up with what sitegen.precompute computed independently."""
     precomputed, analyses = small
     for name, result in analyses.datasets.items():
         at = list(result.subgrid).index(precomputed.t1_index)

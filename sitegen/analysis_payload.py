@@ -1,7 +1,7 @@
 """Encoding one dataset's uncertainty analyses for the page (loaded on demand).
 
-Same conventions as :mod:`calib.payload`: every number is rounded here, once,
-to an integer in its display unit, with :func:`calib.payload.to_units`:
+Same conventions as :mod:`sitegen.payload`: every number is rounded here, once,
+to an integer in its display unit, with :func:`sitegen.payload.to_units`:
 
 * probabilities and rates (ECE, accuracy, confidence, bands, quantile levels,
   smooth-ECE bandwidth, curve points) in units of 1e-3 (``RATE_SCALE``);
@@ -11,7 +11,7 @@ to an integer in its display unit, with :func:`calib.payload.to_units`:
 
 Values along the sub-grid are delta-encoded (first value, then successive
 differences; decode with a running sum) and packed into strings with
-:func:`calib.payload.pack` / :func:`calib.payload.pack_rows`, exactly like the
+:func:`sitegen.payload.pack` / :func:`sitegen.payload.pack_rows`, exactly like the
 ``d`` strings of the dataset payload, so the page reuses its ``unpack``. The
 sub-grid is sent as indices into the shared grid, so the page looks
 temperatures up in the grid it already has. The format is described field by
@@ -20,9 +20,10 @@ field in :func:`analysis_payload`.
 
 import numpy as np
 
-from .binning import SCHEMES
+from calib import SCHEMES
+from calib.subgroups import CONDITIONS, POOLED
+
 from .payload import RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, delta_encode, pack, pack_rows, shares_summing_to, to_units
-from .subgroups import CONDITIONS, POOLED
 
 __all__ = ["ANALYSIS_SCHEMA_VERSION", "analysis_payload", "subgroups_payload"]
 
@@ -163,8 +164,8 @@ def analysis_payload(analyses, dataset_name):
         ``temperatures`` (floats: ``global`` and each group's fitted T), and
         ``parts[part][group or pooled][condition]`` with ``n``, ``accuracy``,
         ``confidence`` (mean), ``ece[scheme][B]`` (×1000), ``nll``, ``brier``
-        (×1e5) and ``bins`` (15 equal-width bins: ``count``, ``confidence``,
-        ``accuracy``, ``gap``; gaps sum to the 15-bin ECE shown).
+        (×1e5) and ``bins`` (``TABLE_BINS`` equal-width bins: ``count``, ``confidence``,
+        ``accuracy``, ``gap``; gaps sum to that ECE shown).
     """
     if dataset_name not in analyses.datasets:
         raise ValueError(f"dataset_name must be one of {sorted(analyses.datasets)}; got {dataset_name!r}")

@@ -16,6 +16,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 import numpy as np  # noqa: E402
 
+from .settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS  # noqa: E402
+
 __all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures"]
 
 # sentinel colour → (CSS variable, light-scheme fallback); Okabe–Ito hues, colour-blind safe
@@ -78,7 +80,7 @@ def svg_of(fig, prefix):
 def reliability_figure(bins, grid_index, title, prefix):
     """Reliability diagram of one state: diagonal, one dot per non-empty bin, gap lines, count bars beneath.
 
-    ``bins`` is a :class:`calib.binning.ReliabilityBins` over the grid; row ``grid_index`` is drawn.
+    ``bins`` is a :class:`calib.ReliabilityBins` over the grid; row ``grid_index`` is drawn.
     """
     with plt.rc_context(_STYLE):
         fig, (top, bottom) = plt.subplots(
@@ -120,8 +122,9 @@ def curves_figure(grid, series, markers, prefix):
         return svg_of(fig, prefix)
 
 
-def render_figures(precomputed, dataset="six", n_bins=4):
-    """The page's static figures as ``{name: svg}``: the worked example's reliability diagrams and its curves."""
+def render_figures(precomputed, dataset=WORKED_EXAMPLE, n_bins=WORKED_EXAMPLE_BINS):
+    """The page's static figures as ``{name: svg}``: ``dataset``'s reliability diagrams with ``n_bins``
+    equal-width bins at T = 1 and at its fitted T, and its score curves."""
     result = precomputed.datasets[dataset]
     part = next(iter(result.parts.values()))
     fitted = precomputed.index_of(result.fitted_t)

@@ -1,4 +1,4 @@
-"""Tests of calib.precompute: the shared temperature grid and the metric arrays computed over it.
+"""Tests of sitegen.precompute: the shared temperature grid and the metric arrays computed over it.
 
 Every array is checked against direct calls of the engine's public functions
 at a few grid points, and the grid against its documented construction.
@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from calib import DATASET_NAMES, brier, ece, fit_temperature, load, mce, nll, reliability_bins, scaled_probs, top_label
-from calib.precompute import base_grid, part_masks, round_significant, scores_over_grid
+from calib import part_masks
+from sitegen.precompute import base_grid, grid_index, round_significant, subgrid_indices
 
 
 def fitting_rows(data):
@@ -149,7 +150,7 @@ def test_six_arrays_at_reference_points(precomputed):
     assert part.ece["equal-width"][4][fit] == pytest.approx(0.380, abs=5e-4)
 
 
-# --- showcase and blocks ----------------------------------------------------------------------
+# --- showcase ----------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", DATASET_NAMES)
 def test_showcase_examples_and_probabilities(precomputed, name):
@@ -167,18 +168,64 @@ def test_showcase_examples_and_probabilities(precomputed, name):
         assert 0 < correct.sum() < chosen.size  # right and wrong examples both shown
 
 
-def test_scores_over_grid_does_not_depend_on_block_size():
-    data = load("sim-600")
-    temps = base_grid()[::7]
-    one_block = scores_over_grid(data.logits, data.labels, temps, block=10_000)
-    small_blocks = scores_over_grid(data.logits, data.labels, temps, block=5)
-    for a, b in zip(one_block, small_blocks):
-        assert np.allclose(a, b, rtol=1e-13, atol=0)
-    assert one_block[0] == pytest.approx(nll(data.logits, data.labels, temps), rel=1e-12)
+# --- grid look-ups ----------------------------------------------------------------------------
+
+def test_grid_index_finds_marked_temperatures_and_refuses_others(precomputed):
+    grid = precomputed.grid
+    assert grid_index(grid, 1.0) == precomputed.t1_index
+    for result in precomputed.datasets.values():
+        assert grid[grid_index(grid, result.fitted_t)] == result.fitted_t
+    with pytest.raises(ValueError, match="not a point of the grid"):
+        grid_index(grid, 1.0001)
 
 
-def test_part_masks():
-    assert list(part_masks(load("twelve"))) == ["all"]
-    masks = part_masks(load("sim-60"))
-    assert list(masks) == ["calibration", "test"]
-    assert np.array_equal(masks["calibration"], ~masks["test"])
+def test_subgrid_indices_by_hand():
+    assert subgrid_indices(31, keep=[7, 30]).tolist() == [0, 7, 10, 20, 30]
+    assert subgrid_indices(5, step=2).tolist() == [0, 2, 4]
+    with pytest.raises(ValueError, match="keep"):
+        subgrid_indices(10, keep=[10])
+    with pytest.raises(ValueError, match="step"):
+        subgrid_indices(10, step=0)
+
+
+# --- what the prose quotes, precomputed -------------------------------------------------------
+
+@pytest.mark.parametrize("name", DATASET_NAMES)
+def test_plain_grid_fit_is_the_grid_argmin_on_the_fitting_rows(precomputed, name):
+    result = precomputed.datasets[name]
+    rows = part_masks(result.dataset)[result.fitted_on]
+    z, y = result.dataset.logits[rows], result.dataset.labels[rows]
+    assert result.base_grid_t == fit_temperature(z, y, method="grid", grid=base_grid())
+    assert result.base_grid_nll == nll(z, y, result.base_grid_t)
+
+
+@pytest.mark.parametrize("name", ["six", "twelve"])
+def test_example_table_equals_direct_engine_calls(precomputed, name):
+    result = precomputed.datasets[name]
+    data, table = result.dataset, result.examples
+    assert table.n_bins == 4
+    for row, t in enumerate((1.0, result.fitted_t)):
+        conf, correct = top_label(data.logits, data.labels, t)
+        np.testing.assert_array_equal(table.correct, correct)
+        np.testing.assert_allclose(table.confidence[row], conf, rtol=1e-12)
+        for i in range(data.labels.size):
+            one = reliability_bins([conf[i]], [correct[i]], 4)
+            j = int(np.flatnonzero(one.count)[0])
+            assert table.bin_index[row, i] == j
+            assert (table.bin_lower[row, i], table.bin_upper[row, i]) == (j / 4, (j + 1) / 4)
+            assert table.loss[row, i] == pytest.approx(nll(data.logits[i:i + 1], data.labels[i:i + 1], t), rel=1e-12)
+            assert table.p_true[row, i] == pytest.approx(scaled_probs(data.logits[i:i + 1], t)[0, data.labels[i]],
+                                                         rel=1e-12)
+    assert precomputed.datasets["sim-600"].examples is None
+
+
+def test_softmax_walkthrough_of_the_first_worked_row(precomputed):
+    walk = precomputed.softmax
+    six = precomputed.datasets["six"]
+    assert walk.logits.tolist() == [3.0, 1.0, 0.0] and walk.label == 0
+    assert walk.temperatures == {"t1": 1.0, "fit": six.fitted_t, "sharp": 0.5, "soft": 2.0}
+    for i, t in enumerate(walk.temperatures.values()):
+        expected = scaled_probs(six.dataset.logits[:1], t)[0]
+        np.testing.assert_allclose(walk.probs[i], expected, rtol=1e-12)
+        assert walk.top[i] == expected.max() and walk.ratio[i] == pytest.approx(expected[0] / expected[1], rel=1e-12)
+    assert np.round(walk.probs[0], 3).tolist() == [0.844, 0.114, 0.042]

@@ -1,15 +1,15 @@
 """What one sample can and cannot tell: every uncertainty analysis of every dataset, in one call.
 
-``precompute_analyses(precomputed)`` takes what :func:`calib.precompute.precompute_all`
+``precompute_analyses(precomputed)`` takes what :func:`sitegen.precompute.precompute_all`
 returns and, for each dataset and each of its parts (``all``, or
 ``calibration`` and ``test``), computes at the temperatures of a coarse
-*sub-grid* of the shared grid (every 10th point, the last point, T = 1 and the
-dataset's fitted T):
+*sub-grid* of the shared grid (every ``SUBGRID_STEP``-th point, the last point,
+T = 1 and the dataset's fitted T):
 
-* the bootstrap spread of ECE and NLL (:func:`calib.uncertainty.bootstrap_spread`);
+* the bootstrap spread of ECE and NLL (:func:`calib.bootstrap_spread`);
 * the noise floor of a perfectly calibrated model with the same confidences,
-  with per-bin accuracy bands (:func:`calib.uncertainty.noise_floor`);
-* the ECE for every bin count 1..50 (:func:`calib.uncertainty.ece_sweep`);
+  with per-bin accuracy bands (:func:`calib.noise_floor`);
+* the ECE for every bin count 1..50 (:func:`calib.ece_sweep`);
 * the smooth ECE, its bandwidth and the smoothed reliability curve
   (:mod:`calib.smooth`);
 
@@ -17,7 +17,8 @@ and, for a dataset with groups, the per-group scores under T = 1, the global
 temperature and per-group temperatures (:mod:`calib.subgroups`).
 
 Results are plain numpy arrays and floats in natural units (probabilities,
-nats); :mod:`calib.analysis_payload` rounds them for the page. Every random
+nats); :mod:`sitegen.analysis_payload` rounds them for the page. The page's
+choices (seed, draws, bin counts, sub-grid step) come from :mod:`sitegen.settings`. Every random
 draw comes from a generator seeded by ``(seed, dataset, part, purpose)``, so a
 result does not depend on which other datasets were analysed, on their order,
 or on ``workers``.
@@ -29,34 +30,30 @@ from typing import Dict, NamedTuple, Optional
 
 import numpy as np
 
-from .precompute import MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, part_masks, round_significant
-from .scaling import log_softmax
-from .smooth import SmoothCurve, SmoothECE, smooth_ece, smooth_reliability
-from .subgroups import SubgroupAnalysis, subgroup_analysis
-from .bootstrap import DEFAULT_RESAMPLES, BootstrapSpread, bootstrap_spread
-from .floor import DEFAULT_DRAWS, NoiseFloor, noise_floor
-from .runs import ece_sweep
-from .validation import positive_int
+from calib import BootstrapSpread, NoiseFloor, bootstrap_spread, ece_sweep, log_softmax, noise_floor, part_masks
+from calib.smooth import SmoothCurve, SmoothECE, smooth_ece, smooth_reliability
+from calib.subgroups import SubgroupAnalysis, subgroup_analysis
+
+from .precompute import grid_index, round_significant, subgrid_indices
+from .settings import (
+    ANALYSIS_SEED, CURVE_POINTS, DRAWS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, RESAMPLES, SUBGRID_STEP,
+    SUBGROUP_BIN_COUNTS, SWEEP_DRAWS, TABLE_BINS,
+)
 
 __all__ = [
-    "ANALYSIS_SEED", "SUBGRID_STEP", "SWEEP_DRAWS", "CURVE_POINTS",
     "PartAnalysis", "DatasetAnalysis", "Analyses",
     "part_generator", "analyse_part", "analyse_dataset", "precompute_analyses",
 ]
 
-ANALYSIS_SEED = 20230922
-SUBGRID_STEP = 10
-SWEEP_DRAWS = 200
-CURVE_POINTS = 51  # the smoothed reliability curve is sampled at 0, 0.02, …, 1
 _PURPOSES = {"bootstrap": 1, "floor": 2}
 
 
 class PartAnalysis(NamedTuple):
     """The analyses of one part (its rows) at the sub-grid temperatures (G_s of them).
 
-    ``sweep[scheme]`` is (G_s, 50): the ECE for 1..50 bins. ``smooth`` holds
-    the smooth ECE and its bandwidth (G_s,); ``curve`` the smoothed
-    reliability curve at that bandwidth on :data:`CURVE_POINTS` points.
+    ``sweep[scheme]`` is (G_s, max_bins): the ECE for 1..max_bins bins.
+    ``smooth`` holds the smooth ECE and its bandwidth (G_s,); ``curve`` the
+    smoothed reliability curve at that bandwidth on ``curve_points`` points.
     """
 
     name: str
@@ -102,8 +99,9 @@ def part_generator(seed, dataset, part, purpose):
     return np.random.default_rng(np.random.SeedSequence(int(seed), spawn_key=key))
 
 
-def analyse_part(name, logits, labels, temperatures, seed=ANALYSIS_SEED, dataset="", n_resamples=DEFAULT_RESAMPLES,
-                 n_draws=DEFAULT_DRAWS, sweep_draws=SWEEP_DRAWS, bin_counts=OFFERED_BIN_COUNTS):
+def analyse_part(name, logits, labels, temperatures, seed=ANALYSIS_SEED, dataset="", n_resamples=RESAMPLES,
+                 n_draws=DRAWS, sweep_draws=SWEEP_DRAWS, bin_counts=OFFERED_BIN_COUNTS, max_bins=MAX_SWEEP_BINS,
+                 curve_points=CURVE_POINTS):
     """All analyses of one part (rows ``logits`` (n, K), ``labels`` (n,)) at ``temperatures`` (G_s,)."""
     log_p = log_softmax(logits, np.asarray(temperatures, dtype=np.float64))  # (G_s, n, K)
     rows = np.arange(labels.size)
@@ -111,38 +109,22 @@ def analyse_part(name, logits, labels, temperatures, seed=ANALYSIS_SEED, dataset
     confidence = np.exp(log_p[:, rows, predicted])
     correct = predicted == labels
     example_nll = -log_p[:, rows, labels]
-    spread = bootstrap_spread(confidence, correct, example_nll, bin_counts, n_resamples,
-                              part_generator(seed, dataset, name, "bootstrap"))
-    floor = noise_floor(confidence, bin_counts, MAX_SWEEP_BINS, n_draws, sweep_draws,
-                        part_generator(seed, dataset, name, "floor"))
-    sweep = ece_sweep(confidence, correct, MAX_SWEEP_BINS)
+    spread = bootstrap_spread(confidence, correct, example_nll, bin_counts=bin_counts, n_resamples=n_resamples,
+                              rng=part_generator(seed, dataset, name, "bootstrap"))
+    floor = noise_floor(confidence, bin_counts=bin_counts, max_bins=max_bins, n_draws=n_draws,
+                        sweep_draws=sweep_draws, rng=part_generator(seed, dataset, name, "floor"))
+    sweep = ece_sweep(confidence, correct, max_bins=max_bins)
     outcome = np.broadcast_to(correct.astype(np.float64), confidence.shape)
     smooth = smooth_ece(confidence, outcome)
-    curve = smooth_reliability(confidence, outcome, smooth.sigma, np.linspace(0.0, 1.0, CURVE_POINTS))
+    curve = smooth_reliability(confidence, outcome, smooth.sigma, np.linspace(0.0, 1.0, curve_points))
     return PartAnalysis(name, int(labels.size), spread, floor, sweep, smooth, curve)
 
-
-def subgrid_indices(grid_size, keep=(), step=10):
-    """Indices of the page's coarse sub-grid: every ``step``-th point of a grid of ``grid_size`` points,
-    the last point, and every index in ``keep`` (e.g. T = 1 and the fitted T), sorted and unique.
-
-    (Moved here from the engine unchanged; sitegen's copy replaces it when this module moves to sitegen.)
-
-    >>> subgrid_indices(25, keep=[7], step=10).tolist()
-    [0, 7, 10, 20, 24]
-    """
-    size = positive_int(grid_size, "grid_size")
-    step = positive_int(step, "step")
-    keep = np.asarray(keep, dtype=np.int64).ravel()
-    if keep.size and (keep.min() < 0 or keep.max() >= size):
-        raise ValueError(f"keep must hold indices in [0, {size}); got {keep.tolist()}")
-    return np.unique(np.concatenate([np.arange(0, size, step), [size - 1], keep])).astype(np.int64)
 
 
 def _plan(result, grid, t1_index, seed):
     """The sub-grid, fitted-T index and the :func:`analyse_part` arguments of each part of one dataset."""
     data = result.dataset
-    fitted_index = int(np.flatnonzero(grid == result.fitted_t)[0])
+    fitted_index = grid_index(grid, result.fitted_t)
     subgrid = subgrid_indices(grid.size, [t1_index, fitted_index], SUBGRID_STEP)
     jobs = {
         part: (part, data.logits[rows], data.labels[rows], grid[subgrid], seed, data.name)
@@ -155,11 +137,12 @@ def _subgroups(result):
     data = result.dataset
     if data.groups is None:
         return None
-    return subgroup_analysis(data, result.fitted_t, round_temperature=lambda t: round_significant(t)[0])
+    return subgroup_analysis(data, result.fitted_t, SUBGROUP_BIN_COUNTS, TABLE_BINS,
+                             round_temperature=lambda t: round_significant(t)[0])
 
 
 def analyse_dataset(result, grid, t1_index, seed=ANALYSIS_SEED, **settings):
-    """A :class:`DatasetAnalysis` for one :class:`calib.precompute.DatasetResult`.
+    """A :class:`DatasetAnalysis` for one :class:`sitegen.precompute.DatasetResult`.
 
     ``settings`` are passed to :func:`analyse_part`.
     """
@@ -168,9 +151,9 @@ def analyse_dataset(result, grid, t1_index, seed=ANALYSIS_SEED, **settings):
     return DatasetAnalysis(result.dataset.name, subgrid, fitted_index, parts, _subgroups(result))
 
 
-def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=DEFAULT_RESAMPLES, n_draws=DEFAULT_DRAWS,
+def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=RESAMPLES, n_draws=DRAWS,
                         sweep_draws=SWEEP_DRAWS, workers=1):
-    """Every analysis of every dataset in ``precomputed`` (a :class:`calib.precompute.Precomputed`).
+    """Every analysis of every dataset in ``precomputed`` (a :class:`sitegen.precompute.Precomputed`).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Tests of calib.payload: display-unit rounding, delta encoding, and the baked dataset payloads.
+"""Tests of sitegen.payload: display-unit rounding, delta encoding, and the baked dataset payloads.
 
 The payload is decoded here as the page does it — unpack the string of
 one-character codes, then value = t1 + running sum of the deltas — by a reader
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from calib import DATASET_NAMES, ece, nll, top_label
-from calib.payload import (
-    RATE_SCALE, SCORE_SCALE, core_payload, dataset_payload, delta_decode, delta_encode, pack, pack_rows,
-    shares_summing_to, to_json, to_script, to_units, unpack,
+from sitegen.payload import (
+    RATE_SCALE, SCORE_SCALE, core_payload, dataset_payload, delta_decode, delta_encode, displayed_difference, pack,
+    pack_rows, shares_summing_to, to_json, to_script, to_units, unpack,
 )
 
 FAST = settings(max_examples=50, deadline=None)
@@ -27,7 +27,7 @@ BIN_COUNTS = (4, 5, 10, 15, 20)
 
 
 def read_packed(text):
-    """The integers in a packed string, read from the format as documented in calib.payload.
+    """The integers in a packed string, read from the format as documented in sitegen.payload.
 
     Each code is chr(63 + c); c ≥ 32 means "more chunks follow" and c mod 32 is
     a 5-bit chunk, least significant first; the assembled zigzag value z is
@@ -291,7 +291,7 @@ def test_payloads_are_valid_json_and_deterministic(precomputed, payloads):
 
 
 def test_payloads_of_two_independent_runs_are_identical():
-    from calib.precompute import precompute_all
+    from sitegen.precompute import precompute_all
 
     texts = []
     for _ in range(2):
@@ -301,10 +301,22 @@ def test_payloads_of_two_independent_runs_are_identical():
 
 
 def test_core_payload(precomputed):
-    core = core_payload(precomputed, {name: f"about {name}" for name in precomputed.datasets})
+    core = core_payload(precomputed, {name: f"about {name}" for name in precomputed.datasets}, "six")
+    assert core["default_dataset"] == "six"
     assert core["grid"][core["t1_index"]] == 1.0
     assert core["units"] == {"score": 100_000, "rate": 1_000}
     assert [d["name"] for d in core["datasets"]] == list(DATASET_NAMES)
     for entry in core["datasets"]:
         assert core["grid"][entry["fitted_index"]] == entry["fitted_t"]
     json.loads(to_json(core))
+
+
+def test_core_payload_refuses_an_unknown_default_dataset(precomputed):
+    with pytest.raises(ValueError, match="default_dataset"):
+        core_payload(precomputed, {name: name for name in precomputed.datasets}, "seven")
+
+
+def test_displayed_difference_is_the_difference_of_the_rounded_values():
+    # 0.3305 shows as 0.331 (half away from zero) and 0.1004 as 0.100: the gap shown is 0.231, not 0.230
+    assert int(displayed_difference(0.3305, 0.1004, 1000)) == 231
+    assert displayed_difference(np.array([0.1, 0.2]), np.array([0.3, 0.2]), 1000).tolist() == [-200, 0]

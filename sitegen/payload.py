@@ -22,13 +22,14 @@ import re
 
 import numpy as np
 
-from .binning import SCHEMES
-from .precompute import OFFERED_BIN_COUNTS
+from calib import SCHEMES
+
+from .settings import OFFERED_BIN_COUNTS
 
 __all__ = [
     "SCHEMA_VERSION", "SCORE_SCALE", "RATE_SCALE",
-    "to_units", "delta_encode", "delta_decode", "pack", "pack_rows", "unpack", "grid_series", "shares_summing_to",
-    "core_payload", "dataset_payload", "to_script", "to_json",
+    "to_units", "displayed_difference", "delta_encode", "delta_decode", "pack", "pack_rows", "unpack",
+    "grid_series", "shares_summing_to", "core_payload", "dataset_payload", "to_script", "to_json",
 ]
 
 SCHEMA_VERSION = 1
@@ -40,6 +41,17 @@ def to_units(values, scale):
     """``values`` rounded to integers in units of 1/``scale`` (half away from zero), as int64."""
     x = np.asarray(values, dtype=np.float64) * scale
     return (np.sign(x) * np.floor(np.abs(x) + 0.5)).astype(np.int64)
+
+
+def displayed_difference(minuend, subtrahend, scale):
+    """``minuend − subtrahend`` taken between the two values as displayed: each rounded by
+    :func:`to_units` first, so a quoted gap is exactly the difference of the numbers printed beside
+    it. Integers (int64) in units of 1/``scale``, same shape as the inputs.
+
+    >>> int(displayed_difference(0.3305, 0.1004, 1000))
+    231
+    """
+    return to_units(minuend, scale) - to_units(subtrahend, scale)
 
 
 def delta_encode(ints, axis=-1):
@@ -209,13 +221,13 @@ def _split_gap(parts, t1_index):
     cal, test = parts["calibration"], parts["test"]
 
     def gap(a, b, scale):
-        return grid_series(to_units(b, scale) - to_units(a, scale), t1_index)
+        return grid_series(displayed_difference(b, a, scale), t1_index)
 
     return {
         "nll": gap(cal.nll, test.nll, SCORE_SCALE),
         "brier": gap(cal.brier, test.brier, SCORE_SCALE),
         "confidence": gap(cal.mean_confidence, test.mean_confidence, RATE_SCALE),
-        "accuracy": int(to_units(test.accuracy, RATE_SCALE) - to_units(cal.accuracy, RATE_SCALE)),
+        "accuracy": int(displayed_difference(test.accuracy, cal.accuracy, RATE_SCALE)),
         "ece": {s: {str(b): gap(cal.ece[s][b], test.ece[s][b], RATE_SCALE) for b in OFFERED_BIN_COUNTS}
                 for s in SCHEMES},
     }
@@ -246,10 +258,14 @@ def dataset_payload(result, precomputed):
     return payload
 
 
-def core_payload(precomputed, descriptions):
-    """What every page needs before any dataset: the grid, T = 1's index, units and the dataset list."""
+def core_payload(precomputed, descriptions, default_dataset):
+    """What every page needs before any dataset: the grid, T = 1's index, units, the dataset list and
+    ``default_dataset``, the one whose payload the page inlines and the explorer opens on."""
+    if default_dataset not in precomputed.datasets:
+        raise ValueError(f"default_dataset must be one of {sorted(precomputed.datasets)}; got {default_dataset!r}")
     return {
         "schema_version": SCHEMA_VERSION,
+        "default_dataset": default_dataset,
         "grid": precomputed.grid.tolist(),
         "t1_index": precomputed.t1_index,
         "units": {"score": SCORE_SCALE, "rate": RATE_SCALE},

@@ -1,0 +1,51 @@
+"""Every choice the page makes, in one place.
+
+The engine (:mod:`calib`) makes no page choices: the site's pipeline reads
+them here and passes them to the engine as arguments. Where the page simply
+adopts one of the engine's statistical defaults (the fit's search interval and
+tolerance, bootstrap resamples, noise-floor draws), the name below refers to
+that default rather than typing the number again.
+"""
+
+from calib import DATASET_NAMES, DEFAULT_BOUNDS, DEFAULT_DRAWS, DEFAULT_RESAMPLES, DEFAULT_SWEEP_DRAWS, DEFAULT_TOLERANCE
+
+__all__ = [
+    "DATASETS", "WORKED_EXAMPLE", "DEFAULT_DATASET",
+    "FIT_BOUNDS", "FIT_TOLERANCE", "GRID_POINTS", "GRID_BOUNDS", "SIGNIFICANT_DIGITS",
+    "OFFERED_BIN_COUNTS", "MAX_SWEEP_BINS", "TABLE_BINS", "SUBGROUP_BIN_COUNTS",
+    "SHOWCASE_SIZE", "EXAMPLE_LIST_MAX_ROWS", "WORKED_EXAMPLE_BINS", "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T",
+    "ANALYSIS_SEED", "RESAMPLES", "DRAWS", "SWEEP_DRAWS", "SUBGRID_STEP", "CURVE_POINTS",
+]
+
+# --- datasets -----------------------------------------------------------------------------------
+DATASETS = DATASET_NAMES        # the datasets the page shows, in this order
+WORKED_EXAMPLE = "six"          # the dataset the prose works through by hand (figures, softmax walk-through)
+DEFAULT_DATASET = WORKED_EXAMPLE  # the explorer opens on it; its payload is inlined in the page
+
+# --- the temperature fit and the slider's grid --------------------------------------------------
+FIT_BOUNDS = DEFAULT_BOUNDS     # bounded search interval of every fitted T
+FIT_TOLERANCE = DEFAULT_TOLERANCE  # final bracket width of that search
+GRID_POINTS = 534               # geometric grid points (relative step ≈ 0.99%)
+GRID_BOUNDS = FIT_BOUNDS        # the grid spans the fit's interval, so every fitted T lies on the slider
+SIGNIFICANT_DIGITS = 10         # grid temperatures and fitted T are rounded to this many digits
+
+# --- bins ---------------------------------------------------------------------------------------
+OFFERED_BIN_COUNTS = (4, 5, 10, 15, 20)  # the bin counts a reader can choose
+MAX_SWEEP_BINS = 50             # the bin-count sweep runs over 1..50 bins
+TABLE_BINS = 15                 # the tables' ECE and the subgroups' reliability bins (as Guo et al. report)
+SUBGROUP_BIN_COUNTS = (5, 10, 15, 20)  # bin counts of the subgroup table's ECEs
+
+# --- examples and illustrations -----------------------------------------------------------------
+SHOWCASE_SIZE = 6               # examples whose probability bars the explorer shows
+EXAMPLE_LIST_MAX_ROWS = 12      # a dataset this small lists every example (six and twelve)
+WORKED_EXAMPLE_BINS = 4         # equal-width bins of the worked example's figures, bins and bin jumps
+SOFTMAX_SHARP_T = 0.5           # the softmax walk-through's sharpening temperature
+SOFTMAX_SOFT_T = 2.0            # … and its softening one
+
+# --- uncertainty analyses -----------------------------------------------------------------------
+ANALYSIS_SEED = 20230922        # root seed of every random draw of the analyses
+RESAMPLES = DEFAULT_RESAMPLES   # bootstrap resamples
+DRAWS = DEFAULT_DRAWS           # simulated outcome sets behind the noise floor and its bands
+SWEEP_DRAWS = DEFAULT_SWEEP_DRAWS              # simulated outcome sets behind the floor of the 1..50-bin sweep
+SUBGRID_STEP = 10               # the analyses run on every 10th grid point (plus T = 1 and the fitted T)
+CURVE_POINTS = 51               # the smoothed reliability curve is sampled at 0, 0.02, …, 1

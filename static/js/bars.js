@@ -1,0 +1,74 @@
+/* bars.js — class probabilities as horizontal bars: every example of a small dataset, or one chosen
+ * example (host data-mode="single"). setData builds the rows for a dataset; setIndex moves them to a
+ * grid point, restyling a bar only when its length changes visibly. */
+(function (CT) {
+  "use strict";
+  var CLASS_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  var STEP = 4;  // bar lengths move in steps of 0.004 (about a pixel); the printed value is exact
+
+  function span(className, parent) {
+    var node = document.createElement("span");
+    node.className = className;
+    parent.appendChild(node);
+    return node;
+  }
+  function paragraph(className, text, parent) {
+    var node = document.createElement("p");
+    node.className = className;
+    node.textContent = text;
+    parent.appendChild(node);
+    return node;
+  }
+
+  function Bars(host) {
+    this.host = host;
+    this.single = host.dataset.mode === "single";
+    this.rows = [];  // per example shown: per class {fill, value (null: not printed), probs, level}
+  }
+
+  /* Rebuild the cards of `model`'s examples (only `example` in single mode). */
+  Bars.prototype.setData = function (model, example) {
+    var ui = CT.strings().ui, ex = model.examples, single = this.single, host = this.host, rows = [];
+    host.textContent = "";
+    var shown = single ? [example] : ex.index.map(function (_, e) { return e; });
+    shown.forEach(function (e) {
+      var card = document.createElement("div");
+      card.className = "example";
+      paragraph("example-head", CT.fill(ui.example_head, {
+        number: ex.index[e] + 1, label: CLASS_NAMES[ex.label[e]], predicted: CLASS_NAMES[ex.predicted[e]],
+        verdict: ex.predicted[e] === ex.label[e] ? ui.verdict_right : ui.verdict_wrong
+      }), card);
+      if (single) paragraph("example-logits", CT.fill(ui.example_logits, { logits: ex.logits[e].join(", ") }), card);
+      var bars = [];
+      for (var c = 0; c < model.k; c++) {
+        var row = document.createElement("div");
+        row.className = "bar-row" + (c === ex.predicted[e] ? " predicted" : "") + (c === ex.label[e] ? " truth" : "");
+        span("bar-name", row).textContent = CLASS_NAMES[c];
+        var fill = span("bar-fill", span("bar-track", row));
+        var value = span("bar-value", row);
+        card.appendChild(row);
+        var labelled = model.k <= 3 || single || c === ex.predicted[e] || c === ex.label[e];
+        bars.push({ fill: fill, value: labelled ? value : null, probs: ex.probs[e][c], level: null });
+      }
+      host.appendChild(card);
+      rows.push(bars);
+    });
+    this.rows = rows;
+  };
+
+  /* Show the probabilities at grid index i. */
+  Bars.prototype.setIndex = function (i) {
+    for (var r = 0; r < this.rows.length; r++) {
+      var bars = this.rows[r];
+      for (var c = 0; c < bars.length; c++) {
+        var bar = bars[c], p = bar.probs[i], level = Math.round(p / STEP);
+        if (bar.value) CT.setText(bar.value, CT.prob(p));
+        // A bar is a few hundred pixels wide: restyle it only when it would move visibly.
+        if (bar.level === level) continue;
+        bar.level = level;
+        bar.fill.style.transform = "scaleX(" + (level * STEP / 1000) + ")";
+      }
+    }
+  };
+  CT.Bars = Bars;
+})(window.CalibTutorial);

@@ -1,0 +1,52 @@
+/* cards.js — the metric cards ([data-metric] inside an explorer): each shows its value at the current
+ * T and its change against T = 1. setData takes the series of a configuration; setIndex a grid point. */
+(function (CT) {
+  "use strict";
+  // card -> [series key, value format, change format]
+  var FORMATS = {
+    nll: ["nll", "score", "scoreChange"], brier: ["brier", "score", "scoreChange"],
+    "ece-w": ["eceW", "pct", "points"], "ece-a": ["eceA", "pct", "points"],
+    mce: ["mce", "pct", "points"], confidence: ["confidence", "pct", "points"]
+  };
+  var FORMAT = {
+    score: function (u) { return CT.score(u); },
+    scoreChange: function (u) { return CT.score(u, true); },
+    pct: function (u) { return CT.pct(u); },
+    points: function (u) { return CT.points(u); }
+  };
+
+  function Cards(root) {
+    this.root = root;
+    this.cards = [];  // [{format, value node, change node}] of the cards that follow T
+    this.series = null;
+    var self = this;
+    Array.prototype.forEach.call(root.querySelectorAll("[data-metric]"), function (node) {
+      var format = FORMATS[node.getAttribute("data-metric")];
+      if (format) self.cards.push({ format: format, value: node.querySelector(".value"), change: node.querySelector(".change") });
+    });
+  }
+
+  /* series: {nll, brier, eceW, eceA, mce, confidence} decoded; accuracy in rate units. */
+  Cards.prototype.setData = function (series, accuracy, scheme, bins) {
+    var ui = CT.strings().ui, root = this.root;
+    this.series = series;
+    var acc = root.querySelector('[data-metric="accuracy"]');
+    if (acc) {
+      acc.querySelector(".value").textContent = CT.pct(accuracy);
+      acc.querySelector(".change").textContent = ui.unchanged_by_t;
+    }
+    var mceSub = root.querySelector('[data-metric="mce"] .card-sub');
+    if (mceSub) mceSub.textContent = CT.fill(ui.scheme_bins, { scheme: ui["scheme_" + scheme], bins: bins });
+    Array.prototype.forEach.call(root.querySelectorAll(".bins-count"), function (node) { node.textContent = bins; });
+  };
+
+  Cards.prototype.setIndex = function (i) {
+    var template = CT.strings().ui.change_vs_t1;
+    for (var c = 0; c < this.cards.length; c++) {
+      var card = this.cards[c], series = this.series[card.format[0]];
+      CT.setText(card.value, FORMAT[card.format[1]](series.value[i]));
+      CT.setText(card.change, CT.fill(template, { change: FORMAT[card.format[2]](series.change[i]) }));
+    }
+  };
+  CT.Cards = Cards;
+})(window.CalibTutorial);

@@ -1,0 +1,37 @@
+/* uncertainty.js — the "how much of this is noise?" panel: at one computed temperature, the ECE
+ * measured, its spread over resamples, what a perfectly calibrated model would score, the NLL with
+ * its spread, and the smooth ECE. The numbers come from analysis.js (and the grid series). */
+(function (CT) {
+  "use strict";
+
+  function Uncertainty(panel, note) {
+    this.panel = panel;
+    this.note = note;
+    this.fields = {};
+    var fields = this.fields;
+    Array.prototype.forEach.call(panel.querySelectorAll("[data-u]"), function (node) {
+      fields[node.getAttribute("data-u")] = node;
+    });
+  }
+
+  /* Waiting for the analyses of the dataset shown. */
+  Uncertainty.prototype.pending = function () {
+    this.panel.classList.add("pending");
+  };
+
+  /* view: {at (the note's text), k (sub-grid position), scheme, bins, ece and nll (grid series values
+   * at that point), part (an analysisModel part)}. */
+  Uncertainty.prototype.draw = function (view) {
+    var ui = CT.strings().ui, k = view.k, part = view.part, fields = this.fields;
+    var spread = part.spreadEce(view.scheme, view.bins), floor = part.floorEce(view.scheme, view.bins);
+    var nll = part.spreadNll(), smooth = part.smooth();
+    this.panel.classList.remove("pending");
+    CT.setText(this.note, view.at);
+    CT.setText(fields.measured, CT.fill(ui.unc_measured_value, { ece: CT.pct(view.ece), scheme: ui["scheme_" + view.scheme], bins: view.bins }));
+    CT.setText(fields.spread, CT.fill(ui.range_value, { lo: CT.pct(spread.lo[k]), hi: CT.pct(spread.hi[k]) }));
+    CT.setText(fields.floor, CT.fill(ui.floor_value, { lo: CT.pct(floor.lo[k]), mid: CT.pct(floor.mid[k]), hi: CT.pct(floor.hi[k]) }));
+    CT.setText(fields.nll, CT.fill(ui.unc_nll_value, { nll: CT.score(view.nll), lo: CT.score(nll.lo[k]), hi: CT.score(nll.hi[k]) }));
+    CT.setText(fields.smooth, CT.fill(ui.smooth_value, { ece: CT.pct(smooth.ece[k]), sigma: CT.prob(smooth.sigma[k]) }));
+  };
+  CT.Uncertainty = Uncertainty;
+})(window.CalibTutorial);

@@ -1,0 +1,81 @@
+"""The main explorer (``#ex1``, the one that keeps its state in the URL) as a reader finds it: controls
+by role and by the label the page shows (``content/en/strings.toml`` ``[ui]``), changed the way a
+reader changes them, and the ``#state/`` hash it writes, read from the URL itself."""
+
+import re
+from urllib.parse import unquote, urlsplit
+
+HASH_PREFIX = "#state/"
+
+
+def named(text):
+    """A name pattern: ``text`` at the start of an accessible name (a button's text may go on, e.g. "= 1.2298")."""
+    return re.compile("^" + re.escape(text))
+
+
+class Explorer:
+    """Locators and actions for one explorer; ``ui`` is the strings table, ``expect`` Playwright's."""
+
+    def __init__(self, page, ui, expect, root="#ex1"):
+        self.page, self.ui, self.expect = page, ui, expect
+        self.root = root = page.locator(root)
+        self.slider = root.get_by_role("slider", name=ui["temperature"], exact=True)
+        self.readout = root.get_by_role("status").and_(root.locator("output"))
+        self.status = root.get_by_role("status", include_hidden=True).and_(root.locator("p"))  # empty when all is well
+        self.dataset = root.get_by_role("combobox", name=ui["dataset"], exact=True)
+        self.bins = root.get_by_role("combobox", name=ui["bins"], exact=True)
+        self.reset = root.get_by_role("button", name=ui["button_t1"], exact=True)
+        self.fit = root.get_by_role("button", name=named(ui["button_fitted_plain"]))
+        self.pin = root.get_by_role("button", name=ui["button_pin"], exact=True)
+        self.bands = root.get_by_role("checkbox", name=ui["show_bands"], exact=True)
+        self.smooth = root.get_by_role("checkbox", name=ui["show_smooth"], exact=True)
+        self.bin_table = root.get_by_role("table", name=ui["bin_table_caption"], exact=True)
+        self.diagram = root.get_by_role("figure", name=named(ui["reliability_caption"]))
+        self.uncertainty = root.locator(".panel").filter(
+            has=page.get_by_role("heading", name=ui["uncertainty_title"], exact=True))
+
+    def scheme(self, value):
+        """The radio of binning scheme ``value`` ("equal-width" or "adaptive")."""
+        return self.root.get_by_role("radio", name=self.ui[f"scheme_{value}"], exact=True, include_hidden=True)
+
+    def part(self, value):
+        """The radio of part ``value`` ("calibration" or "test"), found even while hidden."""
+        return self.root.get_by_role("radio", name=self.ui[f"part_{value}"], exact=True, include_hidden=True)
+
+    def card(self, metric):
+        """The value printed on the card of ``metric`` (nll, brier, ece-w, ece-a, mce, accuracy, confidence)."""
+        return self.root.locator(f'[data-metric="{metric}"] .value')
+
+    def choose(self, *, dataset=None, scheme=None, bins=None, part=None):
+        """Set controls the way a person would."""
+        if dataset is not None:
+            self.dataset.select_option(dataset)
+        if part is not None:
+            self.part(part).check()
+        if scheme is not None:
+            self.scheme(scheme).check()
+        if bins is not None:
+            self.bins.select_option(str(bins))
+
+    def press(self, key, times=1):
+        """Press ``key`` on the temperature slider ``times`` times."""
+        self.slider.focus()
+        for _ in range(times):
+            self.page.keyboard.press(key)
+
+    def index(self):
+        """The slider's position: an index into the engine's temperature grid."""
+        return int(self.slider.input_value())
+
+    def hash_state(self):
+        """The URL's ``#state/`` hash as a dict (as it is now)."""
+        fragment = "#" + urlsplit(self.page.url).fragment
+        assert fragment.startswith(HASH_PREFIX), f"hash {fragment!r} lacks the {HASH_PREFIX} prefix"
+        return dict(pair.split("=", 1) for pair in unquote(fragment[len(HASH_PREFIX):]).split("&") if pair)
+
+    def expect_hash(self, **want):
+        """Wait until the URL's hash carries every ``key=value`` of ``want`` (the explorer writes it a
+        moment after the controls settle); returns the whole hash as a dict."""
+        fields = "".join(f"(?=(?:.*&)?{re.escape(key)}={re.escape(str(value))}(?:&|$))" for key, value in want.items())
+        self.expect(self.page).to_have_url(re.compile(re.escape(HASH_PREFIX) + fields))
+        return self.hash_state()
