@@ -35,12 +35,14 @@ def stage(name):
 
 
 def parse_args(argv):
-    """The command line: --out, --lang, --serve, --port."""
+    """The command line: --out, --lang, --serve, --port, --base-url."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "site"), help="output folder (default: site/)")
     parser.add_argument("--lang", default="en", help="content language: content/<lang>/ (default: en)")
     parser.add_argument("--serve", action="store_true", help="after building, preview on 127.0.0.1")
     parser.add_argument("--port", type=int, default=8000, help="preview port (default: 8000)")
+    parser.add_argument("--base-url", metavar="URL", default=None,
+                        help="absolute URL the site is published at (enables oEmbed files and absolute embed snippets)")
     return parser.parse_args(argv)
 
 
