@@ -6,7 +6,8 @@
 #                                 latex2mathml). No root, no browser, no npm.
 #   bash tools/setup.sh           everything the tests need as well:
 #                                 1. .venv/ with the test extras too (pytest, hypothesis, playwright, …);
-#                                 2. Debian's chromium and firefox-esr for the browser tests;
+#                                 2. Debian's chromium, firefox-esr, and webkit2gtk-driver with xvfb
+#                                    (WebKitGTK needs an X display) for the browser tests;
 #                                 3. Java (vnu.jar), Node.js with npm, and Debian's own python3 (the test
 #                                    that runs `--build` under it);
 #                                 4. the npm tools of package-lock.json (`npm ci`): axe-core, vnu-jar,
@@ -18,7 +19,7 @@
 # python3-venv is installed as root, and without root the script stops with the command to run.
 # pip runs only when pyproject.toml (or this folder) changed since the last install; npm ci only when
 # package-lock.json did. No browser is ever downloaded (no `playwright install`, PUPPETEER_SKIP_DOWNLOAD):
-# the tests drive /usr/bin/chromium and /usr/bin/firefox-esr. Safe to run again.
+# the tests drive /usr/bin/chromium, /usr/bin/firefox-esr and WebKitGTK's MiniBrowser. Safe to run again.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -28,7 +29,7 @@ mode=test
 case "${1-}" in
     "") ;;
     --build) mode=build ;;
-    -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) say "unknown option: $1 (usage: bash tools/setup.sh [--build])"; exit 2 ;;
 esac
 
@@ -121,6 +122,10 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 if [ ! -x /usr/bin/firefox-esr ]; then
     apt_install firefox-esr
+fi
+# WebKitGTK (MiniBrowser and its WebDriver) has no headless mode: its smoke tests start Xvfb.
+if [ ! -x /usr/bin/WebKitWebDriver ] || ! command -v Xvfb >/dev/null 2>&1; then
+    apt_install webkit2gtk-driver xvfb
 fi
 
 # ------------------------------------------------------------------ 3. Java, Node.js, Debian's python3
