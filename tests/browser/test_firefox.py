@@ -10,6 +10,7 @@ these tests under ``CI`` and skips them elsewhere, like Chromium.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -61,6 +62,23 @@ def report(site_dir, site_url, fitted_six, tmp_path_factory):
     assert "crash" not in data, f"the smoke script stopped: {data['crash']}\n{result.stderr[-3000:]}"
     data["downloaded"] = sorted(p.name for p in cache.iterdir())
     return data
+
+
+def test_puppeteer_core_is_pinned_to_a_version_for_this_node():
+    pinned = json.loads((ROOT / "package.json").read_text(encoding="utf-8"))["devDependencies"]["puppeteer-core"]
+    packages = json.loads((ROOT / "package-lock.json").read_text(encoding="utf-8"))["packages"]
+    entry = packages["node_modules/puppeteer-core"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pinned) and entry["version"] == pinned, (pinned, entry["version"])
+    assert "node_modules/puppeteer" not in packages, "the full puppeteer package downloads a browser"
+    node = shutil.which("node")
+    if node is None:
+        missing("Node.js", "apt-get update && apt-get install -y nodejs npm")
+    have = tuple(int(x) for x in subprocess.run([node, "--version"], capture_output=True, text=True,
+                                                check=True).stdout.strip().lstrip("v").split("."))
+    match = re.fullmatch(r">=\s*(\d+)(?:\.(\d+))?(?:\.(\d+))?", entry["engines"]["node"])
+    assert match, f"read this engines range by hand: {entry['engines']['node']}"
+    least = tuple(int(x or 0) for x in match.groups())
+    assert have >= least, f"puppeteer-core {pinned} needs node {entry['engines']['node']}, this is {have}"
 
 
 def page_is_clean(part):
