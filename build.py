@@ -33,7 +33,7 @@ def stage(name):
 
 
 def parse_args(argv):
-    """The command line: --out, --lang, --serve, --port (a usage error exits with status 2, as argparse does)."""
+    """The command line: --out, --lang, --serve, --port, --base-url (a usage error exits with status 2, as argparse does)."""
 
     def port(text):
         number = int(text)
@@ -46,6 +46,8 @@ def parse_args(argv):
     parser.add_argument("--lang", default="en", help="content language: content/<lang>/ (default: en)")
     parser.add_argument("--serve", action="store_true", help="after building, preview on 127.0.0.1")
     parser.add_argument("--port", type=port, default=8000, help="preview port (default: 8000)")
+    parser.add_argument("--base-url", metavar="URL", default=None,
+                        help="absolute URL the site is published at (enables oEmbed files and absolute embed snippets)")
     return parser.parse_args(argv)
 
 
