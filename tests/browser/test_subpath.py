@@ -1,61 +1,27 @@
 """The site as GitHub Pages serves a project site: under a sub-path, without dot-files.
 
-This module serves the built site only under ``/calibration-tutorial/`` (anything else is a 404)
+The loopback server (sitegen.serve, ``prefix=``) serves the built site only under ``/calibration-tutorial/`` (anything else is a 404)
 and answers 404 for any path with a segment starting with a dot, since upload-pages-artifact leaves
 such files out. It overrides ``site_url``, so ``open_page`` and its monitor (any failed or 4xx
 request, or a request to another host, fails the test) work as in the other browser tests.
 """
 
-import contextlib
-import functools
-import http.server
-import threading
 import urllib.error
 import urllib.request
 from html.parser import HTMLParser
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 
+from sitegen.serve import serving
+
 PREFIX = "/calibration-tutorial/"
-
-
-class SubPathHandler(http.server.SimpleHTTPRequestHandler):
-    """Files of ``directory`` under PREFIX only; dot-files and everything outside PREFIX are 404."""
-
-    def send_head(self):
-        path = urlsplit(self.path).path
-        rest = unquote(path[len(PREFIX):]) if path.startswith(PREFIX) else None
-        if rest is None or any(part.startswith(".") for part in rest.split("/")):
-            self.send_error(404)
-            return None
-        self.path = "/" + rest
-        return super().send_head()
-
-    def log_message(self, *args):
-        pass
-
-
-@contextlib.contextmanager
-def serve_under_prefix(folder):
-    """Serve ``folder`` at http://127.0.0.1:<free port>/calibration-tutorial/; yields that URL."""
-    handler = functools.partial(SubPathHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, name="subpath-server", daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{PREFIX}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")
 def site_url(site_dir):
     """The built site under the sub-path (overrides the conftest's site at the server root)."""
-    with serve_under_prefix(site_dir) as url:
+    with serving(site_dir, prefix=PREFIX) as url:
         yield url
 
 
