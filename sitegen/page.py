@@ -14,7 +14,7 @@ from .content import render_section
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError
 from .facts import FILTERS
-from .payload import core_payload, dataset_payload, to_script
+from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .settings import DEFAULT_DATASET
 from .tables import build_tables
 
@@ -134,6 +134,10 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
     for name, result in precomputed.datasets.items():
         files[f"data/{name}.js"] = to_script("dataset", dataset_payload(result, precomputed))
         files[f"data/{name}-analysis.js"] = to_script("analysis", analysis_payload(analyses, name))
+        for part in result.parts:
+            files[f"data/{name}-{part}-bins.js"] = to_script("bins", bins_payload(result, precomputed, part))
+        if result.groups is not None:
+            files[f"data/{name}-groups.js"] = to_script("groups", groups_payload(result, precomputed))
         files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
         files[f"downloads/{name}-metrics.csv"] = metrics_csv(result, precomputed.grid)
     core = core_payload(precomputed, {name: descriptions[name]["summary"] for name in precomputed.datasets},
