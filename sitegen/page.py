@@ -80,9 +80,16 @@ def _read_static(root):
     return parts["css"], parts["js"]
 
 
-def _script_for_inline(text):
-    """Make a script safe inside ``<script>…</script>``."""
-    return text.replace("</script", "<\\/script")
+APP_SCRIPT = "app.js"
+
+
+def app_script(core, strings, js):
+    """The page's one script, loaded with ``defer`` so that nothing runs before the first paint: the core
+    payload, the interface strings (``CalibTutorial._strings``) and the front end in ``order.txt`` order.
+    Datasets are not in it: each explorer loads ``data/<name>.js`` when it starts."""
+    head = ("window.CalibTutorial=window.CalibTutorial||{};window.CalibTutorial._strings="
+            + json.dumps(strings, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + ";\n")
+    return head + to_script("core", core) + js
 
 
 def run_reproduction(program):
@@ -100,7 +107,7 @@ def run_reproduction(program):
 
 
 # Names only the page template receives (see assemble_files); no fact may take them either.
-_INDEX_NAMES = ("sections", "inline_css", "inline_js", "core_script", "strings_json")
+_INDEX_NAMES = ("sections", "inline_css", "app_script")
 
 
 def page_context(page, facts):
@@ -160,16 +167,11 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
     content_env.filters.update(number_filters)
     rendered = [{"slug": s.slug, "html": render_section(s, content_env, shared, render_component)} for s in sections]
     try:
-        html = env.get_template("index.html.j2").render(
-            shared, sections=rendered, inline_css=css,
-            inline_js=_script_for_inline(js),
-            core_script=_script_for_inline(to_script("core", core)),
-            strings_json=markupsafe.Markup(json.dumps({"ui": strings["ui"], "format": strings["format"]},
-                                                      sort_keys=True, ensure_ascii=False)
-                                           .replace("</", "<\\/")),
-        )
+        html = env.get_template("index.html.j2").render(shared, sections=rendered, inline_css=css,
+                                                        app_script=APP_SCRIPT)
     except jinja2.TemplateError as error:
         raise BuildError(f"templates: {error.__class__.__name__}: {error}") from None
+    files[APP_SCRIPT] = app_script(core, {"ui": strings["ui"], "format": strings["format"]}, js)
     files["index.html"] = html
     files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
     return files

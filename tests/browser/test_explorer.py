@@ -340,7 +340,7 @@ def test_a_state_url_also_works_from_a_file_url(open_explorer, engine):
 
 
 def test_a_malformed_state_url_falls_back_without_errors(open_explorer, engine):
-    ex = open_explorer("#state/dataset=nope&t=abc&scheme=zigzag&bins=7&part=elsewhere")
+    ex = open_explorer("#state/dataset=nope&t=abc&scheme=zigzag&bins=77&part=elsewhere")
     state = settle(ex, engine)
     assert state["dataset"] in DATASETS and state["bins"] in BIN_COUNTS and state["scheme"] in SCHEMES
 
