@@ -14,7 +14,7 @@ from .content import MissingName, render_section, require_script_strings, requir
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError, template_lines
 from .facts import FILTERS
-from .payload import core_payload, dataset_payload, to_script
+from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .settings import DEFAULT_DATASET
 from .tables import build_tables
 
@@ -115,9 +115,16 @@ def _read_static(root):
     return parts["css"], parts["js"]
 
 
-def _script_for_inline(text):
-    """Make a script safe inside ``<script>…</script>``."""
-    return text.replace("</script", "<\\/script")
+APP_SCRIPT = "app.js"
+
+
+def app_script(core, strings, js):
+    """The page's one script, loaded with ``defer`` so that nothing runs before the first paint: the core
+    payload, the interface strings (``CalibTutorial._strings``) and the front end in ``order.txt`` order.
+    Datasets are not in it: each explorer loads ``data/<name>.js`` when it starts."""
+    head = ("window.CalibTutorial=window.CalibTutorial||{};window.CalibTutorial._strings="
+            + json.dumps(strings, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + ";\n")
+    return head + to_script("core", core) + js
 
 
 def run_reproduction(program):
@@ -135,7 +142,7 @@ def run_reproduction(program):
 
 
 # Names only the page template receives (see assemble_files); no fact may take them either.
-_INDEX_NAMES = ("sections", "inline_css", "inline_js", "core_script", "strings_json")
+_INDEX_NAMES = ("sections", "inline_css", "app_script")
 
 
 def page_context(page, facts):
@@ -165,6 +172,10 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
     for name, result in precomputed.datasets.items():
         files[f"data/{name}.js"] = to_script("dataset", dataset_payload(result, precomputed))
         files[f"data/{name}-analysis.js"] = to_script("analysis", analysis_payload(analyses, name))
+        for part in result.parts:
+            files[f"data/{name}-{part}-bins.js"] = to_script("bins", bins_payload(result, precomputed, part))
+        if result.groups is not None:
+            files[f"data/{name}-groups.js"] = to_script("groups", groups_payload(result, precomputed))
         files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
         files[f"downloads/{name}-metrics.csv"] = metrics_csv(result, precomputed.grid)
     core = core_payload(precomputed, {name: descriptions[name]["summary"] for name in precomputed.datasets},
@@ -186,14 +197,9 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
     content_env = content_environment()
     content_env.filters.update(number_filters)
     rendered = [{"slug": s.slug, "html": render_section(s, content_env, shared, render_component)} for s in sections]
-    html = render_template(env, "index.html.j2", dict(
-        shared, sections=rendered, inline_css=css,
-        inline_js=_script_for_inline(js),
-        core_script=_script_for_inline(to_script("core", core)),
-        strings_json=markupsafe.Markup(json.dumps({"ui": strings["ui"], "format": strings["format"]},
-                                                  sort_keys=True, ensure_ascii=False)
-                                       .replace("</", "<\\/")),
-    ))
+    html = render_template(env, "index.html.j2", dict(shared, sections=rendered, inline_css=css,
+                                                      app_script=APP_SCRIPT))
+    files[APP_SCRIPT] = app_script(core, {"ui": strings["ui"], "format": strings["format"]}, js)
     files["index.html"] = html
     files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
     return files
