@@ -17,7 +17,8 @@ and, for a dataset with groups, the per-group scores under T = 1, the global
 temperature and per-group temperatures (:mod:`calib.subgroups`).
 
 The prose quotes a few of these numbers, and for them the explorer's 200
-resamples are too few. So, at T = 1 and the fitted T only, each part also gets
+resamples are too few. So, at T = 1 and the fitted T only, each reported part
+(and the fitting rows of a dataset in ``FIT_SPREAD_TRUTH``) also gets
 (:func:`quote_part`) a separate bootstrap of ``QUOTED_RESAMPLES`` resamples:
 the spread of NLL, Brier and ECE, the paired change from T = 1 to the fitted T
 (:func:`calib.paired_difference`), and the Monte Carlo interval of every
@@ -324,11 +325,15 @@ def _subgroups(result):
 
 
 def _quoted(result, seed, quoted_resamples, explorer_resamples):
-    """``{part: QuotedPart}`` of one dataset."""
+    """``{part: QuotedPart}`` of one dataset: its reported part (``test``, or ``all`` without a split), and also
+    its fitting rows when it is in ``FIT_SPREAD_TRUTH`` (the prose studies the fit there). The other calibration
+    parts are never quoted with a spread, so they are skipped to keep the build short."""
     data = result.dataset
-    return {part: quote_part(part, data.logits[rows], data.labels[rows], result.fitted_t, seed, data.name,
-                             quoted_resamples, explorer_resamples)
-            for part, rows in part_masks(data).items()}
+    masks = part_masks(data)
+    wanted = [p for p in masks if p in ("test", "all") or (p == result.fitted_on and data.name in FIT_SPREAD_TRUTH)]
+    return {part: quote_part(part, data.logits[masks[part]], data.labels[masks[part]], result.fitted_t, seed,
+                             data.name, quoted_resamples, explorer_resamples)
+            for part in wanted}
 
 
 def _fit_spread(result, seed):

@@ -45,7 +45,8 @@ draws with ``outside`` or more bins outside (:func:`calib.tail_share`), ``tail_d
 from it); ``explorer`` (``ece``, ``nll``: the explorer's own 5–95% band at this T from ``an.resamples``
 resamples, ``lo``/``hi`` with their Monte Carlo intervals ``lo_from``/``lo_to``, ``hi_from``/``hi_to``).
 
-A part view also has ``paired`` (the change from T = 1 to the fitted T on the same resamples,
+A part with a quoted bootstrap (the reported part; also sim-600's calibration rows) has ``boot`` and ``explorer``
+at ``t1`` and ``fit`` (above), and ``paired`` (the change from T = 1 to the fitted T on the same resamples,
 :func:`calib.paired_difference`): ``nll``, ``brier``, ``ece`` each with ``change`` (fitted minus T = 1),
 ``lo``/``hi`` (its 5% and 95% points), ``lower`` (share of resamples in which the fitted T scores lower),
 and ``gain``/``gain_lo``/``gain_hi`` (the same as an improvement, T = 1 minus fitted).
