@@ -16,36 +16,59 @@ T = 1 and the dataset's fitted T):
 and, for a dataset with groups, the per-group scores under T = 1, the global
 temperature and per-group temperatures (:mod:`calib.subgroups`).
 
+The prose quotes a few of these numbers, and for them the explorer's 200
+resamples are too few. So, at T = 1 and the fitted T only, each reported part
+(and the fitting rows of a dataset in ``FIT_SPREAD_TRUTH``) also gets
+(:func:`quote_part`) a separate bootstrap of ``QUOTED_RESAMPLES`` resamples:
+the spread of NLL, Brier and ECE, the paired change from T = 1 to the fitted T
+(:func:`calib.paired_difference`), and the Monte Carlo interval of every
+quoted quantile (:func:`calib.quantile_interval`), also for the explorer's own
+resamples. Each dataset in ``FIT_SPREAD_TRUTH`` gets the spread of its fitted T
+(:func:`fit_spread`: bootstrap refits, and refits to labels redrawn from the
+known truth); the worked example and every dataset with groups get the
+marginal balance of the fit (:func:`marginal_balance`: each example's or
+group's slope and curvature of NLL in 1/T at the fitted T).
+
 Results are plain numpy arrays and floats in natural units (probabilities,
 nats); :mod:`sitegen.analysis_payload` rounds them for the page. The page's
 choices (seed, draws, bin counts, sub-grid step) come from :mod:`sitegen.settings`. Every random
 draw comes from a generator seeded by ``(seed, dataset, part, purpose)``, so a
 result does not depend on which other datasets were analysed, on their order,
-or on ``workers``.
+or on ``workers``. The purposes are ``bootstrap`` and ``floor`` (the explorer's
+analyses), ``quoted`` (the quoted bootstrap), ``refit`` (bootstrap refits of
+T) and ``truth`` (labels redrawn from the truth); each is its own stream, so
+adding one never moved the numbers of another.
 """
 
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from typing import Dict, NamedTuple, Optional
+from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from calib import BootstrapSpread, NoiseFloor, bootstrap_spread, ece_sweep, log_softmax, noise_floor, part_masks
+from calib import (
+    SPREAD_QUANTILES, BootstrapSpread, NoiseFloor, PairedDifference, ScoreSet, bootstrap_draws, bootstrap_spread,
+    ece_sweep, fit_weighted_temperatures, log_softmax, nll_beta_derivatives, noise_floor, paired_difference,
+    part_masks, quantile_interval, resample_counts, scaled_probs, sorted_quantiles,
+)
 from calib.smooth import SmoothCurve, SmoothECE, smooth_ece, smooth_reliability
-from calib.subgroups import SubgroupAnalysis, subgroup_analysis
+from calib.subgroups import SubgroupAnalysis, row_scores, subgroup_analysis
 
 from .precompute import grid_index, round_significant, subgrid_indices
 from .settings import (
-    ANALYSIS_SEED, CURVE_POINTS, DRAWS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, RESAMPLES, SUBGRID_STEP,
-    SUBGROUP_BIN_COUNTS, SWEEP_DRAWS, TABLE_BINS,
+    ANALYSIS_SEED, CURVE_POINTS, DRAWS, FIT_RESAMPLES, FIT_SPREAD_QUANTILES, FIT_SPREAD_TRUTH,
+    MAX_SWEEP_BINS, MONTE_CARLO_LEVEL, OFFERED_BIN_COUNTS, QUOTED_RESAMPLES, RESAMPLES, SUBGRID_STEP,
+    REFIT_TOLERANCE, SUBGROUP_BIN_COUNTS, SWEEP_DRAWS, TABLE_BINS, TRUTH_DRAWS, WORKED_EXAMPLE,
 )
 
 __all__ = [
     "PartAnalysis", "DatasetAnalysis", "Analyses",
-    "part_generator", "analyse_part", "analyse_dataset", "precompute_analyses",
+    "QuotedPart", "FitSpread", "Balance",
+    "part_generator", "analyse_part", "quote_part", "fit_spread", "marginal_balance", "analyse_dataset",
+    "precompute_analyses",
 ]
 
-_PURPOSES = {"bootstrap": 1, "floor": 2}
+_PURPOSES = {"bootstrap": 1, "floor": 2, "quoted": 3, "refit": 4, "truth": 5}
 
 
 class PartAnalysis(NamedTuple):
@@ -65,14 +88,90 @@ class PartAnalysis(NamedTuple):
     curve: SmoothCurve
 
 
+class QuotedPart(NamedTuple):
+    """The bootstrap behind the numbers the prose quotes, for one part, at T = 1 and the fitted T.
+
+    Every array has a temperature axis of length 2: T = 1 first, the fitted T
+    second. ``spread`` is a :class:`calib.ScoreSet` of (2, Q) arrays, the
+    ``quantiles`` of each score over ``n_resamples`` resamples; ``interval`` a
+    ScoreSet of (Q, 2, 2) arrays, the ``level`` Monte Carlo interval (lower,
+    upper) of each of those quantiles (:func:`calib.quantile_interval`);
+    ``explorer_interval`` the same for the explorer's own ``explorer_resamples``
+    resamples (its "bootstrap" stream, so the very draws behind its band), whose
+    quantiles are ``explorer_spread``. ``paired`` is the paired bootstrap of the
+    change from T = 1 to the fitted T (:func:`calib.paired_difference`).
+    ECE is keyed ``[scheme][B]`` for the offered bin counts.
+    """
+
+    n: int
+    n_resamples: int
+    explorer_resamples: int
+    quantiles: Tuple[float, ...]
+    level: float
+    spread: ScoreSet
+    interval: ScoreSet
+    explorer_spread: ScoreSet
+    explorer_interval: ScoreSet
+    paired: PairedDifference
+
+
+class FitSpread(NamedTuple):
+    """How far the fitted temperature of one dataset could have landed, from its fitting rows.
+
+    ``bootstrap`` (R,) are the temperatures fitted to R bootstrap resamples of
+    the rows (:func:`calib.fit_weighted_temperatures` with
+    :func:`calib.resample_counts`); ``under_truth`` (S,) the temperatures fitted
+    to S label sets redrawn from softmax(z / ``truth``) on the same logits.
+    ``bootstrap_q`` and ``truth_q`` are their ``quantiles``; ``reach`` is the
+    share of bootstrap fits at or above the truth, ``below`` the share of fits
+    under the truth at or below the actual fit ``fitted_t``.
+    """
+
+    n: int
+    fitted_t: float
+    truth: float
+    quantiles: Tuple[float, ...]
+    bootstrap: np.ndarray
+    under_truth: np.ndarray
+    bootstrap_q: np.ndarray
+    truth_q: np.ndarray
+    reach: float
+    below: float
+
+
+class Balance(NamedTuple):
+    """Why a fitted T lands where it does: each group's share of the slope and curvature of NLL in β = 1/T.
+
+    At ``temperature`` (the T fitted to all ``n`` rows), ``slope[g]`` and
+    ``curvature[g]`` are group ``names[g]``'s contributions to the first and
+    second derivative of the mean NLL in β (weights: the group's rows / n, so
+    the groups add up to the pooled derivatives; :func:`calib.nll_beta_derivatives`).
+    The slopes sum to zero at the optimum; ``pooled_slope`` and
+    ``pooled_curvature`` are the pooled values.
+    """
+
+    n: int
+    temperature: float
+    names: Tuple
+    slope: np.ndarray
+    curvature: np.ndarray
+    pooled_slope: float
+    pooled_curvature: float
+
+
 class DatasetAnalysis(NamedTuple):
-    """One dataset: its sub-grid (indices into the shared grid), fitted-T index, parts and subgroups."""
+    """One dataset: its sub-grid (indices into the shared grid), fitted-T index, parts and subgroups,
+    and what the prose quotes: ``quoted[part]`` (:class:`QuotedPart`), ``fit_spread``
+    (:class:`FitSpread`, or None) and ``balance`` (:class:`Balance`, or None)."""
 
     name: str
     subgrid: np.ndarray
     fitted_index: int
     parts: Dict[str, PartAnalysis]
     subgroups: Optional[SubgroupAnalysis]
+    quoted: Dict[str, QuotedPart] = {}
+    fit_spread: Optional[FitSpread] = None
+    balance: Optional[Balance] = None
 
 
 class Analyses(NamedTuple):
@@ -120,6 +219,90 @@ def analyse_part(name, logits, labels, temperatures, seed=ANALYSIS_SEED, dataset
     return PartAnalysis(name, int(labels.size), spread, floor, sweep, smooth, curve)
 
 
+def _score_map(scores, func):
+    """A :class:`calib.ScoreSet` with ``func`` applied to every array (Brier may be None)."""
+    return ScoreSet(func(scores.nll), None if scores.brier is None else func(scores.brier),
+                    {s: {b: func(v) for b, v in by_bins.items()} for s, by_bins in scores.ece.items()})
+
+
+def quote_part(name, logits, labels, fitted_t, seed=ANALYSIS_SEED, dataset="", n_resamples=QUOTED_RESAMPLES,
+               explorer_resamples=RESAMPLES, bin_counts=(TABLE_BINS,), level=MONTE_CARLO_LEVEL,
+               quantiles=SPREAD_QUANTILES):
+    """The :class:`QuotedPart` of one part (rows ``logits`` (n, K), ``labels`` (n,)) at T = 1 and ``fitted_t``.
+
+    One :func:`calib.bootstrap_draws` of ``n_resamples`` resamples from the
+    part's "quoted" stream gives the spreads and the paired change; a second
+    one of ``explorer_resamples`` from its "bootstrap" stream redraws exactly
+    the explorer's resamples at these two temperatures (the resample counts
+    come first from the stream, whatever the temperatures), so the Monte Carlo
+    error of the band the explorer shows can be stated.
+    """
+    temperatures = (1.0, float(fitted_t))
+    rows = [row_scores(logits, labels, t) for t in temperatures]
+    confidence, correct = np.stack([r[0] for r in rows]), rows[0][1]
+    example_nll, example_brier = np.stack([r[2] for r in rows]), np.stack([r[3] for r in rows])
+    q = tuple(float(v) for v in quantiles)
+
+    def sample(resamples, purpose):
+        return bootstrap_draws(confidence, correct, example_nll, bin_counts, resamples,
+                               part_generator(seed, dataset, name, purpose), example_brier)
+
+    def spread(draws):  # (R, 2) → (2, Q)
+        return sorted_quantiles(draws.T, q).T
+
+    def interval(draws):  # (R, 2) → (Q, 2, 2)
+        return quantile_interval(draws.T, q, level)
+
+    quoted, explorer = sample(n_resamples, "quoted"), sample(explorer_resamples, "bootstrap")
+    return QuotedPart(int(labels.size), quoted.n_resamples, explorer.n_resamples, q, float(level),
+                      _score_map(quoted.draws, spread), _score_map(quoted.draws, interval),
+                      _score_map(explorer.draws, spread), _score_map(explorer.draws, interval),
+                      paired_difference(quoted, 0, 1, q))
+
+
+def fit_spread(logits, labels, fitted_t, truth, seed=ANALYSIS_SEED, dataset="", part="calibration",
+               n_resamples=FIT_RESAMPLES, truth_draws=TRUTH_DRAWS, quantiles=FIT_SPREAD_QUANTILES,
+               tolerance=REFIT_TOLERANCE):
+    """The :class:`FitSpread` of a temperature ``fitted_t`` fitted to ``(logits, labels)`` whose labels were
+    drawn at temperature ``truth``.
+
+    The bootstrap refits T to resampled rows (the part's "refit" stream). The
+    check under the truth redraws every label from softmax(z / truth) by
+    inverse transform on uniforms of the "truth" stream and refits; to fit all
+    label sets in one lock-step search, each row is repeated once per class
+    (with that class as its label) and a label set weights copy c of row i by
+    [its label i is c], which is the same weighted NLL as the relabelled rows.
+    """
+    z = np.asarray(logits, dtype=np.float64)
+    y = np.asarray(labels)
+    n, k = z.shape
+    boot = fit_weighted_temperatures(z, y, resample_counts(n, n_resamples, part_generator(seed, dataset, part, "refit")),
+                                     tolerance=tolerance)
+    u = part_generator(seed, dataset, part, "truth").random((truth_draws, n))
+    cumulative = np.cumsum(scaled_probs(z, float(truth)), axis=1)  # (n, K)
+    drawn = np.minimum((u[:, :, None] > cumulative[None]).sum(axis=2), k - 1)  # (S, n) labels
+    weights = (drawn[:, :, None] == np.arange(k)).reshape(truth_draws, n * k).astype(np.float64)
+    refits = fit_weighted_temperatures(np.repeat(z, k, axis=0), np.tile(np.arange(k), n), weights, tolerance=tolerance)
+    q = tuple(float(v) for v in quantiles)
+    return FitSpread(n, float(fitted_t), float(truth), q, boot, refits,
+                     sorted_quantiles(boot, q), sorted_quantiles(refits, q),
+                     float(np.mean(boot >= truth)), float(np.mean(refits <= fitted_t)))
+
+
+def marginal_balance(logits, labels, temperature, groups):
+    """The :class:`Balance` of the T fitted to all rows, split by ``groups`` (one label per row, e.g. a
+    group name, or the row's own index for per-example contributions)."""
+    z = np.asarray(logits, dtype=np.float64)
+    y = np.asarray(labels)
+    groups = np.asarray(groups)
+    names = tuple(np.unique(groups).tolist())
+    n = y.size
+    parts = [nll_beta_derivatives(z, y, temperature, (groups == g) / n) for g in names]
+    pooled = nll_beta_derivatives(z, y, temperature)
+    return Balance(int(n), float(temperature), names, np.array([p[0] for p in parts]),
+                   np.array([p[1] for p in parts]), pooled[0], pooled[1])
+
+
 
 def _plan(result, grid, t1_index, seed):
     """The sub-grid, fitted-T index and the :func:`analyse_part` arguments of each part of one dataset."""
@@ -141,18 +324,60 @@ def _subgroups(result):
                              round_temperature=lambda t: round_significant(t)[0])
 
 
-def analyse_dataset(result, grid, t1_index, seed=ANALYSIS_SEED, **settings):
+def _quoted(result, seed, quoted_resamples, explorer_resamples):
+    """``{part: QuotedPart}`` of one dataset: its reported part (``test``, or ``all`` without a split), and also
+    its fitting rows when it is in ``FIT_SPREAD_TRUTH`` (the prose studies the fit there). The other calibration
+    parts are never quoted with a spread, so they are skipped to keep the build short."""
+    data = result.dataset
+    masks = part_masks(data)
+    wanted = [p for p in masks if p in ("test", "all") or (p == result.fitted_on and data.name in FIT_SPREAD_TRUTH)]
+    return {part: quote_part(part, data.logits[masks[part]], data.labels[masks[part]], result.fitted_t, seed,
+                             data.name, quoted_resamples, explorer_resamples)
+            for part in wanted}
+
+
+def _fit_spread(result, seed):
+    """The :class:`FitSpread` of a dataset in ``FIT_SPREAD_TRUTH`` (on its fitting rows), else None."""
+    data = result.dataset
+    if data.name not in FIT_SPREAD_TRUTH:
+        return None
+    rows = part_masks(data)[result.fitted_on]
+    return fit_spread(data.logits[rows], data.labels[rows], result.fitted_t, FIT_SPREAD_TRUTH[data.name], seed,
+                      data.name, result.fitted_on)
+
+
+def _balance(result):
+    """The :class:`Balance` per group (datasets with groups) or per example (the worked example), else None."""
+    data = result.dataset
+    rows = part_masks(data)[result.fitted_on]
+    if data.groups is not None:
+        groups = np.asarray(data.groups)[rows]
+    elif data.name == WORKED_EXAMPLE:
+        groups = np.arange(data.labels.size)[rows]
+    else:
+        return None
+    return marginal_balance(data.logits[rows], data.labels[rows], result.fitted_t, groups)
+
+
+def _extras(result, seed, quoted_resamples, explorer_resamples):
+    """What the prose quotes beyond the explorer's analyses: ``quoted``, ``fit_spread``, ``balance``."""
+    return dict(quoted=_quoted(result, seed, quoted_resamples, explorer_resamples),
+                fit_spread=_fit_spread(result, seed), balance=_balance(result))
+
+
+def analyse_dataset(result, grid, t1_index, seed=ANALYSIS_SEED, quoted_resamples=QUOTED_RESAMPLES, **settings):
     """A :class:`DatasetAnalysis` for one :class:`sitegen.precompute.DatasetResult`.
 
     ``settings`` are passed to :func:`analyse_part`.
     """
     subgrid, fitted_index, jobs = _plan(result, grid, t1_index, seed)
     parts = {part: analyse_part(*args, **settings) for part, args in jobs.items()}
-    return DatasetAnalysis(result.dataset.name, subgrid, fitted_index, parts, _subgroups(result))
+    extras = _extras(result, seed, quoted_resamples, settings.get("n_resamples", RESAMPLES))
+    return DatasetAnalysis(result.dataset.name, subgrid, fitted_index, parts, _subgroups(result), **extras)
 
 
 def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=RESAMPLES, n_draws=DRAWS,
-                        sweep_draws=SWEEP_DRAWS, workers=1):
+                        sweep_draws=SWEEP_DRAWS, workers=1, quoted_resamples=QUOTED_RESAMPLES):
     """Every analysis of every dataset in ``precomputed`` (a :class:`sitegen.precompute.Precomputed`).
 
     Parameters
@@ -166,6 +391,8 @@ def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=RESAMPLES, 
         Simulated outcome sets for the noise floor and the bands (≥ 2000 on the page).
     sweep_draws : int
         Simulated outcome sets for the noise floor of the 1..50 bin sweep.
+    quoted_resamples : int
+        Bootstrap resamples behind the numbers the prose quotes (:func:`quote_part`).
     workers : int
         Threads running the parts of all datasets concurrently (numpy releases
         the GIL in the heavy loops). The results do not depend on it. The
@@ -194,7 +421,8 @@ def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=RESAMPLES, 
             groups = {name: _subgroups(r) for name, r in precomputed.datasets.items()}
             done = {key: future.result() for key, future in futures.items()}
     datasets = {
-        name: DatasetAnalysis(name, subgrid, fitted_index, {part: done[name, part] for part in jobs}, groups[name])
+        name: DatasetAnalysis(name, subgrid, fitted_index, {part: done[name, part] for part in jobs}, groups[name],
+                              **_extras(precomputed.datasets[name], seed, quoted_resamples, n_resamples))
         for name, (subgrid, fitted_index, jobs) in plans.items()
     }
     return Analyses(int(seed), grid, t1, int(n_resamples), int(n_draws), int(sweep_draws), datasets)

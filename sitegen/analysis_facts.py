@@ -13,7 +13,12 @@ bands), ``an.sweep_draws`` (those behind the 1..50-bin floor), ``an.seed``, ``an
 (every n-th grid point is analysed), ``an.max_bins`` (50), ``an.bin_counts`` (the bin counts with
 spreads, floors and bands), ``an.spread_q`` / ``an.band_q`` (``lo``, ``hi``: 0.05, 0.95),
 ``an.floor_q`` (``lo``, ``mid``, ``hi``: 0.05, 0.5, 0.95), ``an.outside_by_chance`` (the share of
-bins a calibrated model leaves outside a lo–hi band by chance: ``1 − (hi − lo)``).
+bins a calibrated model leaves outside a lo–hi band by chance: ``1 − (hi − lo)``), ``an.table_bins`` (15, the
+bin count the prose quotes; ``ece``, ``spread.ece``, ``floor.ece``, ``bands``, ``boot.ece`` and ``paired.ece``
+below are at it, equal-width), ``an.few_bins`` (5, the small bin count the prose contrasts with ``max_bins``),
+``an.outside_bound`` (see :func:`_outside_bound`), ``an.quoted_resamples`` (resamples behind ``boot`` and
+``paired``), ``an.mc_level`` (coverage of their Monte Carlo intervals), ``an.fit_q`` (``lo``, ``mid``, ``hi``:
+the levels of ``fit_spread``).
 
 Per dataset, ``an.<key>`` (dashes become underscores: ``an.sim_600``):
 
@@ -33,11 +38,32 @@ B in ``an.bin_counts``); ``floor.ece_w[B]`` / ``floor.ece_a[B]`` (``lo``, ``mid`
 ``above_floor_w`` / ``above_floor_a`` (the bin counts B = 1..50 whose ECE exceeds the floor's 95% point);
 ``smooth`` (``ece``, ``sigma``); ``bands_w[B]`` / ``bands_a[B]`` (``bins`` non-empty bins,
 ``outside`` of them with an accuracy outside the 5–95% band, ``share`` = outside / bins,
-``above`` / ``below`` (outside on either side)).
+``above`` / ``below`` (outside on either side), ``tail``: the share of the noise floor's simulated
+draws with ``outside`` or more bins outside (:func:`calib.tail_share`), ``tail_draws`` that many draws of
+``an.draws``); ``boot`` (the quoted bootstrap, ``an.quoted_resamples`` resamples) with ``nll``, ``brier``,
+``ece`` (``lo``, ``hi``: 5% and 95%; ``mc``: the farthest a bound of either end's Monte Carlo interval lies
+from it); ``explorer`` (``ece``, ``nll``: the explorer's own 5–95% band at this T from ``an.resamples``
+resamples, ``lo``/``hi`` with their Monte Carlo intervals ``lo_from``/``lo_to``, ``hi_from``/``hi_to``).
+
+A part with a quoted bootstrap (the reported part; also sim-600's calibration rows) has ``boot`` and ``explorer``
+at ``t1`` and ``fit`` (above), and ``paired`` (the change from T = 1 to the fitted T on the same resamples,
+:func:`calib.paired_difference`): ``nll``, ``brier``, ``ece`` each with ``change`` (fitted minus T = 1),
+``lo``/``hi`` (its 5% and 95% points), ``lower`` (share of resamples in which the fitted T scores lower),
+and ``gain``/``gain_lo``/``gain_hi`` (the same as an improvement, T = 1 minus fitted).
 
 ``gap.t1`` / ``gap.fit``: test minus calibration of ``nll``, ``brier``, ``ece`` (``TABLE_BINS``, 15, equal-width
 bins) and ``ece_w[B]`` (each offered B), each the difference of the two display-rounded values, so
 it matches the split table's gap column exactly.
+
+``fit_spread`` (datasets with a known label temperature, sim-600): ``t`` (the fit), ``n`` (its rows), ``truth``,
+``lo``/``mid``/``hi`` (the bootstrap refits' quantiles ``an.fit_q``), ``reach`` (share of refits at or above
+the truth), ``truth_lo``/``truth_mid``/``truth_hi`` (fits to labels redrawn from the truth), ``below`` (share
+of those at or below ``t``) and ``below_se`` (its binomial Monte Carlo standard error), ``resamples``, ``draws``.
+
+``balance`` (the worked example, per example; datasets with groups, per group on the fitting rows):
+``t``, ``up`` (the example or group whose NLL falls as T rises past the fit: ``name``, ``slope``,
+``curvature``), ``rest`` (all the others together: ``slope``, ``curvature``) and ``ratio``
+(``up.curvature / rest.curvature``); slopes and curvatures are per pooled row, in nats per unit of β = 1/T.
 
 ``sub`` (mixed only): ``names`` (the groups), ``t_global``, ``t_group[g]``, and
 ``sub.<part>.<group or pooled>.<t1 | global | group>`` with ``n``, ``accuracy``, ``conf`` (mean
@@ -45,16 +71,17 @@ confidence), ``nll``, ``brier``, ``ece`` (``TABLE_BINS``, 15, equal-width bins) 
 (the subgroup bin counts of :mod:`sitegen.settings`).
 """
 
+import math
 from types import SimpleNamespace
 
 import numpy as np
 
-from calib import SCHEMES
+from calib import SCHEMES, tail_share
 from calib.subgroups import CONDITIONS, POOLED
 
 from .facts import fact_key
 from .payload import RATE_SCALE, SCORE_SCALE, displayed_difference
-from .settings import SUBGRID_STEP, TABLE_BINS
+from .settings import PROSE_FEW_BINS, SUBGRID_STEP, TABLE_BINS
 
 __all__ = ["build_analysis_facts", "SCHEME_KEYS"]
 
@@ -66,23 +93,73 @@ def _quantile_ns(row, names):
     return SimpleNamespace(**{key: float(value) for key, value in zip(names, row)})
 
 
-def _band_outcome(bins, band):
-    """Which non-empty bins lie outside their band.
+def _band_outcome(bins, band, law, n_draws):
+    """Which non-empty bins lie outside their band, and how often a calibrated model does as badly.
 
     ``bins`` is one temperature's :class:`calib.ReliabilityBins` row (arrays (B_used,)), ``band``
     the engine's (B_used, 2) accuracy band of a calibrated model with the same confidences (NaN for
-    an empty bin). Returns a namespace with ``bins``, ``outside``, ``above``, ``below``, ``share``.
+    an empty bin), ``law`` (B_used + 1,) the noise floor's law of how many bins its ``n_draws`` draws put
+    outside (``NoiseFloor.outside``). Returns a namespace with ``bins``, ``outside``, ``above``, ``below``,
+    ``share``, ``tail`` (:func:`calib.tail_share`) and ``tail_draws`` (``tail`` as a number of draws).
     """
     used = bins.count > 0
     accuracy, lo, hi = bins.accuracy[used], band[used, 0], band[used, 1]
     below, above = int(np.sum(accuracy < lo)), int(np.sum(accuracy > hi))
     total = int(used.sum())
+    tail = tail_share(law, below + above)
     return SimpleNamespace(bins=total, below=below, above=above, outside=below + above,
-                           share=(below + above) / total if total else 0.0)
+                           share=(below + above) / total if total else 0.0,
+                           tail=tail, tail_draws=int(round(tail * n_draws)))
+
+
+def _interval_view(quantiles, intervals, j):
+    """``lo``/``hi`` (the quoted quantiles at temperature column ``j``) and ``mc``, the farthest a bound of
+    either one's Monte Carlo interval lies from it (the quantity's units)."""
+    lo, hi = float(quantiles[j, 0]), float(quantiles[j, 1])
+    bounds = intervals[:, j]  # (Q, 2)
+    mc = float(np.max(np.abs(bounds - np.array([[lo], [hi]]))))
+    return SimpleNamespace(lo=lo, hi=hi, mc=mc)
+
+
+def _explorer_view(quantiles, intervals, j):
+    """The explorer's band at temperature column ``j``: ``lo``/``hi`` and their Monte Carlo intervals."""
+    return SimpleNamespace(lo=float(quantiles[j, 0]), hi=float(quantiles[j, 1]),
+                           lo_from=float(intervals[0, j, 0]), lo_to=float(intervals[0, j, 1]),
+                           hi_from=float(intervals[1, j, 0]), hi_to=float(intervals[1, j, 1]))
+
+
+def _quoted_point(quoted, j):
+    """``boot`` and ``explorer`` of one :class:`sitegen.analysis.QuotedPart` at column ``j`` (0: T = 1, 1: fitted)."""
+    spread, interval = quoted.spread, quoted.interval
+    boot = SimpleNamespace(nll=_interval_view(spread.nll, interval.nll, j),
+                           brier=_interval_view(spread.brier, interval.brier, j),
+                           ece=_interval_view(spread.ece["equal-width"][TABLE_BINS],
+                                              interval.ece["equal-width"][TABLE_BINS], j))
+    explorer = SimpleNamespace(nll=_explorer_view(quoted.explorer_spread.nll, quoted.explorer_interval.nll, j),
+                               ece=_explorer_view(quoted.explorer_spread.ece["equal-width"][TABLE_BINS],
+                                                  quoted.explorer_interval.ece["equal-width"][TABLE_BINS], j))
+    return boot, explorer
+
+
+def _paired_view(paired):
+    """The paired change from T = 1 to the fitted T of NLL, Brier and equal-width ECE (``TABLE_BINS``)."""
+    def one(change, spread, lower):
+        change, lo, hi = float(change), float(spread[0]), float(spread[1])
+        return SimpleNamespace(change=change, lo=lo, hi=hi, lower=float(lower),
+                               gain=-change, gain_lo=-hi, gain_hi=-lo)
+
+    c, s, low = paired.change, paired.spread, paired.share_lower
+    return SimpleNamespace(
+        nll=one(c.nll, s.nll, low.nll), brier=one(c.brier, s.brier, low.brier),
+        ece=one(c.ece["equal-width"][TABLE_BINS], s.ece["equal-width"][TABLE_BINS],
+                low.ece["equal-width"][TABLE_BINS]))
 
 
 def _point_view(part_an, part_pre, j, grid_index, temperature):
-    """Everything one part's analyses say at one sub-grid point ``j`` (grid index ``grid_index``)."""
+    """Everything one part's analyses say at one sub-grid point ``j`` (grid index ``grid_index``).
+
+    ``ece``, ``spread.ece``, ``floor.ece`` and ``bands`` repeat the ``TABLE_BINS``, equal-width entries.
+    """
     spread, floor = part_an.bootstrap, part_an.floor
     max_bins = part_an.sweep[SCHEMES[0]].shape[1]
     view = SimpleNamespace(t=float(temperature), spread=SimpleNamespace(), floor=SimpleNamespace(),
@@ -103,19 +180,71 @@ def _point_view(part_an, part_pre, j, grid_index, temperature):
         for b, band in floor.band[scheme].items():
             stats = part_pre.bins[scheme][b]
             row = type(stats)(*(field[grid_index] for field in stats))
-            bands[b] = _band_outcome(row, band[j])
+            bands[b] = _band_outcome(row, band[j], floor.outside[scheme][b][j], floor.n_draws)
         setattr(view, f"bands_{s}", bands)
+    view.ece, view.bands = view.ece_w[TABLE_BINS], view.bands_w[TABLE_BINS]
+    view.spread.ece, view.floor.ece = view.spread.ece_w[TABLE_BINS], view.floor.ece_w[TABLE_BINS]
     return view
 
 
-def _part_view(part_an, part_pre, subgrid, t1_index, fitted_index, grid):
-    """A part's ``n`` and its :func:`_point_view` at T = 1 (``t1``) and at the fitted T (``fit``)."""
+def _part_view(part_an, part_pre, subgrid, t1_index, fitted_index, grid, quoted=None):
+    """A part's ``n`` and its :func:`_point_view` at T = 1 (``t1``) and at the fitted T (``fit``), with the
+    quoted bootstrap (``boot``, ``explorer``) at each and the paired change (``paired``) when ``quoted`` is given."""
     def at(grid_index):
         """The point view at one grid index, found by its position in the sub-grid."""
         j = int(np.flatnonzero(subgrid == grid_index)[0])
         return _point_view(part_an, part_pre, j, grid_index, grid[grid_index])
 
-    return SimpleNamespace(name=part_an.name, n=part_an.n, t1=at(t1_index), fit=at(fitted_index))
+    view = SimpleNamespace(name=part_an.name, n=part_an.n, t1=at(t1_index), fit=at(fitted_index))
+    if quoted is not None:
+        for column, point in enumerate((view.t1, view.fit)):
+            point.boot, point.explorer = _quoted_point(quoted, column)
+        view.paired = _paired_view(quoted.paired)
+    return view
+
+
+def _fit_spread_view(spread):
+    """``fit_spread`` of a dataset (see the module docstring) from a :class:`sitegen.analysis.FitSpread`."""
+    lo, mid, hi = (float(v) for v in spread.bootstrap_q)
+    truth_lo, truth_mid, truth_hi = (float(v) for v in spread.truth_q)
+    draws = spread.under_truth.size
+    return SimpleNamespace(t=spread.fitted_t, n=spread.n, truth=spread.truth, lo=lo, mid=mid, hi=hi,
+                           reach=spread.reach, truth_lo=truth_lo, truth_mid=truth_mid, truth_hi=truth_hi,
+                           below=spread.below, below_se=float(np.sqrt(spread.below * (1 - spread.below) / draws)),
+                           resamples=int(spread.bootstrap.size), draws=int(draws))
+
+
+def _balance_view(balance, per_example):
+    """``balance`` (see the module docstring) from a :class:`sitegen.analysis.Balance`; with ``per_example``
+    the names are row indices and ``up.name`` is the example's number (from 1)."""
+    up = int(np.argmax(balance.slope))
+    rest = np.arange(balance.slope.size) != up
+    name = balance.names[up] + 1 if per_example else balance.names[up]
+    view = SimpleNamespace(
+        t=balance.temperature,
+        up=SimpleNamespace(name=name, slope=float(balance.slope[up]), curvature=float(balance.curvature[up])),
+        rest=SimpleNamespace(slope=float(balance.slope[rest].sum()), curvature=float(balance.curvature[rest].sum())))
+    view.ratio = view.up.curvature / view.rest.curvature
+    return view
+
+
+def _outside_bound(band_q, bins=TABLE_BINS):
+    """How many of ``bins`` bins a calibrated model can put outside 5–95% bands, at most, by chance.
+
+    Given the confidences, the bins hold disjoint rows, so their exceedances are independent, each with
+    probability at most ``p = 1 − (hi − lo)``: the count is at most Binomial(bins, p) in the tail. Returns
+    ``bins``, ``p`` and ``at_10`` / ``at_5``: the smallest count k whose bound P(≥ k) is at most 10% / 5%
+    (``k`` and that bound, ``share``).
+    """
+    p = float(1.0 - (band_q[1] - band_q[0]))
+    pmf = [math.comb(bins, k) * p ** k * (1 - p) ** (bins - k) for k in range(bins + 1)]
+    tail = [float(sum(pmf[k:])) for k in range(bins + 1)]
+
+    def first(limit):
+        k = next(k for k in range(bins + 1) if tail[k] <= limit)
+        return SimpleNamespace(k=k, share=tail[k])
+
+    return SimpleNamespace(bins=bins, p=p, tail=tail, at_10=first(0.10), at_5=first(0.05))
 
 
 def _displayed_difference(test_value, cal_value, scale):
@@ -173,7 +302,8 @@ def _subgroups(sub):
 def _dataset_view(result, analysis, grid, t1_index):
     """``an.<key>``: the reported and calibration parts, the gap and the subgroup table of one dataset."""
     fitted_index = analysis.fitted_index
-    parts = {name: _part_view(part, result.parts[name], analysis.subgrid, t1_index, fitted_index, grid)
+    parts = {name: _part_view(part, result.parts[name], analysis.subgrid, t1_index, fitted_index, grid,
+                              analysis.quoted.get(name))
              for name, part in analysis.parts.items()}
     split = "calibration" in parts
     view = SimpleNamespace(name=analysis.name, fitted_t=result.fitted_t, subgrid_size=int(analysis.subgrid.size),
@@ -183,6 +313,10 @@ def _dataset_view(result, analysis, grid, t1_index):
         view.gap = _gap(result, t1_index, fitted_index)
     if analysis.subgroups is not None:
         view.sub = _subgroups(analysis.subgroups)
+    if analysis.fit_spread is not None:
+        view.fit_spread = _fit_spread_view(analysis.fit_spread)
+    if analysis.balance is not None:
+        view.balance = _balance_view(analysis.balance, per_example=analysis.subgroups is None)
     return view
 
 
@@ -200,7 +334,14 @@ def build_analysis_facts(precomputed, analyses):
         band_q=_quantile_ns(band_q, ("lo", "hi")),
         floor_q=_quantile_ns(any_part.floor.quantiles, ("lo", "mid", "hi")),
         outside_by_chance=float(1.0 - (band_q[1] - band_q[0])),
+        table_bins=TABLE_BINS, few_bins=PROSE_FEW_BINS, outside_bound=_outside_bound(band_q),
     )
+    quoted = [q for d in analyses.datasets.values() for q in d.quoted.values()]
+    if quoted:
+        an.quoted_resamples, an.mc_level = quoted[0].n_resamples, quoted[0].level
+    spreads = [d.fit_spread for d in analyses.datasets.values() if d.fit_spread is not None]
+    if spreads:
+        an.fit_q = _quantile_ns(spreads[0].quantiles, ("lo", "mid", "hi"))
     for name, analysis in analyses.datasets.items():
         setattr(an, fact_key(name), _dataset_view(precomputed.datasets[name], analysis, analyses.grid, analyses.t1_index))
     return {"an": an}

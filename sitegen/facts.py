@@ -26,13 +26,24 @@ each example's ``bin4_t1`` / ``bin4_fit`` (its four-bin equal-width bin, with ``
 ``p_true_t1`` / ``p_true_fit`` and ``loss_t1`` / ``loss_fit`` (its true class's probability and its own NLL),
 each bin's ``share`` (its weighted gap rounded so a table's shares add up to the ECE shown, as the payload does).
 
-Page-wide: ``softmax_example`` (the first six-row's probabilities at several T),
+For a dataset that lists its examples (six and twelve; see :func:`_example_roles`): ``n_correct``,
+``correct_loss_t1`` (the correct examples' NLL at T = 1, summed), ``hit`` (the first correct example),
+``big_miss`` / ``small_miss`` (the wrong examples with the largest and the smallest NLL at T = 1),
+``rest_rise`` (how much the NLL of all the other examples rises, summed, from T = 1 to the fitted T) and each
+example's ``mark`` (✓ or ✗). Every dataset: ``sweep_verdict_w`` (``top``: ``PARADOX_SWEEP_TOP``;
+``lower`` / ``higher``: the bin counts B ≤ top at which the fitted T lowers / raises the equal-width ECE of
+the reported part).
+
+Page-wide: ``src`` (the sources the page cites, :data:`SOURCES`: per key ``year``, ``url``, ``label``,
+``cite``), ``softmax_example`` (the first six-row's probabilities at several T),
 ``lcg`` (the generator's constants), ``recipe`` (dataset constants),
 ``t_search`` (bounds and tolerance of the temperature fit), ``t_grid`` (the slider's temperature grid)
 and ``bin_edges`` (``{B: edges}`` of the equal-width bins, for each offered bin count).
 """
 
+import html
 from types import SimpleNamespace
+from urllib.parse import quote
 
 import numpy as np
 
@@ -42,11 +53,11 @@ from calib import rng
 from .payload import RATE_SCALE, shares_summing_to, to_units
 from .precompute import base_grid
 from .settings import (
-    EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, OFFERED_BIN_COUNTS, WORKED_EXAMPLE,
-    WORKED_EXAMPLE_BINS,
+    EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, OFFERED_BIN_COUNTS, PARADOX_SWEEP_TOP,
+    WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
 )
 
-__all__ = ["fixed", "pct", "num", "vec", "thousands", "fact_key", "build_facts", "FILTERS"]
+__all__ = ["fixed", "pct", "num", "vec", "thousands", "fact_key", "build_facts", "FILTERS", "CORRECT_MARKS", "SOURCES"]
 
 
 def fact_key(name):
@@ -91,6 +102,66 @@ def thousands(value):
 
 FILTERS = {"fixed": fixed, "pct": pct, "num": num, "vec": vec, "thousands": thousands}
 
+# The sources the page cites: key → (how the prose cites it, year, identifier). An identifier is a DOI
+# ("doi:…"), an arXiv id ("arXiv:…"), a web address, or None for a work with neither (then the page cites it
+# in full, without a link). Years live here so the sources section quotes them as expressions.
+SOURCES = {
+    "brier": ("Brier", 1950, "doi:10.1175/1520-0493(1950)078<0001:VOFEIT>2.0.CO;2"),
+    "murphy_winkler": ("Murphy and Winkler", 1977, "doi:10.2307/2346866"),
+    "degroot_fienberg": ("DeGroot and Fienberg", 1983, "doi:10.2307/2987588"),
+    "numerical_recipes": ("Press et al.", 1992, None),
+    "platt": ("Platt", 2000, None),
+    "zadrozny_elkan": ("Zadrozny and Elkan", 2002, "doi:10.1145/775047.775151"),
+    "niculescu_mizil_caruana": ("Niculescu-Mizil and Caruana", 2005, "doi:10.1145/1102351.1102430"),
+    "gneiting_raftery": ("Gneiting and Raftery", 2007, "doi:10.1198/016214506000001437"),
+    "brocker_smith": ("Bröcker and Smith", 2007, "doi:10.1175/WAF993.1"),
+    "naeini": ("Naeini et al.", 2015, "doi:10.1609/aaai.v29i1.9602"),
+    "guo": ("Guo et al.", 2017, "arXiv:1706.04599"),
+    "kleinberg": ("Kleinberg et al.", 2017, "arXiv:1609.05807"),
+    "pleiss": ("Pleiss et al.", 2017, "arXiv:1709.02012"),
+    "hebert_johnson": ("Hébert-Johnson et al.", 2018, "arXiv:1711.08513"),
+    "kumar": ("Kumar et al.", 2019, "arXiv:1909.10155"),
+    "vaicenavicius": ("Vaicenavicius et al.", 2019, "arXiv:1902.06977"),
+    "widmann": ("Widmann et al.", 2019, "arXiv:1910.11385"),
+    "kull": ("Kull et al.", 2019, "arXiv:1910.12656"),
+    "ovadia": ("Ovadia et al.", 2019, "arXiv:1906.02530"),
+    "nixon": ("Nixon et al.", 2019, "arXiv:1904.01685"),
+    "minderer": ("Minderer et al.", 2021, "arXiv:2106.07998"),
+    "gupta_ramdas": ("Gupta and Ramdas", 2022, "arXiv:2107.08353"),
+    "roelofs": ("Roelofs et al.", 2022, "arXiv:2012.08668"),
+    "blasiok_et_al": ("Błasiok et al.", 2023, "arXiv:2211.16886"),
+    "blasiok_nakkiran": ("Błasiok and Nakkiran", 2024, "arXiv:2309.12236"),
+    "sklearn": ("scikit-learn", None, "https://scikit-learn.org/stable/modules/calibration.html"),
+}
+
+
+def source_link(identifier):
+    """``(url, label)`` of a source identifier: a DOI → https://doi.org/…, an arXiv id → https://arxiv.org/abs/…,
+    a web address as it is; the label is HTML-escaped (a DOI may hold ``<`` and ``>``).
+
+    >>> source_link("arXiv:1706.04599")
+    ('https://arxiv.org/abs/1706.04599', 'arXiv:1706.04599')
+    >>> source_link("doi:10.1175/1520-0493(1950)078<0001:VOFEIT>2.0.CO;2")[0]
+    'https://doi.org/10.1175/1520-0493(1950)078%3C0001:VOFEIT%3E2.0.CO;2'
+    """
+    if identifier.startswith("doi:"):
+        url = "https://doi.org/" + quote(identifier[4:], safe="/():;.-_")
+    elif identifier.startswith("arXiv:"):
+        url = "https://arxiv.org/abs/" + identifier[6:]
+    else:
+        url = identifier
+    return url, html.escape(identifier, quote=True)
+
+
+def _sources():
+    """``src``: per key of :data:`SOURCES` a namespace with ``cite``, ``year``, ``url`` and ``label`` (None
+    for a work without a DOI, arXiv page or web address)."""
+    out = {}
+    for key, (cite, year, identifier) in SOURCES.items():
+        url, label = source_link(identifier) if identifier else (None, None)
+        out[key] = SimpleNamespace(cite=cite, year=year, url=url, label=label)
+    return SimpleNamespace(**out)
+
 
 def _state(part, index):
     """Scalar metrics of one part at grid point ``index``."""
@@ -133,8 +204,37 @@ def _examples(result):
             conf_t1=float(table.confidence[0, i]), conf_fit=float(table.confidence[1, i]),
             bin4_t1=bin_t1, bin4_fit=bin_fit, crosses=bin_t1.index != bin_fit.index,
             p_true_t1=float(table.p_true[0, i]), p_true_fit=float(table.p_true[1, i]),
-            loss_t1=float(table.loss[0, i]), loss_fit=float(table.loss[1, i])))
+            loss_t1=float(table.loss[0, i]), loss_fit=float(table.loss[1, i]),
+            mark=CORRECT_MARKS[bool(table.correct[i])]))
     return rows
+
+
+CORRECT_MARKS = {True: "✓", False: "✗"}  # a right and a wrong prediction in tables (symbols, in every language)
+
+
+def _example_roles(ns):
+    """The examples the prose singles out, and the counts it quotes, for a dataset that lists its examples.
+
+    ``hit`` is the first correct example; ``big_miss`` / ``small_miss`` are the wrong examples with the
+    largest and the smallest NLL at T = 1; ``n_correct`` and ``correct_loss_t1`` count the correct ones
+    and add up their NLL at T = 1; ``rest_rise`` adds up how much every example but ``big_miss`` loses from
+    T = 1 to the fitted T.
+    """
+    hits = [e for e in ns.examples if e.correct]
+    misses = sorted((e for e in ns.examples if not e.correct), key=lambda e: e.loss_t1)
+    ns.n_correct = len(hits)
+    ns.correct_loss_t1 = float(sum(e.loss_t1 for e in hits))
+    ns.hit = hits[0] if hits else None
+    ns.big_miss = misses[-1] if misses else None
+    ns.small_miss = misses[0] if misses else None
+    ns.rest_rise = float(sum(e.loss_fit - e.loss_t1 for e in ns.examples if e is not ns.big_miss))
+
+
+def _sweep_verdict(sweep, top=PARADOX_SWEEP_TOP):
+    """``{top, lower, higher}``: the bin counts B ≤ ``top`` at which the fitted T lowers / raises the ECE."""
+    counts = [b for b in sorted(sweep) if b <= top]
+    return SimpleNamespace(top=top, lower=[b for b in counts if sweep[b].fit < sweep[b].t1],
+                           higher=[b for b in counts if sweep[b].fit > sweep[b].t1])
 
 
 def _sweep_view(part, scheme):
@@ -177,6 +277,7 @@ def _page_facts(precomputed):
     """Facts that belong to the page rather than one dataset: generator, recipes, search and grid."""
     plain = base_grid()
     return {
+        "src": _sources(),
         "softmax_example": _softmax_example(precomputed.softmax),
         "lcg": SimpleNamespace(multiplier=rng.LCG_MULTIPLIER, increment=rng.LCG_INCREMENT,
                                modulus=rng.LCG_MODULUS, modulus_bits=rng.LCG_MODULUS.bit_length() - 1),
@@ -218,6 +319,7 @@ def build_facts(precomputed):
             ns.cal = SimpleNamespace(t1=_state(cal, t1), fit=_state(cal, fit))
         if result.examples is not None:
             ns.examples = _examples(result)
+            _example_roles(ns)
         _add_prose_facts(ns, result, reported, grid)
         facts[fact_key(name)] = ns
     facts.update(_page_facts(precomputed))
@@ -236,6 +338,7 @@ def _add_prose_facts(ns, result, reported, grid):
     ns.base_grid_t, ns.base_grid_nll = result.base_grid_t, result.base_grid_nll
     ns.ece_sweep_w = _sweep_view(reported, "equal-width")
     ns.ece_sweep_a = _sweep_view(reported, "adaptive")
+    ns.sweep_verdict_w = _sweep_verdict(ns.ece_sweep_w)
     ns.brier_grid_t = float(grid[np.argmin(result.parts[result.fitted_on].brier)])
     if data.labels.size <= EXAMPLE_LIST_MAX_ROWS:
         ns.bin_jumps_w4 = _bin_jumps(reported, grid)

@@ -7,14 +7,17 @@ tolerance, bootstrap resamples, noise-floor draws), the name below refers to
 that default rather than typing the number again.
 """
 
+from calib import datasets as _recipes
 from calib import DATASET_NAMES, DEFAULT_BOUNDS, DEFAULT_DRAWS, DEFAULT_RESAMPLES, DEFAULT_SWEEP_DRAWS, DEFAULT_TOLERANCE
 
 __all__ = [
     "DATASETS", "WORKED_EXAMPLE", "DEFAULT_DATASET",
     "FIT_BOUNDS", "FIT_TOLERANCE", "GRID_POINTS", "GRID_BOUNDS", "SIGNIFICANT_DIGITS",
-    "OFFERED_BIN_COUNTS", "SELECTABLE_BIN_COUNTS", "MAX_SWEEP_BINS", "TABLE_BINS", "SUBGROUP_BIN_COUNTS",
+    "OFFERED_BIN_COUNTS", "SELECTABLE_BIN_COUNTS", "MAX_SWEEP_BINS", "TABLE_BINS", "PROSE_FEW_BINS", "SUBGROUP_BIN_COUNTS",
     "SHOWCASE_SIZE", "EXAMPLE_LIST_MAX_ROWS", "WORKED_EXAMPLE_BINS", "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T",
     "ANALYSIS_SEED", "RESAMPLES", "DRAWS", "SWEEP_DRAWS", "SUBGRID_STEP", "CURVE_POINTS",
+    "QUOTED_RESAMPLES", "MONTE_CARLO_LEVEL", "FIT_SPREAD_TRUTH", "FIT_RESAMPLES", "TRUTH_DRAWS", "FIT_SPREAD_QUANTILES",
+    "REFIT_TOLERANCE", "PARADOX_SWEEP_TOP",
 ]
 
 # --- datasets -----------------------------------------------------------------------------------
@@ -36,11 +39,13 @@ MAX_SWEEP_BINS = 50             # the bin-count sweep runs over 1..50 bins
 SELECTABLE_BIN_COUNTS = tuple(range(1, MAX_SWEEP_BINS + 1))  # the bin counts a reader can choose: ECE on the
                                 # full grid in the dataset file; the others' diagrams and MCE in data/<name>-<part>-bins.js
 TABLE_BINS = 15                 # the tables' ECE and the subgroups' reliability bins (as Guo et al. report)
+PROSE_FEW_BINS = 5              # the small bin count the prose sets against TABLE_BINS and MAX_SWEEP_BINS
 SUBGROUP_BIN_COUNTS = (5, 10, 15, 20)  # bin counts of the subgroup table's ECEs
 
 # --- examples and illustrations -----------------------------------------------------------------
 SHOWCASE_SIZE = 6               # examples whose probability bars the explorer shows
 EXAMPLE_LIST_MAX_ROWS = 12      # a dataset this small lists every example (six and twelve)
+PARADOX_SWEEP_TOP = 12          # the paradox lists the bin counts 1..12 at which the fit lowers or raises the six-row ECE
 WORKED_EXAMPLE_BINS = 4         # equal-width bins of the worked example's figures, bins and bin jumps
 SOFTMAX_SHARP_T = 0.5           # the softmax walk-through's sharpening temperature
 SOFTMAX_SOFT_T = 2.0            # … and its softening one
@@ -52,3 +57,14 @@ DRAWS = DEFAULT_DRAWS           # simulated outcome sets behind the noise floor 
 SWEEP_DRAWS = DEFAULT_SWEEP_DRAWS              # simulated outcome sets behind the floor of the 1..50-bin sweep
 SUBGRID_STEP = 10               # the analyses run on every 10th grid point (plus T = 1 and the fitted T)
 CURVE_POINTS = 51               # the smoothed reliability curve is sampled at 0, 0.02, …, 1
+
+# --- the uncertainty the prose quotes (only at T = 1 and the fitted T) --------------------------
+# Each purpose draws from its own stream of ANALYSIS_SEED (sitegen.analysis.part_generator: "quoted",
+# "refit", "truth"), independent of the explorer's "bootstrap" and "floor" streams, which stay as they were.
+QUOTED_RESAMPLES = 2000         # bootstrap resamples behind the spreads and paired changes the prose quotes
+MONTE_CARLO_LEVEL = 0.95        # coverage of the order-statistic interval stated for each quoted quantile
+FIT_SPREAD_TRUTH = {"sim-600": _recipes.SIM_LABEL_TEMPERATURE}  # datasets whose fitted T gets a spread: their label T
+FIT_RESAMPLES = 2000            # bootstrap refits of that T on its fitting rows
+TRUTH_DRAWS = 2000              # label sets redrawn from softmax(z / label T) on the same logits, each refitted
+FIT_SPREAD_QUANTILES = (0.025, 0.5, 0.975)  # the fitted T's median and 95% range
+REFIT_TOLERANCE = 1e-5          # bracket width of those refits (the page prints T to 3 decimals)

@@ -3,12 +3,16 @@
 Differences are taken between values already rounded to display units (as the
 payload does), so a gap column always equals the difference of the two columns
 beside it.
+
+``six_examples`` is the body of the worked example's table in the prose (Markdown rows holding only
+numbers and the ✓/✗ marks, so the words stay in the section's header row and translate with it).
 """
 
 from types import SimpleNamespace
 
+from .facts import FILTERS, _examples
 from .payload import RATE_SCALE, SCORE_SCALE, displayed_difference, to_units
-from .settings import TABLE_BINS
+from .settings import TABLE_BINS, WORKED_EXAMPLE
 
 __all__ = ["build_tables"]
 
@@ -71,10 +75,22 @@ def _subgroups(analyses, fmt, part="test"):
     return SimpleNamespace(rows=rows, global_t=fmt["fixed"](table.temperatures["global"], 3))
 
 
+def _six_examples(precomputed, fmt):
+    """Markdown rows of the worked example's table: number, logits, true and predicted class, ✓/✗,
+    and the confidence at T = 1 and at the fitted T (three decimals)."""
+    result = precomputed.datasets[WORKED_EXAMPLE]
+    return "\n".join(
+        f"| {e.number} | {FILTERS['vec'](e.logits)} | {e.label} | {e.predicted} | {e.mark} | "
+        f"{fmt['fixed'](e.conf_t1, 3)} | {fmt['fixed'](e.conf_fit, 3)} |"
+        for e in _examples(result))
+
+
 def build_tables(precomputed, analyses, number_filters):
-    """``{"split_rows", "test_tube", "subgroups"}`` for the templates, formatted with the page's filters."""
+    """``{"split_rows", "test_tube", "subgroups", "six_examples"}`` for the templates and the prose, formatted
+    with the page's filters."""
     return SimpleNamespace(
         split_rows=_split_rows(precomputed, number_filters),
         test_tube=_test_tube(precomputed, number_filters),
         subgroups=_subgroups(analyses, number_filters),
+        six_examples=_six_examples(precomputed, number_filters),
     )
