@@ -49,3 +49,18 @@ DRAWS = DEFAULT_DRAWS           # simulated outcome sets behind the noise floor 
 SWEEP_DRAWS = DEFAULT_SWEEP_DRAWS              # simulated outcome sets behind the floor of the 1..50-bin sweep
 SUBGRID_STEP = 10               # the analyses run on every 10th grid point (plus T = 1 and the fitted T)
 CURVE_POINTS = 51               # the smoothed reliability curve is sampled at 0, 0.02, …, 1
+
+# --- prose --------------------------------------------------------------------------------------
+VERDICT_MAX_BINS = 12           # the paradox section lists the bin counts up to 12 where the fit lowers or raises ECE
+
+# --- languages ----------------------------------------------------------------------------------
+# Every edition the default build writes: language tag → its folder in the site ("" is the root, whose
+# page is also x-default). Its prose and interface strings are content/<tag>/. The first is the
+# reference: every other language must have the same section files and the same strings keys.
+LANGUAGES = {
+    "en": "",
+    "es": "es",
+}
+REFERENCE_LANGUAGE = next(iter(LANGUAGES))
+
+__all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE"]
