@@ -32,6 +32,7 @@ __all__ = ["Section", "MissingName", "TexError", "content_folder", "load_strings
            "tex_to_mathml_core"]
 
 _SECTION_FILE = re.compile(r"^(\d\d)-([a-z0-9-]+)\.md$")
+NOT_SECTIONS = frozenset({"glossary.md"})  # a language's terminology, for its translators; never rendered
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$")
 _COMPONENT = re.compile(r"<p>\[\[component:([a-z0-9-]+)\]\]</p>")
@@ -98,7 +99,7 @@ def _string_tables(value, path, key=""):
     for name, item in value.items():
         if hasattr(dict, name):  # Jinja's ``t.ui.items`` finds the dict method before the key
             raise BuildError(f"{path}: {_table_name(key)}: the key {name!r} cannot be used in templates; rename it")
-        if isinstance(item, str) and not item.strip():
+        if isinstance(item, str) and not item.strip() and not (key == "format" and item):  # a space may separate digits
             raise BuildError(f"{path}: {_table_name(key)} {name} is an empty string (it would show as a blank)")
     return StringTable({name: _string_tables(item, path, f"{key}.{name}" if key else name)
                         for name, item in value.items()}, path, key)
@@ -217,12 +218,15 @@ def require_script_strings(script, strings):
 
 
 def load_sections(content_dir):
-    """The sections of one language in file-name order; refuses stray or empty Markdown files."""
+    """The sections of one language in file-name order; refuses stray or empty Markdown files
+    (``glossary.md``, the translators' terminology, is not a section)."""
     folder = Path(content_dir)
     if not folder.is_dir():
         raise BuildError(f"{folder}: content folder is missing")
     sections = []
     for path in sorted(folder.glob("*.md")):
+        if path.name in NOT_SECTIONS:
+            continue
         match = _SECTION_FILE.match(path.name)
         if not match:
             raise BuildError(f"{path}: section files must be named NN-name.md (lower case)")

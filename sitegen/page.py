@@ -237,8 +237,10 @@ def _page_path(edition):
     return f"{edition.folder}/index.html" if edition.folder else "index.html"
 
 
-def _relative(from_edition, to_edition):
-    """The link from one edition's page to another's (``es/index.html``, ``../index.html``)."""
+def _link(from_edition, to_edition):
+    """The link from one edition's page to another's (``es/index.html``, ``../index.html``, ``index.html``)."""
+    if to_edition.folder == from_edition.folder:
+        return "index.html"
     up = "../" * (from_edition.folder.count("/") + 1) if from_edition.folder else ""
     return up + _page_path(to_edition)
 
@@ -248,11 +250,11 @@ def _languages(edition, editions):
     ``x_default``, the root page) and ``others`` (the switcher's links to the other editions)."""
     if len(editions) < 2:
         return {"alternates": [], "others": [], "x_default": None}
-    links = [{"lang": e.lang, "href": _relative(edition, e), "name": e.strings["meta"]["language_name"]}
+    links = [{"lang": e.lang, "href": _link(edition, e), "name": e.strings["meta"]["language_name"]}
              for e in editions]
     root = next((e for e in editions if not e.folder), editions[0])
     return {"alternates": links, "others": [link for link in links if link["lang"] != edition.lang],
-            "x_default": _relative(edition, root)}
+            "x_default": _link(edition, root)}
 
 
 def assemble_files(root, precomputed, analyses, facts, editions):

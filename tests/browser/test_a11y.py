@@ -1,5 +1,5 @@
 """Accessibility: axe-core (from node_modules) finds no violation in light or dark, before and after
-the explorer shows a split dataset; every form control has an accessible name."""
+the explorer shows a split dataset, in every language edition; every form control has an accessible name."""
 
 import re
 
@@ -37,11 +37,11 @@ def describe(violations):
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_violations(open_page, axe_script, scheme):
-    page = open_page(color_scheme=scheme)
+def test_axe_finds_no_violations(open_page, axe_script, scheme, lang):
+    page = open_page(color_scheme=scheme, lang=lang)
     page.wait_for_load_state("networkidle")
     violations = run_axe(page, axe_script)
-    assert violations == [], f"axe-core, {scheme} scheme:\n{describe(violations)}"
+    assert violations == [], f"axe-core, {lang} page, {scheme} scheme:\n{describe(violations)}"
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
