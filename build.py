@@ -75,7 +75,7 @@ def build(args):
     from sitegen.settings import LANGUAGES, REFERENCE_LANGUAGE
     from sitegen.writer import write_site
 
-    languages = {args.lang: ""} if args.lang else dict(LANGUAGES)
+    languages = {args.lang: ""} if args.lang is not None else dict(LANGUAGES)
     print(f"building the tutorial ({', '.join(languages)}) into {args.out}", file=sys.stderr)
     total = time.perf_counter()
     with stage("content"):
@@ -126,7 +126,7 @@ def main(argv=None):
 
     try:
         from sitegen.settings import LANGUAGES
-        for lang in [args.lang] if args.lang else LANGUAGES:
+        for lang in [args.lang] if args.lang is not None else LANGUAGES:
             content_folder(ROOT / "content", lang)
         out = build(args)
         if args.serve:
