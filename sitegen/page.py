@@ -19,7 +19,7 @@ from .analysis_payload import analysis_payload
 from .content import MissingName, render_section, require_script_strings, require_strings, tex_to_mathml_core
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError, template_lines
-from .facts import FILTERS, fact_key, number_filters
+from .facts import FILTERS, number_filters
 from .payload import core_payload, dataset_payload, to_script
 from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS
 from .tables import build_tables

@@ -82,6 +82,25 @@ def test_a_missing_or_extra_key_is_named_with_its_file(tmp_path):
         require_same_keys(load_strings(tmp_path), english)
 
 
+def _string_values(table, path=""):
+    for key, value in table.items():
+        if isinstance(value, dict):
+            yield from _string_values(value, f"{path}.{key}" if path else key)
+        elif isinstance(value, str):
+            yield f"{path}.{key}", value
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_no_string_types_an_engine_constant(lang):
+    """Bin counts, quantiles, row counts and recipe constants are placeholders the build fills
+    ({table_bins}, {spread_hi}, {n}, …): the only number a string may type is the 1 of "T = 1"
+    (and a dataset's short name, its id)."""
+    typed = [(where, value) for where, value in _string_values(load_strings(CONTENT / lang))
+             if not where.startswith("format.") and not where.endswith(".short")
+             and set(re.findall(r"\d+", re.sub(r"\{\w+\}", "", value))) - {"1"}]
+    assert not typed, f"content/{lang}/strings.toml types numbers: {typed}"
+
+
 def test_the_spanish_numbers_follow_the_real_academia():
     fmt = load_strings(CONTENT / "es")["format"]
     assert fmt["decimal"] == "."                                  # the point, which the Ortografía recommends
