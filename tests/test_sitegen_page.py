@@ -247,3 +247,11 @@ def test_a_template_syntax_error_names_the_template_and_line(tmp_path, precomput
     edit(teaser, '<p class="teaser-note">{{ ', '<p class="teaser-note">{{ ( ')
     message = page_error(root, precomputed)
     assert re.search(r"templates/components/teaser\.html\.j2:\d+: TemplateSyntaxError: ", message), message
+
+
+# --- inlined static files ---------------------------------------------------------------------
+
+def test_only_whole_line_comments_are_left_out_of_the_inlined_files():
+    from sitegen.page import _strip_comment_lines
+    source = "  /* a */ keep();\n  also();\n  /* one\n     block */\n  // line\n  x = 1; // after code\n/* css */\nb { c: d; }\n"
+    assert _strip_comment_lines(source) == "  /* a */ keep();\n  also();\n  x = 1; // after code\nb { c: d; }\n"
