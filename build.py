@@ -6,7 +6,9 @@ load content → compute every metric over the temperature grid → draw the
 static figures → bake the payloads → render the page → write the site
 atomically (a failed build leaves the previous folder untouched).
 
-    python build.py                 # writes site/
+    python build.py                 # writes site/: every language of sitegen.settings.LANGUAGES
+                                    # (site/index.html, site/es/index.html, one set of data files)
+    python build.py --lang es       # only content/es/, as a complete one-language site in site/
     python build.py --out DIR       # writes DIR/
     python build.py --serve         # builds, then previews on http://127.0.0.1:8000/
 """
@@ -43,7 +45,9 @@ def parse_args(argv):
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "site"), help="output folder (default: site/)")
-    parser.add_argument("--lang", default="en", help="content language: content/<lang>/ (default: en)")
+    parser.add_argument("--lang", default=None,
+                        help="build only this language, content/<lang>/, at the root of --out (default: every "
+                             "language of sitegen.settings.LANGUAGES, each in its folder)")
     parser.add_argument("--serve", action="store_true", help="after building, preview on 127.0.0.1")
     parser.add_argument("--port", type=port, default=8000, help="preview port (default: 8000)")
     parser.add_argument("--base-url", metavar="URL", default=None,
@@ -65,19 +69,27 @@ def build(args):
     """Run the pipeline and write the site; returns the output folder."""
     from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
-    from sitegen.content import load_sections, load_strings
+    from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
     from sitegen.facts import build_facts
     from sitegen.figures import render_figures
-    from sitegen.page import assemble_files
+    from sitegen.page import Edition, assemble_files
     from sitegen.precompute import precompute_all
+    from sitegen.settings import LANGUAGES, REFERENCE_LANGUAGE
     from sitegen.writer import write_site
 
-    content_dir = ROOT / "content" / args.lang
-    print(f"building the tutorial ({args.lang}) into {args.out}", file=sys.stderr)
+    languages = {args.lang: ""} if args.lang is not None else dict(LANGUAGES)
+    print(f"building the tutorial ({', '.join(languages)}) into {args.out}", file=sys.stderr)
     total = time.perf_counter()
     with stage("content"):
-        strings = load_strings(content_dir)
-        sections = load_sections(content_dir)
+        reference_dir = ROOT / "content" / REFERENCE_LANGUAGE
+        reference = load_strings(reference_dir), load_sections(reference_dir)
+        content = {}
+        for lang in languages:
+            folder = ROOT / "content" / lang
+            strings, sections = load_strings(folder), load_sections(folder)
+            require_same_keys(reference[0], strings)
+            require_same_sections(reference[1], sections, folder)
+            content[lang] = strings, sections
     with stage("compute"):
         precomputed = precompute_all()
     with stage("analyses"):
@@ -86,9 +98,10 @@ def build(args):
         facts = build_facts(precomputed)
         facts.update(build_analysis_facts(precomputed, analyses))
     with stage("figures"):
-        figures = render_figures(precomputed)
+        editions = [Edition(lang, folder, *content[lang], render_figures(precomputed, content[lang][0]))
+                    for lang, folder in languages.items()]
     with stage("render"):
-        files = assemble_files(ROOT, precomputed, analyses, facts, figures, sections, strings, args.lang)
+        files = assemble_files(ROOT, precomputed, analyses, facts, editions)
     with stage("write"):
         write_site(args.out, files)
     print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, {len(files)} files", file=sys.stderr)
@@ -114,7 +127,9 @@ def main(argv=None):
     from sitegen.errors import BuildError
 
     try:
-        content_folder(ROOT / "content", args.lang)
+        from sitegen.settings import LANGUAGES
+        for lang in [args.lang] if args.lang is not None else LANGUAGES:
+            content_folder(ROOT / "content", lang)
         out = build(args)
         if args.serve:
             try:

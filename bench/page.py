@@ -7,10 +7,12 @@
 
 Figures, all against the site served on 127.0.0.1 (nothing leaves the machine):
 
-1. First-view transfer: every response until the network is idle, each body gzip-compressed
-   with Python's gzip at level 6 (what a static host serving gzip would send), summed.
-   The on-demand dataset scripts are listed too.
-2. Slider responsiveness, per keyboard step (ArrowRight/ArrowLeft on the temperature slider):
+1. First-view transfer of each language's page (sitegen.settings.LANGUAGES: index.html, es/index.html):
+   every response until the network is idle, each body gzip-compressed with Python's gzip at
+   level 6 (what a static host serving gzip would send), summed. The on-demand dataset scripts,
+   shared by every language, are listed too.
+2. Slider responsiveness on each language's page, per keyboard step (ArrowRight/ArrowLeft on the
+   temperature slider):
    * the explorer's own timings, ``window.CalibTutorial.perf`` (start of its input handler to
      the end of its DOM update), when the page exposes them;
    * an injected harness: keydown (capture, first listener) to a document-level ``input``
@@ -40,6 +42,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from sitegen.serve import serving  # noqa: E402  (after the path set-up above)
+from sitegen.settings import LANGUAGES  # noqa: E402
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
@@ -100,13 +103,14 @@ def kib(n):
     return f"{n / 1024:9.1f} KiB"
 
 
-def first_view(browser, url, site):
-    """Responses of a first view until network idle: [(path, raw bytes, gzip bytes)]."""
+def first_view(browser, url, site, path=""):
+    """Responses of a first view of the page at ``path`` (e.g. "es/") until network idle:
+    [(path, raw bytes, gzip bytes)]."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     responses = []
     page.on("response", lambda response: responses.append(response))
-    page.goto(url, wait_until="networkidle")
+    page.goto(url + path, wait_until="networkidle")
     rows = []
     for response in responses:
         try:
@@ -266,20 +270,27 @@ def main(argv=None):
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             print(f"browser: Chromium {browser.version} (headless); server: {url}\n")
 
-            rows, on_demand = first_view(browser, url, site)
+            pages = {lang: f"{folder}/" if folder else "" for lang, folder in LANGUAGES.items()
+                     if (site / folder / "index.html").is_file()}
+            totals = {}
             print("1. First view (everything loaded until network idle; gzip level 6)")
-            for name, status, raw, packed in rows:
-                print(f"  {name:<40} {status}  raw {kib(raw)}   gzip {kib(packed)}")
-            total_raw, total_gzip = sum(r[2] for r in rows), sum(r[3] for r in rows)
-            print(f"  {'TOTAL (' + str(len(rows)) + ' requests)':<40}      raw {kib(total_raw)}   gzip {kib(total_gzip)}")
-            print("  on demand, per dataset chosen:")
+            for lang, path in pages.items():
+                rows, on_demand = first_view(browser, url, site, path)
+                print(f"  the {lang} page, {path or '(site root)'}")
+                for name, status, raw, packed in rows:
+                    print(f"  {name:<40} {status}  raw {kib(raw)}   gzip {kib(packed)}")
+                total_raw, total_gzip = sum(r[2] for r in rows), sum(r[3] for r in rows)
+                totals[lang] = total_gzip
+                print(f"  {'TOTAL (' + str(len(rows)) + ' requests)':<40}      raw {kib(total_raw)}   gzip {kib(total_gzip)}")
+            print("  first view, gzip: " + ", ".join(f"{lang} {n:,} bytes ({n / 1024:.1f} KiB)" for lang, n in totals.items()))
+            print("  on demand, per dataset chosen (shared by every language):")
             for name, raw, packed in on_demand:
                 print(f"    {name:<38}      raw {kib(raw)}   gzip {kib(packed)}")
 
             print(f"\n2. Slider responsiveness ({args.steps} keyboard steps per dataset, one frame apart)")
-            for dataset in [d.strip() for d in args.datasets.split(",") if d.strip()]:
-                timing = slider_timings(browser, url, dataset, args.steps)
-                print(f"  dataset {dataset}: {timing['wall_per_step_ms']:.1f} ms wall time per step (driver included)")
+            for lang, dataset in [(lang, d.strip()) for lang in pages for d in args.datasets.split(",") if d.strip()]:
+                timing = slider_timings(browser, url + pages[lang], dataset, args.steps)
+                print(f"  {lang} page, dataset {dataset}: {timing['wall_per_step_ms']:.1f} ms wall time per step (driver included)")
                 if timing["own"] is not None:
                     print(describe("explorer's own timings (CalibTutorial.perf)", timing["own"]))
                 else:

@@ -8,10 +8,15 @@ A section file ``content/<lang>/NN-name.md`` is rendered in three passes:
    (latex2mathml, then a pass that removes what Chromium ignores);
 3. Markdown to HTML. A paragraph holding only ``[[component:NAME]]`` is
    replaced by that component's rendered template.
+
+Numbers are written the way the section's language does (its strings.toml ``[format]``), in the
+text and inside MathML ``<mn>`` alike. Every language has the same section files and the same
+strings keys as the reference language (:func:`require_same_sections`, :func:`require_same_keys`).
 """
 
 import re
 import tomllib
+from html import escape as html_escape
 from pathlib import Path
 from typing import NamedTuple
 
@@ -20,11 +25,14 @@ import markdown
 from latex2mathml.converter import convert as latex_to_mathml
 
 from .errors import BuildError, template_lines
+from .facts import FORMAT_KEYS
 
 __all__ = ["Section", "MissingName", "TexError", "content_folder", "load_strings", "require_strings", "load_sections",
-           "require_script_strings", "render_section", "tex_to_mathml_core"]
+           "require_script_strings", "require_same_keys", "require_same_sections", "render_section",
+           "tex_to_mathml_core"]
 
 _SECTION_FILE = re.compile(r"^(\d\d)-([a-z0-9-]+)\.md$")
+NOT_SECTIONS = frozenset({"glossary.md"})  # a language's terminology, for its translators; never rendered
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$")
 _COMPONENT = re.compile(r"<p>\[\[component:([a-z0-9-]+)\]\]</p>")
@@ -56,12 +64,26 @@ def content_folder(content_root, lang):
     return folder
 
 
+class MissingString(BuildError, KeyError):
+    """A key a strings table lacks, read from Python (the figures, the build): a one-line build error.
+
+    It is also a ``KeyError``, so Jinja (which tries ``table[key]`` and catches lookup errors) still
+    reports a missing key through :class:`MissingName`.
+    """
+
+    def __str__(self):
+        return self.args[0]
+
+
 class StringTable(dict):
     """One table of a strings file: a plain dict that also knows its file and key, so a missing key can be named."""
 
     def __init__(self, items, path, key):
         super().__init__(items)
         self._toml_place = (path, key)
+
+    def __missing__(self, name):
+        raise MissingString(_missing(self, name))
 
 
 def _table_name(key):
@@ -77,7 +99,7 @@ def _string_tables(value, path, key=""):
     for name, item in value.items():
         if hasattr(dict, name):  # Jinja's ``t.ui.items`` finds the dict method before the key
             raise BuildError(f"{path}: {_table_name(key)}: the key {name!r} cannot be used in templates; rename it")
-        if isinstance(item, str) and not item.strip():
+        if isinstance(item, str) and not item.strip() and not (key == "format" and item):  # a space may separate digits
             raise BuildError(f"{path}: {_table_name(key)} {name} is an empty string (it would show as a blank)")
     return StringTable({name: _string_tables(item, path, f"{key}.{name}" if key else name)
                         for name, item in value.items()}, path, key)
@@ -124,21 +146,60 @@ class MissingName(jinja2.StrictUndefined):
 def require_strings(strings, dataset_names):
     """Refuse a strings table lacking what the build reads outside templates.
 
-    That is ``[format]`` ``decimal`` and ``percent`` (with its ``{value}``
-    placeholder), a ``[ui]`` table (the page's scripts read it), and a ``label``
-    and ``summary`` for every dataset.
+    That is every ``[format]`` setting (``percent`` with its ``{value}``
+    placeholder, ``interval`` with ``{lo}``, ``{hi}`` and ``{close}``), a ``[ui]``
+    table (the page's scripts read it), and a ``label``, ``short`` and ``summary``
+    for every dataset.
     """
-    needed = [("format", "decimal"), ("format", "percent"), ("ui",)]
-    needed += [("datasets", name, field) for name in dataset_names for field in ("label", "summary")]
+    needed = [("format", key) for key in FORMAT_KEYS] + [("ui",)]
+    needed += [("datasets", name, field) for name in dataset_names for field in ("label", "short", "summary")]
     for keys in needed:
         table = strings
         for key in keys:
             if not isinstance(table, dict) or key not in table:
                 raise BuildError(_missing(table, key) or f"strings.toml: no {'.'.join(keys)}")
             table = table[key]
+    path = strings._toml_place[0] if isinstance(strings, StringTable) else "strings.toml"
     if "{value}" not in strings["format"]["percent"]:
-        path = strings._toml_place[0] if isinstance(strings, StringTable) else "strings.toml"
         raise BuildError(f"{path}: [format] percent must contain {{value}}, where the number goes")
+    lacking = [name for name in ("{lo}", "{hi}", "{close}") if name not in strings["format"]["interval"]]
+    if lacking:
+        raise BuildError(f"{path}: [format] interval must contain {', '.join(lacking)}")
+    if not isinstance(strings["format"]["group_from"], int) or strings["format"]["group_from"] < 4:
+        raise BuildError(f"{path}: [format] group_from must be a whole number of digits, 4 or more")
+
+
+def _keys(table, prefix=""):
+    """Every key of a strings table as ``("[table]", key)`` pairs, sub-tables included."""
+    for name, value in table.items():
+        if isinstance(value, dict):
+            yield from _keys(value, f"{prefix}.{name}" if prefix else name)
+        else:
+            yield (f"[{prefix}]" if prefix else "the top level", name)
+
+
+def require_same_keys(reference, strings):
+    """Refuse a language's strings table that lacks a key of the reference language's.
+
+    Names the file and the first key missing, e.g.
+    ``content/es/strings.toml: [ui] has no key 'button_pin' (content/en/strings.toml has it)``.
+    (A key only the other language has is found by calling it the other way round, as the tests do;
+    the build leaves it to the templates, which name the template that reads it.)
+    """
+    mine, theirs = set(_keys(strings)), set(_keys(reference))
+    path, reference_path = strings._toml_place[0], reference._toml_place[0]
+    for table, key in sorted(theirs - mine):
+        raise BuildError(f"{path}: {table} has no key {key!r} ({reference_path} has it)")
+
+
+def require_same_sections(reference, sections, folder):
+    """Refuse a language whose section files differ from the reference language's (by file name)."""
+    mine, theirs = {s.path.name for s in sections}, {s.path.name: s.path for s in reference}
+    for name in sorted(set(theirs) - mine):
+        raise BuildError(f"{Path(folder) / name}: section file is missing ({theirs[name]} has it; "
+                         "copy it there to translate it)")
+    for name in sorted(mine - set(theirs)):
+        raise BuildError(f"{Path(folder) / name}: section file has no counterpart in {theirs and next(iter(theirs.values())).parent}")
 
 
 def require_script_strings(script, strings):
@@ -157,12 +218,15 @@ def require_script_strings(script, strings):
 
 
 def load_sections(content_dir):
-    """The sections of one language in file-name order; refuses stray or empty Markdown files."""
+    """The sections of one language in file-name order; refuses stray or empty Markdown files
+    (``glossary.md``, the translators' terminology, is not a section)."""
     folder = Path(content_dir)
     if not folder.is_dir():
         raise BuildError(f"{folder}: content folder is missing")
     sections = []
     for path in sorted(folder.glob("*.md")):
+        if path.name in NOT_SECTIONS:
+            continue
         match = _SECTION_FILE.match(path.name)
         if not match:
             raise BuildError(f"{path}: section files must be named NN-name.md (lower case)")
@@ -201,8 +265,53 @@ def _check_braces(tex):
         raise TexError(tex, f"{depth} {{ not closed")
 
 
-def tex_to_mathml_core(tex, display=False):
+def _number_pattern(number_format):
+    """A regex for the numbers the filters write with ``number_format`` that TeX would split: grouped
+    counts and decimals whose mark is not the point (None if there are none)."""
+    group, decimal = re.escape(number_format["group"]), re.escape(number_format["decimal"])
+    options = [rf"\d{{1,3}}(?:{group}\d{{3}})+(?:{decimal}\d+)?"]
+    if number_format["decimal"] != ".":
+        options.append(rf"\d+{decimal}\d+")
+    return re.compile("|".join(options))
+
+
+def _localised_numbers(tex, number_format):
+    """``tex`` with each localised number written plainly (so it stays one ``<mn>``) and the list of
+    ``(plain, localised)`` pairs to put back, in order."""
+    if number_format is None:
+        return tex, []
+    restore = []
+
+    def plain(match):
+        text = match.group(0)
+        bare = text.replace(number_format["group"], "").replace(number_format["decimal"], ".")
+        if bare != text:
+            restore.append((bare, text))
+        return bare
+
+    return _number_pattern(number_format).sub(plain, tex), restore
+
+
+def _put_numbers_back(mathml, restore, tex):
+    """Write the numbers of ``restore`` back into their ``<mn>`` elements, in order."""
+    pending = list(restore)
+
+    def back(match):
+        if pending and match.group(1) == pending[0][0]:
+            return f"<mn>{pending.pop(0)[1]}</mn>"
+        return match.group(0)
+
+    mathml = re.sub(r"<mn>([^<]*)</mn>", back, mathml)
+    if pending:
+        raise TexError(tex, f"the number {pending[0][1]} did not stay one number")
+    return mathml
+
+
+def tex_to_mathml_core(tex, display=False, number_format=None):
     """MathML for ``tex`` restricted to what MathML Core renders.
+
+    With ``number_format`` (a language's ``[format]`` table), a number written with its decimal mark
+    or digit groups (``0,25``, ``60 000``) becomes one ``<mn>``, as written, instead of several tokens.
 
     Chromium ignores ``mathvariant`` values other than ``normal``, so a
     double-struck letter becomes its Unicode character (𝟙, ℝ, 𝔼, …) and other
@@ -215,8 +324,9 @@ def tex_to_mathml_core(tex, display=False):
     if not source:
         raise TexError(source, "empty formula")
     _check_braces(source)
+    plain, restore = _localised_numbers(source, number_format)
     try:
-        mathml = latex_to_mathml(source, display="block" if display else "inline")
+        mathml = latex_to_mathml(plain, display="block" if display else "inline")
     except Exception as error:  # latex2mathml raises several types on malformed TeX, some without a message
         reason = f"{error.__class__.__name__}: {error}" if str(error) else error.__class__.__name__
         raise TexError(source, reason) from None
@@ -228,10 +338,10 @@ def tex_to_mathml_core(tex, display=False):
         lambda m: f"<{m.group(1)}>{_DOUBLE_STRUCK.get(m.group(2), m.group(2))}</{m.group(1)}>", mathml)
     mathml = re.sub(r' mathvariant="(?!normal")[^"]*"', "", mathml)
     mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "")
-    return mathml
+    return _put_numbers_back(mathml, restore, source)
 
 
-def _protect_math(text):
+def _protect_math(text, number_format=None):
     """Swap math for placeholder tokens (so Markdown cannot touch it); return the text and the token table."""
     table = {}
 
@@ -240,8 +350,9 @@ def _protect_math(text):
         table[token] = html
         return token
 
-    text = _DISPLAY_MATH.sub(lambda m: "\n\n" + stash(tex_to_mathml_core(m.group(1), True)) + "\n\n", text)
-    text = _INLINE_MATH.sub(lambda m: stash(tex_to_mathml_core(m.group(1))), text)
+    text = _DISPLAY_MATH.sub(
+        lambda m: "\n\n" + stash(tex_to_mathml_core(m.group(1), True, number_format)) + "\n\n", text)
+    text = _INLINE_MATH.sub(lambda m: stash(tex_to_mathml_core(m.group(1), number_format=number_format)), text)
     return text, table
 
 
@@ -251,8 +362,11 @@ def _line_of(source, tex):
     return source.count("\n", 0, at) + 1 if at >= 0 else None
 
 
-def render_section(section, env, context, render_component):
+def render_section(section, env, context, render_component, strings):
     """HTML of one section: Jinja pass, math, Markdown, then components spliced in.
+
+    ``strings`` is the language's strings table: its ``[format]`` writes the numbers inside math, its
+    ``[meta]`` ``equation`` and ``table`` name the scrolling boxes of display formulas and tables.
 
     Every problem (a Jinja error, malformed TeX, an unknown component, an error
     inside a component) raises :class:`BuildError` naming the section file.
@@ -265,18 +379,19 @@ def render_section(section, env, context, render_component):
         where = f"{section.path}:{line}" if line else str(section.path)
         raise BuildError(f"{where}: {error.__class__.__name__}: {error}") from None
     try:
-        text, math = _protect_math(text)
+        text, math = _protect_math(text, strings["format"])
     except TexError as error:
         line = _line_of(section.source, error.tex)
         raise BuildError(f"{section.path}{f':{line}' if line else ''}: {error}") from None
     html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes"],
                              output_format="html")
+    equation, table = (html_escape(strings["meta"][key], quote=True) for key in ("equation", "table"))
     for token, mathml in math.items():
         # A display formula may be wider than a phone: it scrolls in its own focusable box.
-        block = f'<div class="math-block" tabindex="0" role="group" aria-label="equation">{mathml}</div>'
+        block = f'<div class="math-block" tabindex="0" role="group" aria-label="{equation}">{mathml}</div>'
         html = html.replace(f"<p>{token}</p>", block).replace(token, mathml)
     # Wide Markdown tables scroll inside their own box instead of widening the page on phones.
-    html = html.replace("<table>", '<div class="table-wrap" tabindex="0" role="group" aria-label="table">\n<table>')
+    html = html.replace("<table>", f'<div class="table-wrap" tabindex="0" role="group" aria-label="{table}">\n<table>')
     html = html.replace("</table>", "</table>\n</div>")
     html = _FIRST_HEADING.sub(lambda m: f'<{m.group(1)} id="{section.slug}-title"{m.group(2)}>', html, count=1)
     stray = _ANY_COMPONENT.search(_COMPONENT.sub("", html))

@@ -24,23 +24,31 @@ Added for the prose (see :func:`build_facts`):
 ``bin_jumps_w4`` (six and twelve: the grid steps where a four-bin equal-width count changes),
 each example's ``bin4_t1`` / ``bin4_fit`` (its four-bin equal-width bin, with ``lower``/``upper``), ``crosses``,
 ``p_true_t1`` / ``p_true_fit`` and ``loss_t1`` / ``loss_fit`` (its true class's probability and its own NLL),
-each bin's ``share`` (its weighted gap rounded so a table's shares add up to the ECE shown, as the payload does).
+each bin's ``share`` (its weighted gap rounded so a table's shares add up to the ECE shown, as the payload does),
+``hits`` (right answers in it) and ``abs_gap`` (the absolute difference of accuracy and confidence),
+``jumps_to_fit`` (the bin jumps between T = 1 and the fitted T), ``nll_gain`` (split datasets: ``cal`` and
+``test``, NLL at T = 1 minus NLL at the fitted T), and for datasets that list their examples the facts of
+:func:`_add_example_facts` (``hits``, ``misses``, ``crossers``, ``wrong_mover``, ``right_mover``, each bin's
+``members`` and ``marked``, ``ece_verdict_w``).
 
 For a dataset that lists its examples (six and twelve; see :func:`_example_roles`): ``n_correct``,
 ``correct_loss_t1`` (the correct examples' NLL at T = 1, summed), ``hit`` (the first correct example),
 ``big_miss`` / ``small_miss`` (the wrong examples with the largest and the smallest NLL at T = 1),
 ``rest_rise`` (how much the NLL of all the other examples rises, summed, from T = 1 to the fitted T) and each
-example's ``mark`` (✓ or ✗). Every dataset: ``sweep_verdict_w`` (``top``: ``PARADOX_SWEEP_TOP``;
-``lower`` / ``higher``: the bin counts B ≤ top at which the fitted T lowers / raises the equal-width ECE of
-the reported part).
+example's ``mark`` (✓ or ✗).
 
 Page-wide: ``src`` (the sources the page cites, :data:`SOURCES`: per key ``year``, ``url``, ``label``,
 ``cite``), ``softmax_example`` (the first six-row's probabilities at several T),
 ``lcg`` (the generator's constants), ``recipe`` (dataset constants),
 ``t_search`` (bounds and tolerance of the temperature fit), ``t_grid`` (the slider's temperature grid)
-and ``bin_edges`` (``{B: edges}`` of the equal-width bins, for each offered bin count).
+``bin_edges`` (``{B: edges}`` of the equal-width bins, for each offered bin count) and ``table_bins``
+(the bin count of the tables' ECE).
+
+Prose holds words and ``{{ … }}`` expressions only: whatever needs a loop, a test or a selection is
+computed here, so a translator never copies template logic.
 """
 
+import functools
 import html
 from types import SimpleNamespace
 from urllib.parse import quote
@@ -53,11 +61,12 @@ from calib import rng
 from .payload import RATE_SCALE, shares_summing_to, to_units
 from .precompute import base_grid
 from .settings import (
-    EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, OFFERED_BIN_COUNTS, PARADOX_SWEEP_TOP,
-    WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
+    EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, OFFERED_BIN_COUNTS, TABLE_BINS,
+    VERDICT_MAX_BINS, WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
 )
 
-__all__ = ["fixed", "pct", "num", "vec", "thousands", "fact_key", "build_facts", "FILTERS", "CORRECT_MARKS", "SOURCES"]
+__all__ = ["fixed", "pct", "num", "sig", "vec", "thousands", "interval", "seq", "series", "number_filters",
+           "PLAIN_FORMAT", "FORMAT_KEYS", "fact_key", "build_facts", "FILTERS", "CORRECT_MARKS", "SOURCES"]
 
 
 def fact_key(name):
@@ -65,42 +74,116 @@ def fact_key(name):
     return name.replace("-", "_")
 
 
-def fixed(value, digits=3):
+# How numbers are written: the ``[format]`` table of a language's strings.toml. These are the English
+# settings; a filter given a partial table (as some tests do) takes the rest from here.
+PLAIN_FORMAT = {
+    "decimal": ".",                    # decimal mark
+    "group": ",",                      # between groups of three digits of a count
+    "group_from": 4,                   # the fewest digits a grouped count has (4: 6,000; 5: 6000 but 60 000)
+    "percent": "{value}%",             # a percentage; {value} is the number
+    "interval": "[{lo}, {hi}{close}",  # a bin; {close} is ")" or, for the last bin, "]"
+    "list": ", ",                      # between the items of a list of numbers
+    "list_and": " and ",               # before the last item of a list written out in prose
+}
+FORMAT_KEYS = tuple(PLAIN_FORMAT)
+
+
+def _format(fmt):
+    """``fmt`` completed with :data:`PLAIN_FORMAT` for the keys it lacks."""
+    return PLAIN_FORMAT if fmt is None else {**PLAIN_FORMAT, **fmt}
+
+
+def _minus(text):
+    return text.replace("-", "\u2212")
+
+
+def fixed(value, digits=3, fmt=None):
     """``value`` with ``digits`` decimals, rounded half away from zero like the payload."""
     scale = 10 ** int(digits)
     units = int(to_units(float(value), scale))
-    sign = "−" if units < 0 else ""
+    sign = "\u2212" if units < 0 else ""
     whole, frac = divmod(abs(units), scale)
-    return f"{sign}{whole}.{frac:0{digits}d}" if digits else f"{sign}{whole}"
+    return f"{sign}{whole}{_format(fmt)['decimal']}{frac:0{digits}d}" if digits else f"{sign}{whole}"
 
 
-def pct(value, digits=1):
-    """``value`` (a probability) as a percentage with ``digits`` decimals and a % sign."""
-    return fixed(float(value) * 100, digits) + "%"
+def pct(value, digits=1, fmt=None):
+    """``value`` (a probability) as a percentage with ``digits`` decimals, in the language's percent pattern."""
+    return _format(fmt)["percent"].replace("{value}", fixed(float(value) * 100, digits, fmt))
 
 
-def num(value):
-    """A constant as written in the code: an integer without decimals, else the shortest exact decimal."""
+def num(value, fmt=None):
+    """A constant as written in the code: an integer without decimals or grouping, else the shortest exact decimal."""
     number = float(value)
-    if number.is_integer():
-        text = str(int(number))
-    else:
-        text = repr(number)
-    return text.replace("-", "−")
+    text = str(int(number)) if number.is_integer() else repr(number).replace(".", _format(fmt)["decimal"])
+    return _minus(text)
 
 
-def vec(values, digits=None):
+def sig(value, digits=4, fmt=None):
+    """``value`` to ``digits`` significant digits, trailing zeros kept (as JavaScript's ``toPrecision``)."""
+    return _minus(f"{float(value):#.{int(digits)}g}".rstrip(".").replace(".", _format(fmt)["decimal"]))
+
+
+def vec(values, digits=None, fmt=None):
     """A vector in brackets, e.g. ``[3, 1, 0]`` (``num`` per entry) or ``[0.844, 0.114, 0.042]`` (``fixed``)."""
-    parts = [num(v) if digits is None else fixed(v, digits) for v in values]
-    return "[" + ", ".join(parts) + "]"
+    parts = [num(v, fmt) if digits is None else fixed(v, digits, fmt) for v in values]
+    return "[" + _format(fmt)["list"].join(parts) + "]"
 
 
-def thousands(value):
-    """A whole number with thousands separators, e.g. ``6,000``."""
-    return f"{int(value):,}"
+def thousands(value, fmt=None):
+    """A count, its digits grouped in threes from ``group_from`` digits on (``6,000``; Spanish ``6000``, ``60 000``).
+
+    Only for counts: seeds, generator constants and years are written with :func:`num` or as they are.
+    """
+    fmt = _format(fmt)
+    number = int(value)
+    digits = str(abs(number))
+    if len(digits) >= int(fmt["group_from"]):
+        head = len(digits) % 3 or 3
+        digits = fmt["group"].join([digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)])
+    return ("\u2212" if number < 0 else "") + digits
 
 
-FILTERS = {"fixed": fixed, "pct": pct, "num": num, "vec": vec, "thousands": thousands}
+def interval(bin, digits=None, fmt=None):
+    """A bin ``[lower, upper)`` (closed, ``]``, when it ends at 1) in the language's interval pattern.
+
+    ``bin`` has ``lower`` and ``upper``, or is a pair of edges; the ends have ``digits`` decimals, or
+    are written as constants (:func:`num`) without ``digits``.
+    """
+    lower, upper = (bin.lower, bin.upper) if hasattr(bin, "lower") else (bin[0], bin[1])
+
+    def end(value):
+        return num(value, fmt) if digits is None else fixed(value, digits, fmt)
+
+    return (_format(fmt)["interval"].replace("{lo}", end(lower)).replace("{hi}", end(upper))
+            .replace("{close}", "]" if upper >= 1 else ")"))
+
+
+def seq(values, fmt=None):
+    """Items (numbers as they are, or strings) separated by the language's list separator: ``1, 3, 5``."""
+    return _format(fmt)["list"].join(str(v) for v in values)
+
+
+def series(values, fmt=None):
+    """Items written out in prose: ``3``, ``3 and 5``, ``1, 3 and 5`` (the language's ``list_and``)."""
+    items = [str(v) for v in values]
+    if len(items) < 2:
+        return "".join(items)
+    return _format(fmt)["list"].join(items[:-1]) + _format(fmt)["list_and"] + items[-1]
+
+
+def number_filters(fmt=None):
+    """The page's number filters, writing numbers with the ``[format]`` table ``fmt`` of one language.
+
+    One set of functions serves every language (and the templates, the prose, the tables and the
+    figures): only the table changes. Without ``fmt``, the English settings.
+    """
+    fmt = _format(fmt)
+    return {name: functools.partial(function, fmt=fmt) for name, function in _FILTER_FUNCTIONS.items()}
+
+
+_FILTER_FUNCTIONS = {"fixed": fixed, "pct": pct, "num": num, "sig": sig, "vec": vec, "thousands": thousands,
+                     "interval": interval, "seq": seq, "series": series}
+FILTERS = dict(_FILTER_FUNCTIONS)  # the English filters, as plain functions
 
 # The sources the page cites: key → (how the prose cites it, year, identifier). An identifier is a DOI
 # ("doi:…"), an arXiv id ("arXiv:…"), a web address, or None for a work with neither (then the page cites it
@@ -179,7 +262,10 @@ def _state(part, index):
             SimpleNamespace(lower=float(s.lower[index, j]), upper=float(s.upper[index, j]),
                             count=int(s.count[index, j]), conf=float(np.nan_to_num(s.confidence[index, j])),
                             acc=float(np.nan_to_num(s.accuracy[index, j])), gap=float(s.weighted_gap[index, j]),
-                            share=float(shares[b][j]))
+                            share=float(shares[b][j]), hits=int(round(float(np.nan_to_num(s.accuracy[index, j]))
+                                                                      * int(s.count[index, j]))),
+                            abs_gap=abs(float(np.nan_to_num(s.accuracy[index, j]))
+                                        - float(np.nan_to_num(s.confidence[index, j]))))
             for j in range(s.count.shape[1]) if s.count[index, j] > 0] for b, s in bins_w.items()},
     )
 
@@ -229,12 +315,6 @@ def _example_roles(ns):
     ns.small_miss = misses[0] if misses else None
     ns.rest_rise = float(sum(e.loss_fit - e.loss_t1 for e in ns.examples if e is not ns.big_miss))
 
-
-def _sweep_verdict(sweep, top=PARADOX_SWEEP_TOP):
-    """``{top, lower, higher}``: the bin counts B ≤ ``top`` at which the fitted T lowers / raises the ECE."""
-    counts = [b for b in sorted(sweep) if b <= top]
-    return SimpleNamespace(top=top, lower=[b for b in counts if sweep[b].fit < sweep[b].t1],
-                           higher=[b for b in counts if sweep[b].fit > sweep[b].t1])
 
 
 def _sweep_view(part, scheme):
@@ -295,6 +375,7 @@ def _page_facts(precomputed):
             low=FIT_BOUNDS[0], high=FIT_BOUNDS[1],
             tolerance=FIT_TOLERANCE, tolerance_exponent=int(round(np.log10(FIT_TOLERANCE)))),
         "bin_edges": _bin_edges(precomputed),
+        "table_bins": TABLE_BINS,
         "t_grid": SimpleNamespace(points=GRID_POINTS, low=GRID_BOUNDS[0], high=GRID_BOUNDS[1],
                                 step=float(plain[1] / plain[0] - 1.0), size=int(precomputed.grid.size)),
     }
@@ -338,7 +419,39 @@ def _add_prose_facts(ns, result, reported, grid):
     ns.base_grid_t, ns.base_grid_nll = result.base_grid_t, result.base_grid_nll
     ns.ece_sweep_w = _sweep_view(reported, "equal-width")
     ns.ece_sweep_a = _sweep_view(reported, "adaptive")
-    ns.sweep_verdict_w = _sweep_verdict(ns.ece_sweep_w)
     ns.brier_grid_t = float(grid[np.argmin(result.parts[result.fitted_on].brier)])
     if data.labels.size <= EXAMPLE_LIST_MAX_ROWS:
         ns.bin_jumps_w4 = _bin_jumps(reported, grid)
+        ns.jumps_to_fit = [j for j in ns.bin_jumps_w4 if j.after > 1 and j.before < ns.fitted_t]
+    if "calibration" in result.parts:
+        ns.nll_gain = SimpleNamespace(cal=ns.cal.t1.nll - ns.cal.fit.nll, test=ns.t1.nll - ns.fit.nll)
+    if getattr(ns, "examples", None):
+        _add_example_facts(ns)
+
+
+def _add_example_facts(ns, n_bins=WORKED_EXAMPLE_BINS, max_bins=VERDICT_MAX_BINS):
+    """What the prose says about a dataset small enough to list its examples, as data rather than template
+    logic: ``hits`` / ``misses`` (examples right and wrong), ``crossers`` (numbers of the examples whose
+    ``n_bins``-bin equal-width bin differs between T = 1 and the fitted T), ``wrong_mover`` / ``right_mover``
+    (the first wrong and the first right one of them, or None), each ``n_bins``-bin's ``members`` (example
+    numbers) and ``marked`` (the same, a wrong one followed by ✗) at ``t1`` and ``fit``, and
+    ``ece_verdict_w`` (``max_bins``, and the bin counts up to it where the fitted T gives a ``lower`` or a
+    ``higher`` equal-width ECE than T = 1).
+    """
+    examples = ns.examples
+    ns.hits = sum(e.correct for e in examples)
+    ns.misses = len(examples) - ns.hits
+    movers = [e for e in examples if e.crosses]
+    ns.crossers = [e.number for e in movers]
+    ns.wrong_mover = next((e for e in movers if not e.correct), None)
+    ns.right_mover = next((e for e in movers if e.correct), None)
+    for state, key in ((ns.t1, "bin4_t1"), (ns.fit, "bin4_fit")):
+        for b in state.bins_w[n_bins]:
+            inside = [e for e in examples if getattr(e, key).lower == b.lower]
+            b.members = [e.number for e in inside]
+            b.marked = [f"{e.number}" if e.correct else f"{e.number} \u2717" for e in inside]
+    sweep = ns.ece_sweep_w
+    ns.ece_verdict_w = SimpleNamespace(
+        max_bins=max_bins,
+        lower=[b for b, v in sweep.items() if b <= max_bins and v.fit < v.t1],
+        higher=[b for b, v in sweep.items() if b <= max_bins and v.fit > v.t1])

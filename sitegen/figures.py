@@ -5,6 +5,10 @@ the page's script draws the interactive versions with the same marks and
 colours. Colours are drawn as sentinel values and rewritten to CSS custom
 properties (with a light-scheme fallback), so an inlined figure follows the
 page's light or dark scheme. Text stays text (``svg.fonttype: none``).
+
+Every word and number in a figure is the page language's: labels, legends and titles come from the
+``[figures]`` table of its strings.toml, and tick labels are written with its ``[format]`` (a figure
+is drawn once per language).
 """
 
 import io
@@ -16,6 +20,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
 import numpy as np  # noqa: E402
 
+from matplotlib.ticker import ScalarFormatter  # noqa: E402
+
+from .facts import number_filters  # noqa: E402
 from .settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS  # noqa: E402
 
 __all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures"]
@@ -77,10 +84,29 @@ def svg_of(fig, prefix):
     return svg
 
 
-def reliability_figure(bins, grid_index, title, prefix):
+class LocalFormatter(ScalarFormatter):
+    """matplotlib's plain tick labels with the language's decimal mark (never Python's ``locale``)."""
+
+    def __init__(self, decimal):
+        super().__init__()
+        self.decimal = decimal
+
+    def __call__(self, x, pos=None):
+        return super().__call__(x, pos).replace(".", self.decimal)
+
+
+def _localise_ticks(ax, decimal, log_x=False):
+    """Tick labels of ``ax`` with ``decimal`` as decimal mark (a log axis keeps its powers of ten)."""
+    if not log_x:
+        ax.xaxis.set_major_formatter(LocalFormatter(decimal))
+    ax.yaxis.set_major_formatter(LocalFormatter(decimal))
+
+
+def reliability_figure(bins, grid_index, title, prefix, labels, decimal="."):
     """Reliability diagram of one state: diagonal, one dot per non-empty bin, gap lines, count bars beneath.
 
-    ``bins`` is a :class:`calib.ReliabilityBins` over the grid; row ``grid_index`` is drawn.
+    ``bins`` is a :class:`calib.ReliabilityBins` over the grid; row ``grid_index`` is drawn. ``labels``
+    holds the legend and axis texts (``ideal``, ``gap``, ``bin``, ``accuracy``, ``confidence``, ``count``).
     """
     with plt.rc_context(_STYLE):
         fig, (top, bottom) = plt.subplots(
@@ -91,22 +117,24 @@ def reliability_figure(bins, grid_index, title, prefix):
         conf, acc = bins.confidence[grid_index][filled], bins.accuracy[grid_index][filled]
         for edge in np.unique(np.concatenate([lower, upper])):
             top.axvline(edge, color=GRID, linewidth=0.8, zorder=0)
-        top.plot([0, 1], [0, 1], color=IDEAL, linestyle="--", linewidth=1.2, label="perfect calibration")
-        top.vlines(conf, np.minimum(conf, acc), np.maximum(conf, acc), color=GAP, linewidth=2.2, label="gap")
-        top.plot(conf, acc, "o", color=MODEL, markersize=6, label="bin (mean confidence, accuracy)")
-        top.set(xlim=(0, 1), ylim=(0, 1), ylabel="accuracy", title=title)
+        top.plot([0, 1], [0, 1], color=IDEAL, linestyle="--", linewidth=1.2, label=labels["ideal"])
+        top.vlines(conf, np.minimum(conf, acc), np.maximum(conf, acc), color=GAP, linewidth=2.2, label=labels["gap"])
+        top.plot(conf, acc, "o", color=MODEL, markersize=6, label=labels["bin"])
+        top.set(xlim=(0, 1), ylim=(0, 1), ylabel=labels["accuracy"], title=title)
         top.set_aspect("equal")
         top.legend(loc="upper left", frameon=False, fontsize=8)
         bottom.bar((lower + upper) / 2, count, width=np.maximum(upper - lower, 0.01) * 0.9, color=BAR)
-        bottom.set(xlabel="confidence", ylabel="count", xlim=(0, 1))
+        bottom.set(xlabel=labels["confidence"], ylabel=labels["count"], xlim=(0, 1))
+        _localise_ticks(top, decimal)
+        _localise_ticks(bottom, decimal)
         return svg_of(fig, prefix)
 
 
-def curves_figure(grid, series, markers, prefix):
+def curves_figure(grid, series, markers, prefix, xlabel, decimal="."):
     """Small multiples of scores against T (log axis), each with its own vertical scale.
 
     ``series`` is a list of ``(label, values (G,))``; ``markers`` a dict with
-    grid indices ``t1`` (dashed line), ``current`` (dot) and ``argmin`` (ring).
+    grid indices ``t1`` (dashed line), ``current`` (dot) and ``argmin`` (ring); ``xlabel`` names the axis.
     """
     with plt.rc_context(_STYLE):
         fig, axes = plt.subplots(1, len(series), figsize=(2.6 * len(series), 2.4))
@@ -116,26 +144,35 @@ def curves_figure(grid, series, markers, prefix):
             ax.plot(grid[markers["current"]], values[markers["current"]], "o", color=GAP, markersize=6)
             ax.plot(grid[markers["argmin"]], values[markers["argmin"]], "o", markerfacecolor="none",
                     markeredgecolor=IDEAL, markersize=10, markeredgewidth=1.8)
-            ax.set(xscale="log", xlabel="temperature T", title=label)
+            ax.set(xscale="log", xlabel=xlabel, title=label)
             ax.grid(True, color=GRID, linewidth=0.6)
+            _localise_ticks(ax, decimal, log_x=True)
         fig.tight_layout()
         return svg_of(fig, prefix)
 
 
-def render_figures(precomputed, dataset=WORKED_EXAMPLE, n_bins=WORKED_EXAMPLE_BINS):
-    """The page's static figures as ``{name: svg}``: ``dataset``'s reliability diagrams with ``n_bins``
-    equal-width bins at T = 1 and at its fitted T, and its score curves."""
+def render_figures(precomputed, strings, dataset=WORKED_EXAMPLE, n_bins=WORKED_EXAMPLE_BINS):
+    """The page's static figures as ``{name: svg}`` in the language of ``strings`` (its strings.toml):
+    ``dataset``'s reliability diagrams with ``n_bins`` equal-width bins at T = 1 and at its fitted T,
+    and its score curves."""
+    text, fmt = strings["figures"], strings["format"]
+    number = number_filters(fmt)
     result = precomputed.datasets[dataset]
     part = next(iter(result.parts.values()))
     fitted = precomputed.index_of(result.fitted_t)
     bins = part.bins["equal-width"][n_bins]
     ece = part.ece["equal-width"][n_bins]
+    labels = {"ideal": text["legend_ideal"], "gap": text["legend_gap"], "bin": text["legend_bin"],
+              "accuracy": text["axis_accuracy"], "confidence": text["axis_confidence"], "count": text["axis_count"]}
+    fitted_title = text["title_fitted"].replace("{t}", number["num"](float(f"{result.fitted_t:.5g}")))
     return {
-        "reliability-t1": reliability_figure(bins, precomputed.t1_index, "T = 1", "rel1"),
-        "reliability-fitted": reliability_figure(bins, fitted, f"T = {result.fitted_t:.5g} (fitted)", "relf"),
+        "reliability-t1": reliability_figure(bins, precomputed.t1_index, text["title_t1"], "rel1", labels,
+                                             fmt["decimal"]),
+        "reliability-fitted": reliability_figure(bins, fitted, fitted_title, "relf", labels, fmt["decimal"]),
         "curves": curves_figure(
             precomputed.grid,
-            [("NLL (nats)", part.nll), ("Brier score", part.brier), (f"ECE, {n_bins} equal-width bins", ece)],
+            [(text["curve_nll"], part.nll), (text["curve_brier"], part.brier),
+             (text["curve_ece"].replace("{bins}", str(n_bins)), ece)],
             {"t1": precomputed.t1_index, "current": fitted, "argmin": part.nll_argmin},
-            "curves"),
+            "curves", text["axis_temperature"], fmt["decimal"]),
     }

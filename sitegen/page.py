@@ -1,24 +1,42 @@
-"""Rendering the page and collecting every output file of the site."""
+"""Rendering the pages and collecting every output file of the site.
+
+One build writes one page per language edition (``index.html`` at the root, ``es/index.html``, …)
+from the same templates, facts and data files: the data scripts and CSV downloads are language-neutral
+and written once, at the root, and every page refers to them relative to its own folder.
+"""
 
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import jinja2
 import markupsafe
 
 from .analysis_payload import analysis_payload
-from .content import MissingName, render_section, require_script_strings, require_strings
+from .content import MissingName, render_section, require_script_strings, require_strings, tex_to_mathml_core
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError, template_lines
-from .facts import FILTERS
+from .facts import FILTERS, number_filters
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
-from .settings import DEFAULT_DATASET
+from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS
 from .tables import build_tables
 
-__all__ = ["template_environment", "content_environment", "render_template", "page_context", "assemble_files"]
+__all__ = ["Edition", "template_environment", "content_environment", "render_template", "page_context",
+           "engine_constants", "fill_constants", "localised_filters", "assemble_files"]
+
+
+class Edition(NamedTuple):
+    """One language's page: its tag, its folder in the site ("" is the root), its strings table, sections
+    and static figures."""
+
+    lang: str
+    folder: str
+    strings: dict
+    sections: list
+    figures: dict
 
 
 def inline_svg(svg, instance, label):
@@ -28,12 +46,63 @@ def inline_svg(svg, instance, label):
 
 
 def localised_filters(number_format):
-    """The ``fixed`` and ``pct`` filters writing numbers the way the page's language does."""
-    decimal, percent = number_format["decimal"], number_format["percent"]
+    """The number filters (``fixed``, ``pct``, ``num``, ``vec``, ``thousands``, …) writing numbers the way
+    the page's language does: :func:`sitegen.facts.number_filters` with its ``[format]`` table."""
+    return number_filters(number_format)
+
+
+# Placeholders of the strings tables that the build fills from the engine's settings, so no string
+# types an engine constant as a word. (Other placeholders, {t}, {ece}, …, are filled later.)
+def engine_constants(facts, filters):
+    """``{placeholder: text}`` of the engine constants the strings quote, written with ``filters``."""
+    an, recipe = facts["an"], facts["recipe"]
     return {
-        "fixed": lambda value, digits=3: FILTERS["fixed"](value, digits).replace(".", decimal),
-        "pct": lambda value, digits=1: percent.replace("{value}", FILTERS["fixed"](float(value) * 100, digits).replace(".", decimal)),
+        "table_bins": str(facts["table_bins"]),
+        "max_bins": str(an.max_bins),
+        "spread_lo": filters["fixed"](an.spread_q.lo * 100, 0), "spread_hi": filters["pct"](an.spread_q.hi, 0),
+        "band_lo": filters["fixed"](an.band_q.lo * 100, 0), "band_hi": filters["pct"](an.band_q.hi, 0),
+        "floor_lo": filters["pct"](an.floor_q.lo, 0), "floor_hi": filters["pct"](an.floor_q.hi, 0),
+        "floor_hi_rank": filters["fixed"](an.floor_q.hi * 100, 0),
+        "sim_logit_range": filters["interval"]((0, recipe.sim_logit_range)),
+        "sim_60_n": filters["thousands"](facts["sim_60"].n),
+        "overconfident_sharpness": filters["num"](recipe.overconfident_sharpness),
     }
+
+
+def fill_constants(strings, constants, counts):
+    """A copy of the strings table with the engine's constants filled in; ``counts`` gives each
+    ``[datasets.<name>]`` table its ``{n}`` (the dataset's rows)."""
+    def fill(value, extra):
+        if isinstance(value, dict):
+            filled = type(value).__new__(type(value))
+            dict.__init__(filled, {k: fill(v, extra) for k, v in value.items()})
+            filled.__dict__.update(getattr(value, "__dict__", {}))
+            return filled
+        if isinstance(value, str):
+            for name, text in {**constants, **extra}.items():
+                value = value.replace("{" + name + "}", text)
+        return value
+
+    result = fill(strings, {})
+    for name, table in strings["datasets"].items():
+        result["datasets"][name] = fill(table, {"n": counts[name]} if name in counts else {})
+    return result
+
+
+def math_filters(number_format):
+    """``tex`` (a TeX formula as inline MathML) and ``with_math`` (a string whose ``$…$`` parts are TeX),
+    writing numbers in math with ``number_format``, as the prose does."""
+    def tex(formula):
+        return markupsafe.Markup(tex_to_mathml_core(str(formula), number_format=number_format))
+
+    def with_math(text):
+        parts = _INLINE_MATH.split(str(text))
+        return markupsafe.Markup("").join(tex(part) if i % 2 else markupsafe.escape(part) for i, part in enumerate(parts))
+
+    return {"tex": tex, "with_math": with_math}
+
+
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$")
 
 
 class TemplateFailure(jinja2.TemplateRuntimeError):
@@ -95,8 +164,19 @@ def _relative(file, base):
         return str(file)
 
 
+# Whole-line comments of the inlined stylesheet and script: they explain the sources, and would be
+# about a quarter of the first view's script bytes. (Comments after code on a line are kept.)
+_COMMENT_LINES = re.compile(r"^[ \t]*/\*(?:(?!\*/).)*\*/[ \t]*\n|^[ \t]*//[^\n]*\n", re.S | re.M)
+
+
+def _strip_comment_lines(text):
+    """``text`` (CSS or JavaScript) without the lines that hold only a comment."""
+    return _COMMENT_LINES.sub("", text)
+
+
 def _read_static(root):
-    """The stylesheet and the script, each concatenated in its ``order.txt`` order, to inline in the page."""
+    """The stylesheet and the script, each concatenated in its ``order.txt`` order, to inline in the page
+    (without their whole-line comments)."""
     parts = {}
     for kind in ("css", "js"):
         folder = root / "static" / kind
@@ -110,7 +190,7 @@ def _read_static(root):
             path = folder / name
             if not path.exists():
                 raise BuildError(f"{order_file}: lists {name}, which does not exist")
-            chunks.append(f"/* {kind}/{name} */\n" + path.read_text(encoding="utf-8").rstrip() + "\n")
+            chunks.append(f"/* {kind}/{name} */\n" + _strip_comment_lines(path.read_text(encoding="utf-8")).rstrip() + "\n")
         parts[kind] = "".join(chunks)
     return parts["css"], parts["js"]
 
@@ -118,13 +198,12 @@ def _read_static(root):
 APP_SCRIPT = "app.js"
 
 
-def app_script(core, strings, js):
-    """The page's one script, loaded with ``defer`` so that nothing runs before the first paint: the core
-    payload, the interface strings (``CalibTutorial._strings``) and the front end in ``order.txt`` order.
-    Datasets are not in it: each explorer loads ``data/<name>.js`` when it starts."""
-    head = ("window.CalibTutorial=window.CalibTutorial||{};window.CalibTutorial._strings="
-            + json.dumps(strings, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + ";\n")
-    return head + to_script("core", core) + js
+def app_script(core, js):
+    """The site's one script, shared by every language and loaded with ``defer`` so that nothing runs
+    before the first paint: the core payload and the front end in ``order.txt`` order. The interface
+    strings are each page's own (``<script type="application/json" id="ct-strings">``); datasets are
+    not in it either: each explorer loads ``data/<name>.js`` when it starts."""
+    return to_script("core", core) + js
 
 
 def run_reproduction(program):
@@ -142,7 +221,7 @@ def run_reproduction(program):
 
 
 # Names only the page template receives (see assemble_files); no fact may take them either.
-_INDEX_NAMES = ("sections", "inline_css", "app_script")
+_INDEX_NAMES = ("sections", "inline_css", "app_script", "strings_json")
 
 
 def page_context(page, facts):
@@ -160,14 +239,8 @@ def page_context(page, facts):
     return {**page, "facts": facts, **facts}
 
 
-def assemble_files(root, precomputed, analyses, facts, figures, sections, strings, lang):
-    """Every file of the site as ``{relative path: text}``: page, data scripts, downloads, favicon."""
-    root = Path(root)
-    env = template_environment(root / "templates")
-    require_strings(strings, precomputed.datasets)
-    number_filters = localised_filters(strings["format"])
-    env.filters.update(number_filters)
-    descriptions = strings["datasets"]
+def _data_files(precomputed, analyses):
+    """The language-neutral files: data scripts and CSV downloads of every dataset."""
     files = {}
     for name, result in precomputed.datasets.items():
         files[f"data/{name}.js"] = to_script("dataset", dataset_payload(result, precomputed))
@@ -178,14 +251,70 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
             files[f"data/{name}-groups.js"] = to_script("groups", groups_payload(result, precomputed))
         files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
         files[f"downloads/{name}-metrics.csv"] = metrics_csv(result, precomputed.grid)
-    core = core_payload(precomputed, {name: descriptions[name]["summary"] for name in precomputed.datasets},
-                        DEFAULT_DATASET)
+    return files
+
+
+def _page_path(edition):
+    return f"{edition.folder}/index.html" if edition.folder else "index.html"
+
+
+def _link(from_edition, to_edition):
+    """The link from one edition's page to another's (``es/index.html``, ``../index.html``, ``index.html``)."""
+    if to_edition.folder == from_edition.folder:
+        return "index.html"
+    up = "../" * (from_edition.folder.count("/") + 1) if from_edition.folder else ""
+    return up + _page_path(to_edition)
+
+
+def _languages(edition, editions):
+    """The page's language links: ``alternates`` (every edition, for ``<link rel=alternate>``, and
+    ``x_default``, the root page) and ``others`` (the switcher's links to the other editions)."""
+    if len(editions) < 2:
+        return {"alternates": [], "others": [], "x_default": None}
+    links = [{"lang": e.lang, "href": _link(edition, e), "name": e.strings["meta"]["language_name"]}
+             for e in editions]
+    root = next((e for e in editions if not e.folder), editions[0])
+    return {"alternates": links, "others": [link for link in links if link["lang"] != edition.lang],
+            "x_default": _link(edition, root)}
+
+
+def assemble_files(root, precomputed, analyses, facts, editions):
+    """Every file of the site as ``{relative path: text}``: one page per :class:`Edition`, and once for all
+    of them the data scripts, downloads and favicon."""
+    root = Path(root)
+    env = template_environment(root / "templates")
     css, js = _read_static(root)
+    reproduce = run_reproduction(root / "content" / "reproduce.py")
+    files = _data_files(precomputed, analyses)
+    files[APP_SCRIPT] = app_script(core_payload(precomputed, DEFAULT_DATASET), js)
+    for edition in editions:
+        files[_page_path(edition)] = _render_page(root, env, precomputed, analyses, facts, edition, editions,
+                                                  css, js, reproduce)
+    files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
+    return files
+
+
+def _render_page(root, env, precomputed, analyses, facts, edition, editions, css, js, reproduce):
+    """One edition's ``index.html``."""
+    strings = edition.strings
+    require_strings(strings, precomputed.datasets)
+    number_filters = localised_filters(strings["format"])
+    strings = fill_constants(strings, engine_constants(facts, number_filters),
+                             {name: number_filters["thousands"](r.dataset.labels.size)
+                              for name, r in precomputed.datasets.items()})
+    env.filters.update(number_filters)
+    env.filters.update(math_filters(strings["format"]))
+    descriptions = strings["datasets"]
+    core = core_payload(precomputed, DEFAULT_DATASET)
     require_script_strings(js, strings)
+    site_root = "../" * (edition.folder.count("/") + 1) if edition.folder else ""
     shared = page_context({
-        "lang": lang, "t": strings, "figures": figures, "core": core,
+        "lang": edition.lang, "t": strings, "figures": edition.figures, "core": core,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
-        "reproduce": run_reproduction(root / "content" / "reproduce.py"),
+        "example_datasets": [name for name, r in precomputed.datasets.items()
+                             if r.dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS],
+        "site_root": site_root, "languages": _languages(edition, editions),
+        "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),
     }, facts)
 
@@ -196,10 +325,13 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
 
     content_env = content_environment()
     content_env.filters.update(number_filters)
-    rendered = [{"slug": s.slug, "html": render_section(s, content_env, shared, render_component)} for s in sections]
-    html = render_template(env, "index.html.j2", dict(shared, sections=rendered, inline_css=css,
-                                                      app_script=APP_SCRIPT))
-    files[APP_SCRIPT] = app_script(core, {"ui": strings["ui"], "format": strings["format"]}, js)
-    files["index.html"] = html
-    files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
-    return files
+    rendered = [{"slug": s.slug, "html": render_section(s, content_env, shared, render_component, strings)}
+                for s in edition.sections]
+    script_strings = {"ui": strings["ui"], "format": strings["format"],
+                      "datasets": {name: {"short": table["short"], "summary": table["summary"]}
+                                   for name, table in descriptions.items()}}
+    return render_template(env, "index.html.j2", dict(
+        shared, sections=rendered, inline_css=css, app_script=APP_SCRIPT,
+        strings_json=markupsafe.Markup(json.dumps(script_strings, sort_keys=True, ensure_ascii=False)
+                                       .replace("</", "<\\/")),
+    ))

@@ -337,9 +337,10 @@ def groups_payload(result, precomputed):
     }
 
 
-def core_payload(precomputed, descriptions, default_dataset):
-    """What every page needs before any dataset: the grid, T = 1's index, units, the dataset list and
-    ``default_dataset``, the one whose payload the page inlines and the explorer opens on."""
+def core_payload(precomputed, default_dataset):
+    """What every page needs before any dataset, in every language: the grid, T = 1's index, units, the
+    dataset list and ``default_dataset``, the one the main explorer opens on. (Words, such as each
+    dataset's description, are in the page's own strings.)"""
     if default_dataset not in precomputed.datasets:
         raise ValueError(f"default_dataset must be one of {sorted(precomputed.datasets)}; got {default_dataset!r}")
     return {
@@ -354,7 +355,6 @@ def core_payload(precomputed, descriptions, default_dataset):
         "datasets": [
             {
                 "name": name,
-                "description": descriptions[name],
                 "n": int(r.dataset.labels.size),
                 "split": "calibration" in r.parts,
                 "fitted_t": r.fitted_t,

@@ -17,7 +17,7 @@ __all__ = [
     "SHOWCASE_SIZE", "EXAMPLE_LIST_MAX_ROWS", "WORKED_EXAMPLE_BINS", "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T",
     "ANALYSIS_SEED", "RESAMPLES", "DRAWS", "SWEEP_DRAWS", "SUBGRID_STEP", "CURVE_POINTS",
     "QUOTED_RESAMPLES", "MONTE_CARLO_LEVEL", "FIT_SPREAD_TRUTH", "FIT_RESAMPLES", "TRUTH_DRAWS", "FIT_SPREAD_QUANTILES",
-    "REFIT_TOLERANCE", "PARADOX_SWEEP_TOP",
+    "REFIT_TOLERANCE",
 ]
 
 # --- datasets -----------------------------------------------------------------------------------
@@ -45,7 +45,6 @@ SUBGROUP_BIN_COUNTS = (5, 10, 15, 20)  # bin counts of the subgroup table's ECEs
 # --- examples and illustrations -----------------------------------------------------------------
 SHOWCASE_SIZE = 6               # examples whose probability bars the explorer shows
 EXAMPLE_LIST_MAX_ROWS = 12      # a dataset this small lists every example (six and twelve)
-PARADOX_SWEEP_TOP = 12          # the paradox lists the bin counts 1..12 at which the fit lowers or raises the six-row ECE
 WORKED_EXAMPLE_BINS = 4         # equal-width bins of the worked example's figures, bins and bin jumps
 SOFTMAX_SHARP_T = 0.5           # the softmax walk-through's sharpening temperature
 SOFTMAX_SOFT_T = 2.0            # … and its softening one
@@ -68,3 +67,18 @@ FIT_RESAMPLES = 2000            # bootstrap refits of that T on its fitting rows
 TRUTH_DRAWS = 2000              # label sets redrawn from softmax(z / label T) on the same logits, each refitted
 FIT_SPREAD_QUANTILES = (0.025, 0.5, 0.975)  # the fitted T's median and 95% range
 REFIT_TOLERANCE = 1e-5          # bracket width of those refits (the page prints T to 3 decimals)
+
+# --- prose --------------------------------------------------------------------------------------
+VERDICT_MAX_BINS = 12           # the paradox lists the bin counts 1..12 at which the fit lowers or raises the six-row ECE
+
+# --- languages ----------------------------------------------------------------------------------
+# Every edition the default build writes: language tag → its folder in the site ("" is the root, whose
+# page is also x-default). Its prose and interface strings are content/<tag>/. The first is the
+# reference: every other language must have the same section files and the same strings keys.
+LANGUAGES = {
+    "en": "",
+    "es": "es",
+}
+REFERENCE_LANGUAGE = next(iter(LANGUAGES))
+
+__all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE"]

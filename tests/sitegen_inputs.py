@@ -9,7 +9,7 @@ _CACHE = {}
 
 
 def page_inputs(precomputed):
-    """``(analyses, facts, figures)`` for the session's ``precomputed`` fixture."""
+    """``(analyses, facts, figures)`` for the session's ``precomputed`` fixture (English figures)."""
     if id(precomputed) not in _CACHE:
         from sitegen.analysis import precompute_analyses
         from sitegen.figures import render_figures
@@ -19,5 +19,10 @@ def page_inputs(precomputed):
         analyses = precompute_analyses(precomputed)
         facts = build_facts(precomputed)
         facts.update(build_analysis_facts(precomputed, analyses))
-        _CACHE[id(precomputed)] = (precomputed, analyses, facts, render_figures(precomputed))
+        from pathlib import Path
+
+        from sitegen.content import load_strings
+
+        english = load_strings(Path(__file__).resolve().parents[1] / "content" / "en")
+        _CACHE[id(precomputed)] = (precomputed, analyses, facts, render_figures(precomputed, english))
     return _CACHE[id(precomputed)][1:]

@@ -325,8 +325,8 @@ def test_worked_example_roles_and_verdict(inputs):
     others = [i for i in range(6) if i != six.big_miss.number - 1]
     assert six.rest_rise == pytest.approx(sum(loss[t][i] - loss[1.0][i] for i in others), abs=1e-12)
     assert 0 < six.rest_rise < loss[1.0][six.big_miss.number - 1] - loss[t][six.big_miss.number - 1]
-    verdict = six.sweep_verdict_w
-    for b in range(1, verdict.top + 1):
+    verdict = six.ece_verdict_w
+    for b in range(1, verdict.max_bins + 1):
         before, after = (calib.ece(*calib.top_label(data.logits, data.labels, temp), b) for temp in (1.0, t))
         assert (b in verdict.lower) == (after < before) and (b in verdict.higher) == (after > before)
     assert verdict.lower and verdict.higher

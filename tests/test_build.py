@@ -19,6 +19,7 @@ import shutil
 import socket
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
@@ -269,3 +270,89 @@ def test_the_readme_documents_the_exit_codes():
     section = readme.split("### Exit codes", 1)[1].split("\n#", 1)[0]
     codes = re.findall(r"^\| `(\d)` \|", section, re.M)
     assert codes == ["0", "1", "2"], section
+
+
+# --- the language editions of one build ---------------------------------------------------------
+
+class Outline(HTMLParser):
+    """A page's structure, whatever its language: section ids in order, and per section its headings'
+    levels and every element id (components, explorers, tables, figures; not the ids matplotlib
+    derives from a figure's content inside its SVG)."""
+
+    def __init__(self):
+        super().__init__()
+        self.sections, self.current, self.svg = [], None, 0
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "section":
+            self.current = {"id": attributes.get("id"), "headings": [], "ids": []}
+            self.sections.append(self.current)
+        elif self.current is not None:
+            if re.fullmatch(r"h[1-6]", tag):
+                self.current["headings"].append(tag)
+            if "id" in attributes and not self.svg:
+                self.current["ids"].append(attributes["id"])
+        self.svg += tag == "svg"
+
+    def handle_endtag(self, tag):
+        self.svg -= tag == "svg"
+
+
+def outline(html):
+    parser = Outline()
+    parser.feed(html)
+    return parser.sections
+
+
+def editions(builds):
+    """``{lang: index.html text}`` of the default build, one page per language of the settings."""
+    from sitegen.settings import LANGUAGES
+    files, _ = builds["first_snapshot"]
+    return {lang: files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
+            for lang, folder in LANGUAGES.items()}
+
+
+def test_every_language_has_the_same_sections_and_structure(builds):
+    pages = editions(builds)
+    reference = outline(pages["en"])
+    assert [s["id"] for s in reference][:3] == ["intro", "promise", "temperature"]
+    for lang, html in pages.items():
+        assert outline(html) == reference, f"{lang}: sections, headings or element ids differ from English"
+
+
+def test_one_set_of_data_files_serves_every_language(builds):
+    from sitegen.settings import LANGUAGES
+    files, _ = builds["first_snapshot"]
+    for lang, folder in LANGUAGES.items():
+        if not folder:
+            continue
+        assert not any(name.startswith(f"{folder}/") and name != f"{folder}/index.html" for name in files), \
+            f"{folder}/ holds more than its page"
+        html = editions(builds)[lang]
+        assert f'<script src="../data/six.js"></script>' in html and 'data-root="../"' in html
+        assert 'href="../downloads/six-data.csv"' in html and 'href="../favicon.svg"' in html
+
+
+def test_each_page_names_its_language_and_links_the_others(builds):
+    from sitegen.settings import LANGUAGES
+    pages = editions(builds)
+    for lang, html in pages.items():
+        assert re.search(rf'<html lang="{lang}"', html)
+        alternates = dict(re.findall(r'<link rel="alternate" hreflang="([\w-]+)" href="([^"]+)">', html))
+        assert set(alternates) == set(LANGUAGES) | {"x-default"}, alternates
+        switch = re.findall(r'<a href="([^"]+)" hreflang="([\w-]+)" lang="\2" data-language-link>', html)
+        assert sorted(code for _, code in switch) == sorted(set(LANGUAGES) - {lang})
+        for href, code in switch:
+            assert href == alternates[code]
+    assert 'hreflang="es" href="es/index.html"' in pages["en"] and 'hreflang="x-default" href="index.html"' in pages["en"]
+    assert 'hreflang="en" href="../index.html"' in pages["es"] and 'hreflang="es" href="index.html"' in pages["es"]
+
+
+def test_a_one_language_build_is_a_complete_site_at_the_root(tmp_path):
+    result = run_build("--lang", "es", "--out", tmp_path / "site")
+    assert result.returncode == 0, result.stderr
+    html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="es"' in html and '<script src="data/six.js"></script>' in html
+    assert '<nav class="language-switch"' not in html and 'rel="alternate"' not in html
+    assert (tmp_path / "site" / "data" / "six.js").is_file() and not (tmp_path / "site" / "es").exists()

@@ -37,10 +37,19 @@ SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "parado
             "contract", "reproduce", "equations", "data", "sources")
 COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll-curve": "03-fitting.md",
               "reliability-demo": "04-reliability.md", "paradox-bins": "05-paradox.md",
+              "worked-bins-t1": "05-paradox.md", "worked-bins-fit": "05-paradox.md",
               "explorer": "06-explorer.md",
               "split-table": "07-held-out.md", "test-tube": "07-held-out.md", "chance-demo": "08-chance.md",
               "bin-sweep": "09-bins.md", "smooth-demo": "10-smooth.md", "subgroups": "11-groups.md",
-              "reproduce": "13-reproduce.md", "downloads": "13-reproduce.md"}
+              "reproduce": "13-reproduce.md", "downloads": "13-reproduce.md", "twelve-examples": "15-data.md"}
+
+# Prose holds words and {{ … }} expressions only: loops, tests, selections and aliases live in the facts
+# (sitegen/facts.py, sitegen/analysis_facts.py), so a translator never copies template logic.
+# These files still hold Jinja statements; they were being edited for other issues when the rule came
+# in, and will be converted (and removed from this list) by the lead. Do not add to the list.
+NOT_YET_CONVERTED = ("00-intro.md", "03-fitting.md", "08-chance.md", "09-bins.md", "10-smooth.md", "11-groups.md")
+_STATEMENT = re.compile(r"\{%")
+_EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.S)
 
 
 # ---------------------------------------------------------------- (a) no typed numbers
@@ -86,6 +95,29 @@ def section_files():
     return sorted(CONTENT.glob("*.md"))
 
 
+def every_language_section():
+    return sorted(p for p in (ROOT / "content").glob("*/[0-9][0-9]-*.md"))
+
+
+@pytest.mark.parametrize("path", every_language_section(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_prose_holds_words_and_expressions_only(path):
+    """No ``{% … %}`` statement (set, for, if, macro) in a section file, and no quoted text inside an
+    expression: a string literal there is a word a translator cannot reach."""
+    if path.name in NOT_YET_CONVERTED:
+        pytest.skip(f"{path.name}: not converted yet (NOT_YET_CONVERTED)")
+    text = path.read_text(encoding="utf-8")
+    statements = [text.count("\n", 0, m.start()) + 1 for m in _STATEMENT.finditer(text)]
+    assert not statements, f"{path}: Jinja statements on lines {statements}; compute them as facts in sitegen/"
+    quoted = [m.group(0) for m in _EXPRESSION.finditer(text) if '"' in m.group(1) or "'" in m.group(1)]
+    assert not quoted, f"{path}: quoted text inside expressions: {quoted}"
+
+
+def test_the_not_yet_converted_list_only_names_files_that_need_it():
+    for name in NOT_YET_CONVERTED:
+        assert _STATEMENT.search((CONTENT / name).read_text(encoding="utf-8")), \
+            f"{name} holds no Jinja statement any more: remove it from NOT_YET_CONVERTED"
+
+
 def test_allowlist_is_short_and_reasoned():
     entries = allowlist()
     assert 0 < len(entries) <= 20, "keep the allowlist short; prefer expressions"
@@ -112,10 +144,11 @@ def test_checker_catches_what_it_should():
     assert typed_numbers("ResNet-110 and ResNet-50", {"ResNet-110": "model"}) == [(1, "number '50' typed in prose")]
 
 
-def test_strings_hold_no_decimals():
-    text = (CONTENT / "strings.toml").read_text(encoding="utf-8")
+@pytest.mark.parametrize("path", sorted((ROOT / "content").glob("*/strings.toml")), ids=lambda p: p.parent.name)
+def test_strings_hold_no_decimals(path):
+    text = path.read_text(encoding="utf-8")
     found = [(n, m.group(0)) for n, line in enumerate(text.splitlines(), 1) for m in _DECIMAL.finditer(line)]
-    assert not found, "strings.toml must not type decimals (quote them from facts in the prose): " + ", ".join(
+    assert not found, f"{path} must not type decimals (quote them from facts in the prose): " + ", ".join(
         f"line {n}: {value}" for n, value in found)
 
 
@@ -216,7 +249,7 @@ def test_reproduce_agrees_with_the_page_formatting(reproduce_output, engine_six)
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):
     out = tmp_path_factory.mktemp("content-site") / "site"
-    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out)], cwd=ROOT,
+    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--lang", "en", "--out", str(out)], cwd=ROOT,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     return (out / "index.html").read_text(encoding="utf-8")

@@ -82,17 +82,24 @@ def write_strings(folder, text):
 GOOD = """
 [format]
 decimal = ","
+group = "\\u202F"
+group_from = 5
 percent = "{value} %"
+interval = "[{lo}; {hi}{close}"
+list = "; "
+list_and = " and "
 
 [ui]
 button = "Go"
 
 [datasets.six]
 label = "Six"
+short = "six"
 summary = "Six rows"
 
 [datasets.twelve]
 label = "Twelve"
+short = "twelve"
 summary = "Twelve rows"
 """
 
@@ -108,7 +115,9 @@ def test_a_complete_strings_table_passes_and_stays_a_plain_mapping(tmp_path):
     ('percent = "{value} %"\n', "percent"),
     ('[ui]\nbutton = "Go"\n', "[ui]"),
     ('summary = "Twelve rows"\n', "summary"),
-    ('[datasets.six]\nlabel = "Six"\nsummary = "Six rows"\n', "six"),
+    ('[datasets.six]\nlabel = "Six"\nshort = "six"\nsummary = "Six rows"\n', "six"),
+    ('interval = "[{lo}; {hi}{close}"\n', "interval"),
+    ('short = "twelve"\n', "short"),
 ])
 def test_a_missing_key_the_build_reads_names_the_file_and_key(tmp_path, cut, key):
     assert cut in GOOD
@@ -182,8 +191,23 @@ def no_components(name):
     raise AssertionError(f"no component expected, got {name}")
 
 
+PAGE_STRINGS = {"format": {"decimal": ",", "group": "\u202f"}, "meta": {"equation": "Gleichung", "table": "Tabelle"}}
+
+
 def render(tmp_path, source, context=None, render_component=no_components):
-    return render_section(section(tmp_path, source), content_environment(), context or {}, render_component)
+    return render_section(section(tmp_path, source), content_environment(), context or {}, render_component,
+                          PAGE_STRINGS)
+
+
+def test_numbers_in_math_are_one_mn_each_written_as_the_language_writes_them(tmp_path):
+    html = render(tmp_path, "# Title\n\nA bin $[0,25; 0,50)$ of $60\u202f000$ rows.\n\n$$x = 1,5$$\n")
+    assert "<mn>0,25</mn>" in html and "<mn>0,50</mn>" in html and "<mn>60\u202f000</mn>" in html
+    assert "<mn>1,5</mn>" in html and 'aria-label="Gleichung"' in html
+
+
+def test_a_table_is_named_in_the_language_of_the_page(tmp_path):
+    html = render(tmp_path, "# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    assert 'role="group" aria-label="Tabelle"' in html
 
 
 def test_a_section_renders_math_markdown_and_components(tmp_path):

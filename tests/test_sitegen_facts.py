@@ -1,7 +1,8 @@
-"""The number filters of sitegen/facts.py (``fixed``, ``pct``, ``num``, ``vec``, ``thousands``).
+"""The number filters of sitegen/facts.py (``fixed``, ``pct``, ``num``, ``sig``, ``vec``, ``thousands``,
+``interval``, ``seq``, ``series``), in English and with other ``[format]`` tables.
 
 Expected values are written by hand or computed with exact decimal arithmetic
-in the test; the page's language variants are in ``test_sitegen_page.py``.
+in the test; more language variants are in ``test_sitegen_page.py``.
 """
 
 from decimal import ROUND_HALF_UP, Decimal
@@ -10,13 +11,50 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen.facts import FILTERS, fixed, num, pct, thousands, vec
+from sitegen.facts import FILTERS, PLAIN_FORMAT, fixed, interval, num, number_filters, pct, seq, series, sig, thousands, vec
 
 MINUS = "\u2212"
+NNBSP, NBSP = "\u202f", "\u00a0"
+SPANISH = {**PLAIN_FORMAT, "group": NNBSP, "group_from": 5, "percent": "{value}" + NBSP + "%", "list_and": " y "}
+COMMA = {**PLAIN_FORMAT, "decimal": ",", "group": NNBSP, "group_from": 5, "percent": "{value}" + NBSP + "%",
+         "interval": "[{lo}; {hi}{close}", "list": "; "}
 
 
-def test_the_filter_table_holds_the_five_filters():
-    assert FILTERS == {"fixed": fixed, "pct": pct, "num": num, "vec": vec, "thousands": thousands}
+def test_the_filter_table_holds_the_nine_filters():
+    assert FILTERS == {"fixed": fixed, "pct": pct, "num": num, "sig": sig, "vec": vec, "thousands": thousands,
+                       "interval": interval, "seq": seq, "series": series}
+    assert set(number_filters(SPANISH)) == set(FILTERS)
+
+
+@pytest.mark.parametrize("value, english, spanish", [
+    (999, "999", "999"), (1000, "1,000", "1000"), (6000, "6,000", "6000"), (9999, "9,999", "9999"),
+    (10000, "10,000", "10" + NNBSP + "000"), (60000, "60,000", "60" + NNBSP + "000"),
+    (1234567, "1,234,567", "1" + NNBSP + "234" + NNBSP + "567"), (-60000, MINUS + "60,000", MINUS + "60" + NNBSP + "000"),
+])
+def test_thousands_groups_from_the_languages_threshold(value, english, spanish):
+    assert thousands(value) == english
+    assert number_filters(SPANISH)["thousands"](value) == spanish
+
+
+def test_a_language_writes_every_number_with_its_own_settings():
+    es, comma = number_filters(SPANISH), number_filters(COMMA)
+    assert es["pct"](0.129) == "12.9" + NBSP + "%" and es["fixed"](0.82278, 5) == "0.82278"
+    assert comma["pct"](0.129) == "12,9" + NBSP + "%" and comma["fixed"](-0.5, 2) == MINUS + "0,50"
+    assert comma["num"](1.8) == "1,8" and comma["num"](20261024) == "20261024"  # constants are never grouped
+    assert comma["vec"]([0.5, 1], 2) == "[0,50; 1,00]" and comma["vec"]([3, 1, 0]) == "[3; 1; 0]"
+    assert comma["sig"](1.0, 4) == "1,000" and sig(1.229751214, 3) == "1.23"
+    assert es["series"]([3, 5]) == "3 y 5" and series([1, 3, 5]) == "1, 3 and 5" and series([4]) == "4"
+    assert comma["seq"]([1, 2, 3]) == "1; 2; 3"
+
+
+@pytest.mark.parametrize("edges, digits, english, comma", [
+    ((0.25, 0.5), 2, "[0.25, 0.50)", "[0,25; 0,50)"),
+    ((0.75, 1.0), 2, "[0.75, 1.00]", "[0,75; 1,00]"),   # the last bin is closed
+    ((0, 0.25), None, "[0, 0.25)", "[0; 0,25)"),        # without digits, the ends are constants
+])
+def test_interval(edges, digits, english, comma):
+    assert interval(edges, digits) == english
+    assert number_filters(COMMA)["interval"](edges, digits) == comma
 
 
 @pytest.mark.parametrize("value, digits, expected", [
@@ -82,7 +120,7 @@ def test_vec():
 @pytest.mark.parametrize("value, expected", [
     (6, "6"), (999, "999"), (1000, "1,000"), (6000, "6,000"), (4000.0, "4,000"), (1234567, "1,234,567"),
 ])
-def test_thousands(value, expected):
+def test_thousands_in_english(value, expected):
     assert thousands(value) == expected
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from sitegen.content import load_sections, load_strings
 from sitegen.errors import BuildError
-from sitegen.page import assemble_files, inline_svg, localised_filters
+from sitegen.page import Edition, assemble_files, inline_svg, localised_filters
 from sitegen_inputs import page_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,7 +139,8 @@ def edit(path, old, new):
 def assemble(root, precomputed):
     analyses, facts, figures = page_inputs(precomputed)
     content = root / "content" / "en"
-    return assemble_files(root, precomputed, analyses, facts, figures, load_sections(content), load_strings(content), "en")
+    edition = Edition("en", "", load_strings(content), load_sections(content), figures)
+    return assemble_files(root, precomputed, analyses, facts, [edition])
 
 
 def page_error(root, precomputed):
@@ -201,7 +202,7 @@ def test_a_dataset_without_a_summary_names_the_dataset_table(tmp_path, precomput
     root = sources(tmp_path)
     strings = root / "content" / "en" / "strings.toml"
     text = strings.read_text(encoding="utf-8")
-    strings.write_text(re.sub(r"(\[datasets\.mixed\]\n[^\n]*\n)summary = [^\n]*\n", r"\1", text), encoding="utf-8")
+    strings.write_text(re.sub(r"(\[datasets\.mixed\]\n(?:[^\n]*\n)*?)summary = [^\n]*\n", r"\1", text, count=1), encoding="utf-8")
     assert f"{strings}: [datasets.mixed] has no key 'summary'" in page_error(root, precomputed)
 
 
@@ -246,3 +247,11 @@ def test_a_template_syntax_error_names_the_template_and_line(tmp_path, precomput
     edit(teaser, '<p class="teaser-note">{{ ', '<p class="teaser-note">{{ ( ')
     message = page_error(root, precomputed)
     assert re.search(r"templates/components/teaser\.html\.j2:\d+: TemplateSyntaxError: ", message), message
+
+
+# --- inlined static files ---------------------------------------------------------------------
+
+def test_only_whole_line_comments_are_left_out_of_the_inlined_files():
+    from sitegen.page import _strip_comment_lines
+    source = "  /* a */ keep();\n  also();\n  /* one\n     block */\n  // line\n  x = 1; // after code\n/* css */\nb { c: d; }\n"
+    assert _strip_comment_lines(source) == "  /* a */ keep();\n  also();\n  x = 1; // after code\nb { c: d; }\n"

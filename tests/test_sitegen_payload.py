@@ -309,7 +309,7 @@ def test_payloads_of_two_independent_runs_are_identical():
 
 
 def test_core_payload(precomputed):
-    core = core_payload(precomputed, {name: f"about {name}" for name in precomputed.datasets}, "six")
+    core = core_payload(precomputed, "six")
     assert core["default_dataset"] == "six"
     assert core["grid"][core["t1_index"]] == 1.0
     assert core["units"] == {"score": 100_000, "rate": 1_000}
@@ -321,7 +321,7 @@ def test_core_payload(precomputed):
 
 def test_core_payload_refuses_an_unknown_default_dataset(precomputed):
     with pytest.raises(ValueError, match="default_dataset"):
-        core_payload(precomputed, {name: name for name in precomputed.datasets}, "seven")
+        core_payload(precomputed, "seven")
 
 
 def test_displayed_difference_is_the_difference_of_the_rounded_values():
@@ -429,7 +429,7 @@ def test_group_temperatures_are_the_subgroup_analysis_ones(precomputed):
 
 
 def test_core_payload_offers_every_bin_count(precomputed):
-    core = core_payload(precomputed, {name: name for name in precomputed.datasets}, "six")
+    core = core_payload(precomputed, "six")
     assert core["bin_counts"] == list(range(1, 51))
     assert core["detailed_bin_counts"] == list(OFFERED_BIN_COUNTS)
     assert {d["name"]: d["groups"] for d in core["datasets"]}["mixed"] == ["A", "B"]

@@ -38,7 +38,7 @@
         number: ex.index[e] + 1, label: CLASS_NAMES[ex.label[e]], predicted: CLASS_NAMES[ex.predicted[e]],
         verdict: ex.predicted[e] === ex.label[e] ? ui.verdict_right : ui.verdict_wrong
       }), card);
-      if (single) paragraph("example-logits", CT.fill(ui.example_logits, { logits: ex.logits[e].join(", ") }), card);
+      if (single) paragraph("example-logits", CT.fill(ui.example_logits, { logits: CT.list(ex.logits[e].map(CT.num)) }), card);
       var bars = [];
       for (var c = 0; c < model.k; c++) {
         var row = document.createElement("div");

@@ -54,24 +54,55 @@
     return { value: value, change: change };
   };
 
-  /* ---- formatting of engine integers ---- */
+  /* ---- formatting of engine integers ----
+   * Every number is written with the page language's [format] settings (strings.toml, inlined as
+   * JSON): decimal mark, digit groups, percent, interval and list patterns. Never Intl or toLocaleString. */
   var MINUS = "\u2212";
+  function format() { return CT.strings().format; }
   /* units / 10^digits with exactly `digits` decimals, e.g. (82278, 5) -> "0.82278". */
   CT.fixed = function (units, digits, signed) {
     var scale = Math.pow(10, digits), a = Math.abs(units);
     var whole = Math.floor(a / scale), frac = String(a - whole * scale);
     while (frac.length < digits) frac = "0" + frac;
     var sign = units < 0 ? MINUS : (signed && units > 0 ? "+" : (signed ? "\u00b1" : ""));
-    return sign + whole + (digits ? CT.strings().format.decimal + frac : "");
+    return sign + whole + (digits ? format().decimal + frac : "");
   };
   CT.score = function (units, signed) { return CT.fixed(units, 5, signed); };       // NLL, Brier: 1e-5 units
   CT.prob = function (units) { return CT.fixed(units, 3); };                        // probabilities: 1e-3 units
   CT.pct = function (units, signed) {                                               // rates: 1e-3 units = 0.1 %
-    return CT.fill(CT.strings().format.percent, { value: CT.fixed(units, 1, signed) });
+    return CT.fill(format().percent, { value: CT.fixed(units, 1, signed) });
+  };
+  /* A count with its digits grouped from group_from digits on ("6,000"; Spanish "6000", "60 000"). */
+  CT.count = function (n) {
+    var f = format(), digits = String(Math.abs(n));
+    if (digits.length >= f.group_from) {
+      var head = digits.length % 3 || 3, parts = [digits.slice(0, head)];
+      for (var i = head; i < digits.length; i += 3) parts.push(digits.slice(i, i + 3));
+      digits = parts.join(f.group);
+    }
+    return (n < 0 ? MINUS : "") + digits;
+  };
+  /* A constant as the engine holds it (a logit): shortest decimal, the language's decimal mark. */
+  CT.num = function (x) { return String(x).replace("-", MINUS).replace(".", format().decimal); };
+  /* Numbers (already written) separated as the language separates a list: "3, 1, 0". */
+  CT.list = function (items) { return items.join(format().list); };
+  /* A bin [lo, hi) (closed with "]" when `closed`), lo and hi already written. */
+  CT.interval = function (lo, hi, closed) {
+    return CT.fill(format().interval, { lo: lo, hi: hi, close: closed ? "]" : ")" });
   };
   CT.points = function (units) { return CT.fill(CT.strings().ui.points, { value: CT.fixed(units, 1, true) }); };
   /* Temperatures are grid values, printed to a number of significant digits. */
-  CT.temp = function (t, digits) { return t.toPrecision(digits || 4).replace(".", CT.strings().format.decimal); };
+  CT.temp = function (t, digits) { return t.toPrecision(digits || 4).replace(".", format().decimal); };
+  /* A dataset's short name in the page's language (its id in English). */
+  CT.shortName = function (name) {
+    var table = CT.strings().datasets || {};
+    return table[name] ? table[name].short : name;
+  };
+  /* A dataset's one-line description in the page's language (empty if the strings have none). */
+  CT.datasetSummary = function (name) {
+    var table = CT.strings().datasets || {};
+    return table[name] ? table[name].summary : "";
+  };
 
   /* Write-if-changed helpers: a slider step rewrites only what actually changed, which keeps
    * style recalculation and layout small (the per-input budget is a few milliseconds). */
@@ -95,7 +126,10 @@
   CT.rejected = { dataset: {}, analysis: {}, bins: {}, groups: {} };
   /* A payload's key in its store (and in its file name, data/<key><suffix>). */
   function keyOf(kind, payload) { return kind === "bins" ? payload.name + "-" + payload.part : payload.name; }
-  CT.dataFile = function (kind, key) { return "data/" + key + suffix[kind]; };
+  /* Where the site's root is, relative to this page ("" for index.html, "../" for es/index.html):
+   * every edition shares one set of data files. */
+  CT.root = document.documentElement.getAttribute("data-root") || "";
+  CT.dataFile = function (kind, key) { return CT.root + "data/" + key + suffix[kind]; };
 
   function accept(kind) {
     return function (payload) {

@@ -127,11 +127,11 @@
   Explorer.prototype.loadDataset = function (name, first) {
     var self = this, s = this.state, ui = CT.strings().ui, status = this.$("status");
     if (!CT.datasetInfo(name)) name = CT.defaultDataset();
-    status.textContent = CT.datasets[name] ? "" : CT.fill(ui.loading, { name: name });
+    status.textContent = CT.datasets[name] ? "" : CT.fill(ui.loading, { name: CT.shortName(name) });
     CT.load("dataset", name, function (error) {
       if (error) {
         status.textContent = CT.fill(error === "version" ? ui.error_version : ui.error_missing,
-          { file: "data/" + name + ".js" });
+          { file: CT.dataFile("dataset", name) });
         var select = self.$("dataset");
         if (select && s.model) select.value = s.model.name;
         return;
@@ -158,7 +158,7 @@
     CT.load("analysis", name, function (error) {
       if (s.dataset !== name) return;
       if (error) {
-        self.$("status").textContent = CT.fill(ui.error_analysis, { file: "data/" + name + "-analysis.js" });
+        self.$("status").textContent = CT.fill(ui.error_analysis, { file: CT.dataFile("analysis", name) });
         return;
       }
       s.analysis = CT.analysisModel(name);
@@ -266,8 +266,8 @@
     if (!part) return;  // the groups are loading
     var summary = this.$("summary");
     if (summary) {
-      summary.textContent = info.description + " " + CT.fill(ui.dataset_line, {
-        n: info.n, t: CT.temp(m.fittedT, 5), on: ui["fitted_on_" + m.fittedOn]
+      summary.textContent = CT.datasetSummary(m.name) + " " + CT.fill(ui.dataset_line, {
+        n: CT.count(info.n), t: CT.temp(m.fittedT, 5), on: ui["fitted_on_" + m.fittedOn]
       });
     }
     var fitButton = this.$("fit");

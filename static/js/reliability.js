@@ -68,8 +68,7 @@
 
   function rangeText(bins, b, i, last) {
     if (bins.edges) {
-      var closing = b === last ? "]" : ")";
-      return "[" + CT.prob(bins.edges[b]) + ", " + CT.prob(bins.edges[b + 1]) + closing;
+      return CT.interval(CT.prob(bins.edges[b]), CT.prob(bins.edges[b + 1]), b === last);
     }
     return CT.prob(bins.lower[b][i]) + " \u2013 " + CT.prob(bins.upper[b][i]);
   }

@@ -8,9 +8,15 @@ Fixtures, widest first:
 * ``open_page`` — opens the page in a fresh browser context and watches it: any uncaught error,
   console error, failed or 4xx/5xx request, or request to a host other than 127.0.0.1/localhost
   fails the test that opened it (after the test body, as a failure of the test itself);
-* ``open_explorer`` — ``open_page`` for tests of the main explorer: its controls found by role and label;
+* ``lang`` — each language edition of the site in turn (``sitegen.settings.LANGUAGES``): a test that
+  asks for it, or for ``open_explorer``, ``ui`` or ``number``, runs once per language;
+* ``open_explorer`` — ``open_page`` of the ``lang`` edition, for tests of the main explorer: its controls
+  found by role and label;
 * ``engine`` — ``sitegen.precompute.precompute_all()``, computed once, for expected values;
-* ``ui`` — the interface strings of content/en/strings.toml, to find controls by their labels.
+* ``ui`` — the ``lang`` edition's interface strings as its page holds them (engine constants filled in),
+  to find controls by their labels;
+* ``number`` — that edition's number filters (``sitegen.facts.number_filters`` with its ``[format]``),
+  to write expected values as the page does.
 
 A missing browser (or Playwright, or the npm tools) fails every browser test when ``CI`` is set;
 elsewhere those tests are skipped with the command that installs what is missing.
@@ -32,6 +38,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from sitegen.serve import serving  # noqa: E402  (after the path set-up above)
+from sitegen.settings import LANGUAGES  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -94,11 +101,39 @@ def engine():
     return precompute_all()
 
 
+@pytest.fixture(scope="session", params=list(LANGUAGES))
+def lang(request):
+    """A language tag of ``sitegen.settings.LANGUAGES``; the tests that use it run once per language."""
+    return request.param
+
+
+def page_path(lang, path=""):
+    """``path`` (may be "" or start with "#") inside the folder of the ``lang`` edition."""
+    folder = LANGUAGES[lang]
+    return f"{folder}/{path}" if folder else path
+
+
 @pytest.fixture(scope="session")
-def ui():
-    """The ``[ui]`` table of content/en/strings.toml: labels, button texts and captions, as the page shows them."""
-    from sitegen.content import load_strings
-    return load_strings(ROOT / "content" / "en")["ui"]
+def page_strings(site_dir, lang):
+    """The strings the ``lang`` page's scripts read (``ui``, ``format``, ``datasets``), from the built page."""
+    import json
+    html = (site_dir / page_path(lang, "index.html")).read_text(encoding="utf-8")
+    match = re.search(r'<script type="application/json" id="ct-strings">(.*?)</script>', html, re.S)
+    assert match, "the page has no ct-strings script"
+    return json.loads(match.group(1).replace("<\\/", "</"))
+
+
+@pytest.fixture(scope="session")
+def ui(page_strings):
+    """The ``[ui]`` table of the ``lang`` edition: labels, button texts and captions, as the page shows them."""
+    return page_strings["ui"]
+
+
+@pytest.fixture(scope="session")
+def number(page_strings):
+    """The ``lang`` edition's number filters: ``number["pct"](0.129)`` is "12.9%" in English, "12.9 %" in Spanish."""
+    from sitegen.facts import number_filters
+    return number_filters(page_strings["format"])
 
 
 # --------------------------------------------------------------------------- the browser
@@ -183,15 +218,15 @@ _MONITORS = pytest.StashKey()
 def open_page(browser, site_url, site_dir, request):
     """``open_page(path="", *, file=False, wait="load", **context_options)`` → a watched Playwright page.
 
-    ``path`` is relative to the site (it may carry a ``#state/…`` hash); ``file=True`` opens it
-    from ``file://`` instead of http. ``context_options`` go to ``browser.new_context``
+    ``path`` is relative to the site (it may carry a ``#state/…`` hash), or with ``lang`` to that
+    language's edition; ``file=True`` opens it from ``file://`` instead of http. ``context_options`` go to ``browser.new_context``
     (``color_scheme``, ``viewport``, ``java_script_enabled``, ``reduced_motion``, …). The page's
     monitor is ``page.monitor``; call ``page.monitor.allow(regex)`` for a problem a test provokes.
     """
     contexts = []
     monitors = request.node.stash.setdefault(_MONITORS, [])
 
-    def opener(path="", *, file=False, wait="load", **context_options):
+    def opener(path="", *, file=False, wait="load", lang=None, **context_options):
         context_options.setdefault("viewport", {"width": 1280, "height": 900})
         context = browser.new_context(**context_options)
         context.set_default_timeout(10_000)
@@ -201,10 +236,11 @@ def open_page(browser, site_url, site_dir, request):
         monitor.watch(context)
         page = context.new_page()
         page.monitor = monitor
+        folder = LANGUAGES[lang] if lang is not None else ""
         if file:
-            url = (site_dir / "index.html").as_uri() + (path[len("index.html"):] if path.startswith("index.html") else path)
+            url = (site_dir / folder / "index.html").as_uri() + (path[len("index.html"):] if path.startswith("index.html") else path)
         else:
-            url = site_url + path
+            url = site_url + page_path(lang, path) if lang is not None else site_url + path
         if wait is not None:
             page.goto(url, wait_until=wait)
         else:
@@ -218,13 +254,13 @@ def open_page(browser, site_url, site_dir, request):
 
 
 @pytest.fixture
-def open_explorer(open_page, ui, expect):
-    """``open_explorer(path="", **open_page_options)`` → the page's main explorer as an
-    :class:`~tests.browser.explorer_ui.Explorer` (its page is ``.page``)."""
+def open_explorer(open_page, ui, number, lang, expect):
+    """``open_explorer(path="", **open_page_options)`` → the ``lang`` page's main explorer as an
+    :class:`~tests.browser.explorer_ui.Explorer` (its page is ``.page``, its number filters ``.number``)."""
     from .explorer_ui import Explorer
 
     def opener(path="", **options):
-        return Explorer(open_page(path, **options), ui, expect)
+        return Explorer(open_page(path, lang=lang, **options), ui, expect, number=number)
 
     return opener
 

@@ -1,6 +1,7 @@
 """The explorer's uncertainty views show exactly what sitegen.analysis computed, and their controls
 live in the URL hash: the spread and noise-floor panel, the consistency bands, the smooth
-reliability curve and the bin-count chart."""
+reliability curve and the bin-count chart. Each test runs once per language edition; the expected
+texts are the page's strings (``ui``) filled with numbers written by its filters (``number``)."""
 
 import re
 from urllib.parse import urlsplit
@@ -9,7 +10,6 @@ import numpy as np
 import pytest
 
 from sitegen.analysis import precompute_analyses
-from sitegen.facts import fixed, pct
 
 
 @pytest.fixture(scope="session")
@@ -23,8 +23,16 @@ def nearest_sub(analysis, grid, index):
     return int(np.argmin(np.abs(np.log(grid[analysis.subgrid]) - np.log(grid[index]))))
 
 
-def expected_panel(analyses, engine, dataset, part, index, scheme, bins):
+def fill(template, **values):
+    """``template`` with its ``{name}`` placeholders replaced, as the page's CT.fill does."""
+    for key, value in values.items():
+        template = template.replace("{" + key + "}", str(value))
+    return template
+
+
+def expected_panel(analyses, engine, dataset, part, index, scheme, bins, ui, number):
     """The uncertainty panel's texts, computed here from the engine's arrays."""
+    fixed, pct = number["fixed"], number["pct"]
     result = analyses.datasets[dataset]
     k = nearest_sub(result, engine.grid, index)
     p = result.parts[part]
@@ -32,10 +40,10 @@ def expected_panel(analyses, engine, dataset, part, index, scheme, bins):
     floor = p.floor.ece[scheme][bins][k]
     nll = p.bootstrap.nll[k]
     return {
-        "spread": f"{pct(spread[0])} to {pct(spread[-1])}",
-        "floor": f"{pct(floor[0])} · {pct(floor[1])} · {pct(floor[2])}",
-        "nll": f"({fixed(nll[0], 5)} to {fixed(nll[-1], 5)})",
-        "smooth": f"{pct(p.smooth.value[k])} (σ = {fixed(p.smooth.sigma[k], 3)})",
+        "spread": fill(ui["range_value"], lo=pct(spread[0]), hi=pct(spread[-1])),
+        "floor": fill(ui["floor_value"], lo=pct(floor[0]), mid=pct(floor[1]), hi=pct(floor[2])),
+        "nll": fill(ui["unc_nll_value"].replace("{nll}", "").strip(), lo=fixed(nll[0], 5), hi=fixed(nll[-1], 5)),
+        "smooth": fill(ui["smooth_value"], ece=pct(p.smooth.value[k]), sigma=fixed(p.smooth.sigma[k], 3)),
     }
 
 
@@ -56,27 +64,27 @@ def wait_panel(ex, want, timeout=8000):
 
 
 @pytest.mark.parametrize("dataset, part", [("six", "all"), ("sim-600", "test"), ("overconfident", "calibration")])
-def test_uncertainty_panel_shows_the_engine_values(open_explorer, engine, analyses, ui, expect, dataset, part):
+def test_uncertainty_panel_shows_the_engine_values(open_explorer, engine, analyses, ui, number, expect, dataset, part):
     ex = open_explorer()
     ex.choose(dataset=dataset, scheme="equal-width", bins=10)
     if part != "all":
         ex.choose(part=part)
     ex.reset.click()
-    wait_panel(ex, expected_panel(analyses, engine, dataset, part, engine.t1_index, "equal-width", 10))
+    wait_panel(ex, expected_panel(analyses, engine, dataset, part, engine.t1_index, "equal-width", 10, ui, number))
     ex.fit.click()
     fitted = engine.index_of(engine.datasets[dataset].fitted_t)
-    wait_panel(ex, expected_panel(analyses, engine, dataset, part, fitted, "equal-width", 10))
+    wait_panel(ex, expected_panel(analyses, engine, dataset, part, fitted, "equal-width", 10, ui, number))
     ex.choose(scheme="adaptive", bins=5)
     ex.press("ArrowRight", 4)  # off the sub-grid: the panel shows the nearest computed point
     index = ex.index()
-    wait_panel(ex, expected_panel(analyses, engine, dataset, part, index, "adaptive", 5))
+    wait_panel(ex, expected_panel(analyses, engine, dataset, part, index, "adaptive", 5, ui, number))
     result = analyses.datasets[dataset]
     grid_t = engine.grid[result.subgrid[nearest_sub(result, engine.grid, index)]]
-    at = ui["unc_at"].replace("{t}", f"{grid_t:#.4g}").replace("{count}", str(len(result.subgrid)))
+    at = fill(ui["unc_at"], t=number["sig"](grid_t, 4), count=len(result.subgrid))
     expect(ex.uncertainty.get_by_text(at, exact=True)).to_be_visible()
 
 
-def test_bands_follow_the_engine_and_the_hash(open_explorer, engine, analyses, expect):
+def test_bands_follow_the_engine_and_the_hash(open_explorer, engine, analyses, ui, number, expect):
     ex = open_explorer()
     ex.choose(dataset="overconfident", scheme="equal-width", bins=15)
     ex.fit.click()
@@ -88,8 +96,7 @@ def test_bands_follow_the_engine_and_the_hash(open_explorer, engine, analyses, e
     k = nearest_sub(result, engine.grid, fitted)
     band = result.parts["test"].floor.band["equal-width"][15][k]
     counts = engine.datasets["overconfident"].parts["test"].bins["equal-width"][15].count[result.subgrid[k]]
-    want = [f"Bin {b + 1}: a perfectly calibrated model's accuracy here would lie between "
-            f"{fixed(band[b][0], 3)} and {fixed(band[b][1], 3)} (5–95%)."
+    want = [fill(ui["band_title"], bin=b + 1, lo=number["fixed"](band[b][0], 3), hi=number["fixed"](band[b][1], 3))
             for b in range(15) if counts[b] > 0]
     assert want
     expect(ex.diagram.locator(".bands rect[visibility=visible]")).to_have_text(want)
@@ -114,7 +121,7 @@ def test_smooth_curve_toggle_round_trips_through_the_hash(open_explorer, expect)
     expect(again.dataset).to_have_value("sim-600")
 
 
-def test_bin_count_chart_describes_the_engine_sweep(open_explorer, engine, analyses, ui, expect):
+def test_bin_count_chart_describes_the_engine_sweep(open_explorer, engine, analyses, ui, number, expect):
     ex = open_explorer()
     ex.choose(dataset="overconfident", scheme="equal-width", bins=15)
     ex.fit.click()
@@ -123,7 +130,7 @@ def test_bin_count_chart_describes_the_engine_sweep(open_explorer, engine, analy
     k = nearest_sub(result, engine.grid, fitted)
     part = result.parts["test"]
     sweep, floor = part.sweep["equal-width"][k], part.floor.sweep["equal-width"][k]
-    want = (f"ECE against the number of bins: {pct(sweep[0])} with one bin, {pct(sweep[-1])} with "
-            f"{len(sweep)} bins; a perfectly calibrated model's median at {len(sweep)} bins is {pct(floor[-1, 0])}.")
+    pct = number["pct"]
+    want = fill(ui["sweep_alt"], first=pct(sweep[0]), last=pct(sweep[-1]), bins=len(sweep), floor=pct(floor[-1, 0]))
     chart = ex.root.get_by_role("figure", name=re.compile(re.escape(ui["sweep_caption"])))
     expect(chart.get_by_role("img", name=want, exact=True)).to_be_visible()

@@ -1,6 +1,7 @@
 """The explorer (component #ex1) against the engine: every card, the per-bin table, the slider,
 the buttons and the #state/ URL hash show exactly what calib computes, rounded like the page
-(sitegen.facts.fixed / pct: half away from zero)."""
+(sitegen.facts.fixed / pct: half away from zero) and written in the page's language (every test runs
+once per language edition: the ``lang`` fixture)."""
 
 import functools
 import re
@@ -10,7 +11,8 @@ import numpy as np
 import pytest
 
 import calib
-from sitegen.facts import fixed, pct
+from sitegen.facts import fixed as english_fixed
+from sitegen.facts import pct as english_pct
 
 DATASETS = ["six", "twelve", "sim-60", "sim-600", "overconfident", "mixed"]
 BIN_COUNTS = ["4", "5", "10", "15", "20"]
@@ -37,8 +39,10 @@ def rows_of(name, part):
     return data.logits[mask], data.labels[mask]
 
 
-def expected_cards(name, part, t, scheme, bins):
-    """The seven cards' texts for one state, computed with calib's public API."""
+def expected_cards(name, part, t, scheme, bins, number=None):
+    """The seven cards' texts for one state, computed with calib's public API (``number``: the page
+    language's filters; English without)."""
+    fixed, pct = (number["fixed"], number["pct"]) if number else (english_fixed, english_pct)
     logits, labels = rows_of(name, part)
     confidence, correct = calib.top_label(logits, labels, t)
     return {
@@ -113,7 +117,7 @@ def settle(ex, engine, timeout=5000):
         split = is_split(state["dataset"])
         parts_ok = state["part"] in (("calibration", "test") if split else ("all",))
         part = state["part"] if parts_ok else ("test" if split else "all")
-        want = expected_cards(state["dataset"], part, t, state["scheme"], int(state["bins"]))
+        want = expected_cards(state["dataset"], part, t, state["scheme"], int(state["bins"]), ex.number)
         counts = expected_bin_counts(state["dataset"], part, t, state["scheme"], int(state["bins"]))
         shown_counts = [int(re.sub(r"\D", "", row[1]) or -1) if len(row) > 1 else None for row in state["rows"]]
         drawn = state["drawn"] == state["index"]
@@ -138,7 +142,7 @@ def hash_t(engine, index):
     return f"{float(engine.grid[index]):.5g}"
 
 
-VALUETEXT = r"T \d+(\.\d+)?, ECE \d+\.\d%"
+VALUETEXT = r"T \d+(\.\d+)?, ECE \d+\.\d\u00a0?%"  # "12.9%" in English, "12.9 %" in Spanish
 
 
 def shows_temperature(text, t):
@@ -193,20 +197,21 @@ def test_six_at_t1_and_at_the_fitted_t(open_explorer, engine, expect):
     ex.reset.click()
     expect(ex.slider).to_have_value(str(engine.t1_index))
     expect(ex.card("nll")).to_have_text("0.82278")
-    expect(ex.card("ece-w")).to_have_text("12.9%")
+    expect(ex.card("ece-w")).to_have_text(ex.number["pct"](0.129))
     state = settle(ex, engine)
-    assert state["cards"] == expected_cards("six", "all", 1.0, "equal-width", 4)
+    assert state["cards"] == expected_cards("six", "all", 1.0, "equal-width", 4, ex.number)
 
     ex.fit.click()
     fitted = engine.datasets["six"].fitted_t
     assert abs(fitted - calib.fit_temperature(*rows_of("six", "all"))) < 1e-6
     expect(ex.slider).to_have_value(str(engine.index_of(fitted)))
     expect(ex.card("nll")).to_have_text("0.81243")
-    expect(ex.card("ece-w")).to_have_text("38.0%")
+    expect(ex.card("ece-w")).to_have_text(ex.number["pct"](0.380))
     state = settle(ex, engine)
-    assert state["cards"] == expected_cards("six", "all", fitted, "equal-width", 4)
-    assert state["valuetext"] == "T 1.23, ECE 38.0%"
-    expect(ex.slider).to_have_attribute("aria-valuetext", "T 1.23, ECE 38.0%")
+    assert state["cards"] == expected_cards("six", "all", fitted, "equal-width", 4, ex.number)
+    valuetext = ex.ui["slider_valuetext"].replace("{t}", "1.23").replace("{ece}", ex.number["pct"](0.380))
+    assert state["valuetext"] == valuetext
+    expect(ex.slider).to_have_attribute("aria-valuetext", valuetext)
     assert shows_temperature(state["readout"], fitted), f"readout {state['readout']!r} does not show T"
 
 
@@ -269,7 +274,7 @@ def test_split_dataset_shows_either_part(open_explorer, engine, expect):
     ex.reset.click()
     state = settle(ex, engine)
     assert state["part"] == "test"
-    assert state["cards"] == expected_cards("sim-600", "test", 1.0, "equal-width", 10)
+    assert state["cards"] == expected_cards("sim-600", "test", 1.0, "equal-width", 10, ex.number)
 
     ex.fit.click()
     fitted = engine.datasets["sim-600"].fitted_t
@@ -277,12 +282,12 @@ def test_split_dataset_shows_either_part(open_explorer, engine, expect):
     assert abs(fitted - calib.fit_temperature(*rows_of("sim-600", "calibration"))) < 1e-6
     state = settle(ex, engine)
     assert state["index"] == engine.index_of(fitted)
-    assert state["cards"] == expected_cards("sim-600", "test", fitted, "equal-width", 10)
+    assert state["cards"] == expected_cards("sim-600", "test", fitted, "equal-width", 10, ex.number)
 
     ex.choose(part="calibration")
     state = settle(ex, engine)
     assert state["part"] == "calibration"
-    assert state["cards"] == expected_cards("sim-600", "calibration", fitted, "equal-width", 10)
+    assert state["cards"] == expected_cards("sim-600", "calibration", fitted, "equal-width", 10, ex.number)
     ex.expect_hash(dataset="sim-600", part="calibration", t=hash_t(engine, state["index"]))
 
     ex.choose(dataset="six")
@@ -330,7 +335,7 @@ def test_a_state_url_is_restored(open_explorer, engine, fragment, want):
         k: want[k] for k in ("dataset", "part", "scheme", "bins")}
     assert state["index"] == nearest_index(engine, want["t"])
     if fragment.startswith("#state/dataset=six"):
-        assert state["cards"]["nll"] == "0.81243" and state["cards"]["ece-w"] == "38.0%"
+        assert state["cards"]["nll"] == ex.number["fixed"](0.81243, 5) and state["cards"]["ece-w"] == ex.number["pct"](0.380)
 
 
 def test_a_state_url_also_works_from_a_file_url(open_explorer, engine):

@@ -1,10 +1,13 @@
 """HTML validity: the Nu HTML checker (vnu.jar from node_modules) finds no error in the built page,
-nor in the document the explorer leaves after running (the DOM serialised by the browser)."""
+nor in the document the explorer leaves after running (the DOM serialised by the browser), in every
+language edition (``lang``)."""
 
 import json
 import subprocess
 
 import pytest
+
+from .conftest import page_path
 
 
 def run_vnu(vnu_command, *paths):
@@ -29,7 +32,7 @@ def run_vnu(vnu_command, *paths):
 
 
 @pytest.fixture(scope="module")
-def live_dom(browser, site_url, ui, expect):
+def live_dom(browser, site_url, ui, lang, expect):
     """``(html, problem)``: the document as the browser holds it once the explorer has run
     (sim-600, fitted T), or what went wrong getting there."""
     from playwright.sync_api import Error
@@ -40,7 +43,7 @@ def live_dom(browser, site_url, ui, expect):
     page = context.new_page()
     problem = None
     try:
-        page.goto(site_url, wait_until="networkidle")
+        page.goto(site_url + page_path(lang), wait_until="networkidle")
         ex = Explorer(page, ui, expect)
         try:
             ex.dataset.select_option("sim-600", timeout=5000)
@@ -54,9 +57,9 @@ def live_dom(browser, site_url, ui, expect):
 
 
 @pytest.fixture(scope="module")
-def vnu_report(vnu_command, site_dir, live_dom):
-    """One vnu run over the built index.html and the live DOM."""
-    built, live = site_dir / "index.html", site_dir.parent / "live-dom.html"
+def vnu_report(vnu_command, site_dir, live_dom, lang):
+    """One vnu run over the built index.html of the ``lang`` edition and its live DOM."""
+    built, live = site_dir / page_path(lang, "index.html"), site_dir.parent / f"live-dom-{lang}.html"
     live.write_text(live_dom[0], encoding="utf-8")
     return run_vnu(vnu_command, built, live), built, live
 
