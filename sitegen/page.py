@@ -27,12 +27,20 @@ def inline_svg(svg, instance, label):
     return markupsafe.Markup(svg.replace("<svg ", f'<svg role="img" aria-label="{markupsafe.escape(label)}" ', 1))
 
 
+def heading_text(html):
+    """The plain text of a section's first h1/h2 (for the table of contents); empty if it has none."""
+    match = re.search(r"<h[12]\b[^>]*>(.*?)</h[12]>", html, re.S)
+    return markupsafe.Markup(re.sub(r"<[^>]+>", "", match.group(1))).unescape().strip() if match else ""
+
+
 def localised_filters(number_format):
-    """The ``fixed`` and ``pct`` filters writing numbers the way the page's language does."""
+    """The ``fixed``, ``pct`` and ``temp`` filters writing numbers the way the page's language does."""
     decimal, percent = number_format["decimal"], number_format["percent"]
     return {
         "fixed": lambda value, digits=3: FILTERS["fixed"](value, digits).replace(".", decimal),
         "pct": lambda value, digits=1: percent.replace("{value}", FILTERS["fixed"](float(value) * 100, digits).replace(".", decimal)),
+        # The one rule for printing a temperature: three significant digits (static/js/core.js CT.temp agrees).
+        "temp": lambda value: f"{float(value):#.3g}".replace(".", decimal),
     }
 
 
@@ -154,7 +162,10 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
 
     content_env = content_environment()
     content_env.filters.update(number_filters)
-    rendered = [{"slug": s.slug, "html": render_section(s, content_env, shared, render_component)} for s in sections]
+    rendered = []
+    for s in sections:
+        section_html = render_section(s, content_env, shared, render_component)
+        rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html)})
     try:
         html = env.get_template("index.html.j2").render(
             shared, sections=rendered, inline_css=css,

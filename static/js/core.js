@@ -70,8 +70,10 @@
     return CT.fill(CT.strings().format.percent, { value: CT.fixed(units, 1, signed) });
   };
   CT.points = function (units) { return CT.fill(CT.strings().ui.points, { value: CT.fixed(units, 1, true) }); };
-  /* Temperatures are grid values, printed to a number of significant digits. */
-  CT.temp = function (t, digits) { return t.toPrecision(digits || 4).replace(".", CT.strings().format.decimal); };
+  /* The one rule for printing a temperature: three significant digits (the build's `temp` filter agrees). */
+  CT.temp = function (t) { return t.toPrecision(3).replace(".", CT.strings().format.decimal); };
+  /* A count with the language's thousands separator. */
+  CT.count = function (n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, CT.strings().format.thousands || ","); };
 
   /* Write-if-changed helpers: a slider step rewrites only what actually changed, which keeps
    * style recalculation and layout small (the per-input budget is a few milliseconds). */
