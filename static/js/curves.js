@@ -47,7 +47,7 @@
       var lo = Infinity, hi = -Infinity;
       for (i = 0; i < values.length; i++) { if (values[i] < lo) lo = values[i]; if (values[i] > hi) hi = values[i]; }
       var top = hi;
-      if (s.zoom) top = Math.min(hi, lo + Math.max(ZOOM * (values[t1Index] - lo), Math.ceil((hi - lo) / 50), 1));
+      if (s.zoom) top = Math.min(hi, lo + Math.max(ZOOM * (values[t1Index] - lo), Math.ceil(lo / 200), 1));
       var y = S.linear(lo, top === lo ? lo + 1 : top, H - M.b - 6, M.t + 4);
       var ys = new Array(values.length);
       for (i = 0; i < values.length; i++) ys[i] = y(values[i]);

@@ -91,11 +91,29 @@
     }, DELAY);
   }
 
+  /* Keep `target` at the top while the sections above it take their real sizes (sections off screen
+   * are laid out at an estimated height until they come near: base.css), for a moment or until the
+   * reader scrolls, taps or types. */
+  function hold(target) {
+    var frames = 0, stopped = false, events = ["wheel", "touchstart", "keydown", "pointerdown"];
+    var stop = function () { stopped = true; };
+    events.forEach(function (type) { window.addEventListener(type, stop, { passive: true }); });
+    (function check() {
+      if (stopped || ++frames > 45) {
+        events.forEach(function (type) { window.removeEventListener(type, stop); });
+        return;
+      }
+      if (Math.abs(target.getBoundingClientRect().top) > 1) target.scrollIntoView();
+      requestAnimationFrame(check);
+    })();
+  }
+
   /* Scroll to the element a place names and move the keyboard's starting point there; false if none. */
   function go(place) {
     var target = place && document.getElementById(place);
     if (!target) return false;
     target.scrollIntoView();
+    hold(target);
     if (!target.hasAttribute("tabindex") && !/^(A|BUTTON|INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) {
       target.setAttribute("tabindex", "-1");
     }
@@ -103,14 +121,14 @@
     return true;
   }
 
-  /* An in-page link followed while the URL holds a state: go to the link's place and keep the state
-   * (a new history entry, as any link makes). Without a state the browser follows links itself. */
+  /* An in-page link: go to the link's place and keep the URL's state, if any (a new history entry, as
+   * any link makes). A link that carries a state of its own is left to the browser. */
   document.addEventListener("click", function (event) {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     var link = event.target.closest && event.target.closest('a[href^="#"]');
     if (!link) return;
     var now = current(), to = parse(link.getAttribute("href"));
-    if (!now.fields || to.fields || !to.place || !document.getElementById(to.place)) return;
+    if (to.fields || !to.place || !document.getElementById(to.place)) return;
     event.preventDefault();
     var hash = build(to.place, now.fields);
     if (window.location.hash !== hash) history.pushState(null, "", hash);
