@@ -5,12 +5,15 @@
 (function (CT) {
   "use strict";
   var S = CT.svg;
-  var W = 640, H = 250, M = { l: 56, r: 14, t: 12, b: 44 };
-  var X_TICKS = [1, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50];
+  var M = { l: 56, r: 14, t: 12, b: 44 };
   var STEPS = [5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];  // y-tick steps in rate units (0.5 % …)
 
   function Sweep(host, input, output) {
     var ui = CT.strings().ui, self = this;
+    // Drawn for the width it gets: a phone's chart keeps legible text and fewer ticks.
+    var narrow = host.clientWidth > 0 && host.clientWidth < 520;
+    var W = this.W = narrow ? 340 : 640, H = this.H = narrow ? 230 : 250;
+    var X_TICKS = this.X_TICKS = narrow ? [1, 10, 20, 30, 40, 50] : [1, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50];
     var svg = this.svg = S.el("svg", { viewBox: "0 0 " + W + " " + H, class: "chart sweep", role: "img" }, host);
     this.title = S.el("title", {}, svg);
     this.grid = S.el("g", { class: "grid" }, svg);
@@ -50,7 +53,7 @@
 
   Sweep.prototype.point = function (event) {
     if (!this.rows) return;
-    var box = this.svg.getBoundingClientRect(), vx = (event.clientX - box.left) / box.width * W;
+    var box = this.svg.getBoundingClientRect(), vx = (event.clientX - box.left) / box.width * this.W;
     var b = Math.max(1, Math.min(this.rows.ece.length, Math.round(this.xInv(vx))));
     if (this.input) this.input.value = b;
     this.read(b);
@@ -58,7 +61,7 @@
 
   /* rows: {ece, mid, hi} each an Int32Array over bin counts 1..50; current: the chosen bin count. */
   Sweep.prototype.draw = function (rows, current) {
-    var ui = CT.strings().ui, count = rows.ece.length, top = 1, self = this;
+    var ui = CT.strings().ui, count = rows.ece.length, top = 1, self = this, W = this.W, H = this.H, X_TICKS = this.X_TICKS;
     for (var b = 0; b < count; b++) top = Math.max(top, rows.ece[b], rows.hi[b]);
     var step = STEPS[STEPS.length - 1];
     for (var s = 0; s < STEPS.length; s++) if (top / STEPS[s] <= 5) { step = STEPS[s]; break; }

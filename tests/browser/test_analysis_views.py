@@ -72,7 +72,7 @@ def test_uncertainty_panel_shows_the_engine_values(open_explorer, engine, analys
     wait_panel(ex, expected_panel(analyses, engine, dataset, part, index, "adaptive", 5))
     result = analyses.datasets[dataset]
     grid_t = engine.grid[result.subgrid[nearest_sub(result, engine.grid, index)]]
-    at = ui["unc_at"].replace("{t}", f"{grid_t:#.4g}").replace("{count}", str(len(result.subgrid)))
+    at = ui["unc_at"].replace("{t}", f"{grid_t:#.3g}").replace("{count}", str(len(result.subgrid)))
     expect(ex.uncertainty.get_by_text(at, exact=True)).to_be_visible()
 
 

@@ -69,9 +69,12 @@ TABLE_LAYOUT = """() => {
             }
         }
         const caption = table.querySelector('caption');
-        if (caption && visible(caption)) {
-            const c = caption.getBoundingClientRect(), w = wrap.getBoundingClientRect();
-            if (c.right > w.right + 1 || c.left < w.left - 1) clipped.push(where);
+        if (caption && visible(caption)) {  // its text, not its box (as wide as the table), must be in view
+            const w = wrap.getBoundingClientRect(), range = document.createRange();
+            range.selectNodeContents(caption);
+            for (const c of range.getClientRects()) {
+                if (c.width > 0 && (c.right > w.right + 1 || c.left < w.left - 1)) { clipped.push(where); break; }
+            }
         }
     }
     return {spills, unscrolled, clipped, pageWidth: document.documentElement.scrollWidth, viewport: innerWidth};
