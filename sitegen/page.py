@@ -68,8 +68,26 @@ def content_environment():
     return env
 
 
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_LINE_COMMENT = re.compile(r"^[ \t]*//.*\n", re.M)
+_TRAILING_COMMENT = re.compile(r"([;{,)])[ \t]+// .*$", re.M)
+_INDENT = re.compile(r"^[ \t]+", re.M)
+_BLANK_LINES = re.compile(r"\n\s*\n")
+
+
+def compact(text):
+    """A stylesheet or classic script without its comments, indentation and blank lines: the sources
+    keep their documentation, the page (inlined, so in the first view's bytes) does not ship it.
+    Safe for this project's sources, whose strings hold no comment markers."""
+    text = _BLOCK_COMMENT.sub("", text)
+    text = _LINE_COMMENT.sub("", text)
+    text = _TRAILING_COMMENT.sub(r"\1", text)
+    text = _INDENT.sub("", text)
+    return _BLANK_LINES.sub("\n", text).strip()
+
+
 def _read_static(root):
-    """The stylesheet and the script, each concatenated in its ``order.txt`` order, to inline in the page."""
+    """The stylesheet and the script, each concatenated in its ``order.txt`` order and compacted, to inline in the page."""
     parts = {}
     for kind in ("css", "js"):
         folder = root / "static" / kind
@@ -83,7 +101,7 @@ def _read_static(root):
             path = folder / name
             if not path.exists():
                 raise BuildError(f"{order_file}: lists {name}, which does not exist")
-            chunks.append(f"/* {kind}/{name} */\n" + path.read_text(encoding="utf-8").rstrip() + "\n")
+            chunks.append(f"/* {kind}/{name} */\n" + compact(path.read_text(encoding="utf-8")) + "\n")
         parts[kind] = "".join(chunks)
     return parts["css"], parts["js"]
 
