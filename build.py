@@ -33,12 +33,21 @@ def stage(name):
 
 
 def parse_args(argv):
-    """The command line: --out, --lang, --serve, --port."""
+    """The command line: --out, --lang, --serve, --port, --base-url (a usage error exits with status 2, as argparse does)."""
+
+    def port(text):
+        number = int(text)
+        if not 1 <= number <= 65535:
+            raise argparse.ArgumentTypeError(f"{text} is not a port number (1-65535)")
+        return number
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "site"), help="output folder (default: site/)")
     parser.add_argument("--lang", default="en", help="content language: content/<lang>/ (default: en)")
     parser.add_argument("--serve", action="store_true", help="after building, preview on 127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000, help="preview port (default: 8000)")
+    parser.add_argument("--port", type=port, default=8000, help="preview port (default: 8000)")
+    parser.add_argument("--base-url", metavar="URL", default=None,
+                        help="absolute URL the site is published at (enables oEmbed files and absolute embed snippets)")
     return parser.parse_args(argv)
 
 
@@ -87,21 +96,39 @@ def build(args):
 
 
 def main(argv=None):
-    """Entry point: build, report any failure in one line with a non-zero exit, optionally serve."""
+    """Entry point: build, then optionally serve. Returns the exit status, one table for the whole command line:
+
+    0  success;
+    2  bad input or usage: argparse's usage errors, and every BuildError (bad content, strings,
+       templates, --lang, an output folder that cannot be written, a preview port in use),
+       reported as one line ``build.py: error: …`` without a traceback;
+    1  an internal error, i.e. a bug: its traceback, then one line ``build.py: internal error: …``.
+
+    Whatever fails, the previous output folder is left as it was.
+    """
+    import traceback
+
     args = parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    from sitegen.content import content_folder
     from sitegen.errors import BuildError
 
     try:
+        content_folder(ROOT / "content", args.lang)
         out = build(args)
+        if args.serve:
+            try:
+                serve(out, args.port)
+            except OSError as error:
+                raise BuildError(f"cannot preview on 127.0.0.1:{args.port}: {error.strerror or error}") from None
     except BuildError as error:
         print(f"build.py: error: {error}", file=sys.stderr)
-        return 1
-    except Exception as error:  # a bug, not bad input: still one line, never a half-written site
-        print(f"build.py: internal error: {error.__class__.__name__}: {error}", file=sys.stderr)
         return 2
-    if args.serve:
-        serve(out, args.port)
+    except Exception as error:  # a bug, not bad input: show where it happened
+        traceback.print_exc()
+        print(f"build.py: internal error: {error.__class__.__name__}: {error} (a bug; the traceback above shows where)",
+              file=sys.stderr)
+        return 1
     return 0
 
 

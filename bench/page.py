@@ -17,7 +17,9 @@ Figures, all against the site served on 127.0.0.1 (nothing leaves the machine):
      listener that runs after the explorer's and forces a layout;
    * Event Timing API durations (PerformanceObserver, type "event", durationThreshold 16 ms,
      which also covers rendering up to the next paint), as a p95 over all steps.
-3. Lighthouse 12.2.3 (node_modules), mobile preset, median of three runs of each category score.
+3. Lighthouse 12.2.3 (node_modules), mobile preset: the median over runs (``--runs``, default 5) of each
+   category score and of the paint metrics (FCP, LCP, TBT, Speed Index, CLS); the first run also prints
+   the LCP element, Lighthouse's own breakdown of LCP into phases, and the main thread's work by kind.
 
 Needs what ``bash tools/setup.sh`` installs (Playwright, /usr/bin/chromium, node_modules).
 """
@@ -42,6 +44,10 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
 CATEGORIES = ["performance", "accessibility", "best-practices", "seo"]
+# audit id -> (label, unit): the paint metrics printed per run and as a median
+METRICS = {"first-contentful-paint": ("FCP", "ms"), "largest-contentful-paint": ("LCP", "ms"),
+           "total-blocking-time": ("TBT", "ms"), "speed-index": ("SI", "ms"),
+           "cumulative-layout-shift": ("CLS", "")}
 
 # Installed before any page script: the Event Timing observer and the keydown→input harness.
 HARNESS = """
@@ -171,13 +177,36 @@ def event_timing_p95(slow, steps):
     return f"{percentile(padded, 95):.1f} ms ({len(slow)} of {steps} steps took ≥ 16 ms)"
 
 
+def lcp_breakdown(data):
+    """Lines describing run ``data``'s LCP element, its phases and the main thread's work (Lighthouse's own audits)."""
+    lines = []
+    audit = data["audits"].get("largest-contentful-paint-element", {})
+    for table in (audit.get("details") or {}).get("items", []):
+        for item in table.get("items", []):
+            node = item.get("node")
+            if node:
+                lines.append(f"  LCP element: {node.get('nodeLabel', '')[:70]!r} ({node.get('selector', '')[:60]})")
+            elif "phase" in item:
+                lines.append(f"    {item['phase']:<14} {item.get('timing', 0):7.0f} ms  ({item.get('percent', '')})")
+    work = data["audits"].get("mainthread-work-breakdown", {})
+    groups = [(i.get("groupLabel", i.get("group", "")), i.get("duration", 0))
+              for i in (work.get("details") or {}).get("items", [])]
+    if groups:
+        lines.append("  main thread: " + ", ".join(f"{label} {ms:.0f} ms" for label, ms in groups[:6]))
+    for audit_id in ("render-blocking-resources", "server-response-time", "dom-size"):
+        a = data["audits"].get(audit_id)
+        if a and a.get("displayValue"):
+            lines.append(f"  {a['title']}: {a['displayValue']}")
+    return lines
+
+
 def lighthouse(url, runs):
-    """Category scores (0–100) of ``runs`` Lighthouse runs: {category: [scores]}, plus a failure note."""
+    """Scores (0–100) and paint metrics of ``runs`` Lighthouse runs: ``{name: [values]}``, plus a failure note."""
     if not LIGHTHOUSE.exists():
         return None, "node_modules/.bin/lighthouse is missing (run: npm ci)"
     env = dict(os.environ, CHROME_PATH=CHROMIUM)
     flags = "--headless=new " + " ".join(CHROMIUM_ARGS)
-    scores = {c: [] for c in CATEGORIES}
+    scores = {c: [] for c in CATEGORIES + list(METRICS)}
     for run in range(runs):
         with tempfile.TemporaryDirectory(prefix="lighthouse-") as tmp:
             report = Path(tmp) / "report.json"
@@ -192,9 +221,14 @@ def lighthouse(url, runs):
             for category in CATEGORIES:
                 score = data["categories"][category]["score"]
                 scores[category].append(None if score is None else round(score * 100))
-            print(f"  run {run + 1}: " + ", ".join(f"{c} {scores[c][-1]}" for c in CATEGORIES)
+            for audit_id in METRICS:
+                scores[audit_id].append(data["audits"][audit_id].get("numericValue"))
+            print(f"  run {run + 1}: " + ", ".join(f"{c} {scores[c][-1]}" for c in CATEGORIES) + "; "
+                  + ", ".join(f"{label} {format_metric(scores[a][-1], unit)}" for a, (label, unit) in METRICS.items())
                   + f"   ({time.perf_counter() - started:.0f} s)", flush=True)
             if run == 0:
+                for line in lcp_breakdown(data):
+                    print(line, flush=True)
                 failing = [f"{a['id']} ({a['score']})" for a in data["audits"].values()
                            if a.get("score") is not None and a["score"] < 0.9
                            and a.get("scoreDisplayMode") in ("binary", "numeric")]
@@ -203,12 +237,19 @@ def lighthouse(url, runs):
     return scores, None
 
 
+def format_metric(value, unit):
+    """A paint metric as Lighthouse reports it: seconds with two decimals, or a bare number (CLS)."""
+    if value is None:
+        return "n/a"
+    return f"{value / 1000:.2f} s" if unit == "ms" else f"{value:.3f}"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", help="an existing build to measure (default: build into a temporary folder)")
     parser.add_argument("--steps", type=int, default=120, help="keyboard steps per dataset (default: 120)")
     parser.add_argument("--datasets", default="six,mixed", help="datasets to time the slider on (default: six,mixed)")
-    parser.add_argument("--runs", type=int, default=3, help="Lighthouse runs (default: 3)")
+    parser.add_argument("--runs", type=int, default=5, help="Lighthouse runs (default: 5)")
     parser.add_argument("--no-lighthouse", action="store_true", help="skip Lighthouse")
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
@@ -260,7 +301,10 @@ def main(argv=None):
                     print(f"  Lighthouse failed: {failure}")
                 if scores and all(scores[c] for c in CATEGORIES):
                     print("  median: " + ", ".join(
-                        f"{c} {statistics.median(v for v in scores[c] if v is not None):.0f}" for c in CATEGORIES))
+                        f"{c} {statistics.median(v for v in scores[c] if v is not None):.0f}" for c in CATEGORIES)
+                        + "; " + ", ".join(
+                        f"{label} {format_metric(statistics.median(v for v in scores[a] if v is not None), unit)}"
+                        for a, (label, unit) in METRICS.items() if any(v is not None for v in scores[a])))
     return 0
 
 

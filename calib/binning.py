@@ -25,7 +25,6 @@ from typing import NamedTuple
 import numpy as np
 
 from .validation import as_correct, as_probabilities, check_choice, positive_int
-from .validation import as_probability_rows  # noqa: F401  (calib.smooth still imports it from here)
 
 __all__ = [
     "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce", "max_gap",

@@ -1,29 +1,45 @@
-"""The bootstrap spread of ECE and NLL: how much they move when the sample is redrawn from itself.
+"""The bootstrap: how much ECE, NLL and Brier move when the sample is redrawn from itself.
 
-:func:`bootstrap_spread` resamples the examples with replacement and
-recomputes the binned ECE (both schemes, several bin counts) and the mean NLL
-at every temperature. The 5–95% range over resamples is a *spread*, not a
-confidence interval. A resample is a row of counts (:func:`resample_counts`)
-used as weights over the order sorted once per temperature, so each bin's
-residual sum is a difference of weighted prefix sums (:func:`count_prefix` and
+:func:`bootstrap_draws`
+    Resamples the examples with replacement and recomputes, for every
+    resample and every temperature, the binned ECE (both schemes, several bin
+    counts), the mean NLL and (optionally) the mean Brier score.
+:func:`bootstrap_spread`
+    Quantiles of those draws at each temperature. The 5–95% range over
+    resamples is a *spread*, not a confidence interval.
+:func:`paired_difference`
+    The change of each score between two temperatures, and the quantiles of
+    that change over the *same* resamples (a paired bootstrap: the rows a
+    resample over- or under-weights move both scores alike, so the change is
+    usually much steadier than either score).
+:func:`quantile_standard_error`
+    The Monte Carlo standard error of a quantile of R draws, by resampling the
+    draws themselves (see also :func:`calib.quantiles.quantile_interval`).
+
+A resample is a row of counts (:func:`resample_counts`) used as weights over
+the order sorted once per temperature, so each bin's residual sum is a
+difference of weighted prefix sums (:func:`count_prefix` and
 :mod:`calib.runs`), never an explicit copy of the data.
 
 Randomness comes only from the ``rng`` argument (a ``numpy.random.Generator``
 or an integer seed), and only through ``Generator.random``.
 """
 
-from typing import Dict, NamedTuple, Tuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from .binning import SCHEMES, equal_mass_bounds
+from .binning import SCHEMES, ece, equal_mass_bounds
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 from .runs import bin_layout, ece_from_prefix, sort_rows
 from .validation import (
     as_bin_counts, as_correct, as_generator, as_probability_rows, as_quantile_levels, positive_int,
 )
 
-__all__ = ["DEFAULT_RESAMPLES", "resample_counts", "count_prefix", "BootstrapSpread", "bootstrap_spread"]
+__all__ = [
+    "DEFAULT_RESAMPLES", "resample_counts", "count_prefix", "ScoreSet", "BootstrapDraws", "bootstrap_draws",
+    "BootstrapSpread", "bootstrap_spread", "PairedDifference", "paired_difference", "quantile_standard_error",
+]
 
 DEFAULT_RESAMPLES = 200
 
@@ -84,23 +100,49 @@ def _flat_prefix_at(weight_prefix, value_prefix, values, positions, n):
     return value_prefix[base + item] - value_prefix[base] + (positions - before) * padded[item]
 
 
-class BootstrapSpread(NamedTuple):
-    """Quantiles over bootstrap resamples, at each of G temperatures.
+class ScoreSet(NamedTuple):
+    """NLL (nats), Brier score (0–2) and binned ECE (probability units), as arrays of one common shape.
 
-    ``quantiles`` are the probabilities (e.g. 0.05, 0.95); ``ece[scheme][B]``
-    is (G, Q) in probability units; ``nll`` is (G, Q) in nats. ``n_resamples``
-    is how many resamples the quantiles summarise.
+    What the shape means is stated by the tuple that holds the set. ``ece`` is
+    keyed ``[scheme][B]``; ``brier`` is None when no per-example Brier scores
+    were given.
     """
 
-    quantiles: Tuple[float, ...]
-    n_resamples: int
-    ece: Dict[str, Dict[int, np.ndarray]]
     nll: np.ndarray
+    brier: Optional[np.ndarray]
+    ece: Dict[str, Dict[int, np.ndarray]]
 
 
-def bootstrap_spread(confidence, correct, example_nll, bin_counts,
-                     n_resamples=DEFAULT_RESAMPLES, rng=0, quantiles=SPREAD_QUANTILES):
-    """Spread of ECE (both schemes, each bin count) and of mean NLL over bootstrap resamples.
+class BootstrapDraws(NamedTuple):
+    """Every bootstrap resample's scores at each of G temperatures, and the full sample's own scores.
+
+    ``draws`` is a :class:`ScoreSet` of (R, G) arrays: row r is resample r's
+    mean NLL, mean Brier score and binned ECE at every temperature. The same R
+    resamples serve every temperature and every score, so a difference of two
+    columns is a *paired* bootstrap draw of a change. ``observed`` is a
+    :class:`ScoreSet` of (G,) arrays: the scores of the sample itself (the ECE
+    by :func:`calib.ece`).
+    """
+
+    n_resamples: int
+    draws: ScoreSet
+    observed: ScoreSet
+
+
+def _as_example_scores(values, shape, name, bounds=None):
+    """Per-example scores as float64 (G, n), finite and within ``bounds`` if given; else ``ValueError`` naming ``name``."""
+    scores = np.asarray(values, dtype=np.float64)
+    if scores.size != int(np.prod(shape)) or not np.all(np.isfinite(scores)):
+        raise ValueError(f"{name} must be finite with the shape of confidence {shape}")
+    scores = scores.reshape(shape)
+    if bounds is not None and (scores.min() < bounds[0] or scores.max() > bounds[1]):
+        raise ValueError(f"{name} must lie in [{bounds[0]:g}, {bounds[1]:g}]")
+    return scores
+
+
+def bootstrap_draws(confidence, correct, example_nll, bin_counts, n_resamples=DEFAULT_RESAMPLES, rng=0,
+                    example_brier=None):
+    """Mean NLL, mean Brier and binned ECE of every bootstrap resample, at every temperature.
 
     Parameters
     ----------
@@ -115,11 +157,15 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts,
     n_resamples : int
         Resamples R (the same R resamples serve every temperature).
     rng : numpy.random.Generator or int
-    quantiles : increasing probabilities
+    example_brier : array (G, n) or (n,), optional
+        Each example's multiclass Brier score (squared error to the one-hot
+        label, summed over classes: 0–2) at each temperature.
 
     Returns
     -------
-    BootstrapSpread
+    BootstrapDraws
+        ``draws.nll``, ``draws.brier`` and ``draws.ece[scheme][B]`` are (R, G);
+        ``observed`` holds the full sample's scores, (G,) each.
 
     Notes
     -----
@@ -133,20 +179,22 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts,
     sums run on int64, over all resamples laid end to end, with each residual
     ``correct − confidence`` rounded to a multiple of 2⁻⁴⁰ (coarser only when
     R · n ≥ 2²²), which keeps them exact and fast; the rounding moves an ECE
-    by at most 2⁻⁴¹.
+    by at most 2⁻⁴¹. Mean NLL and Brier are one matrix product each,
+    ``counts @ scores.T / n``.
     """
     conf = as_probability_rows(confidence)
     hits = as_correct(correct, conf.shape[1:])
-    losses = np.asarray(example_nll, dtype=np.float64)
-    if losses.size != conf.size or not np.all(np.isfinite(losses)):
-        raise ValueError(f"example_nll must be finite with the shape of confidence {conf.shape}")
-    losses = losses.reshape(conf.shape)
+    losses = _as_example_scores(example_nll, conf.shape, "example_nll")
+    squares = None
+    if example_brier is not None:
+        squares = _as_example_scores(example_brier, conf.shape, "example_brier", (0.0, 2.0))
     counts = as_bin_counts(bin_counts)
-    q = as_quantile_levels(quantiles)
     temps, n = conf.shape
     weights = resample_counts(n, n_resamples, rng)
     resamples = weights.shape[0]
-    nll_draws = weights.astype(np.float64) @ losses.T / n  # (R, G)
+    float_weights = weights.astype(np.float64)
+    nll_draws = float_weights @ losses.T / n  # (R, G)
+    brier_draws = None if squares is None else float_weights @ squares.T / n
     compact = weights.astype(np.int8 if weights.max() < 128 else np.int32)
     # |running sum| ≤ R · n · 2^bits over all rows end to end: keep it inside int64
     bits = int(min(40, 62 - np.ceil(np.log2(resamples * n + 1))))
@@ -161,7 +209,7 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts,
     adaptive_ends = np.concatenate([c[1:] for c in columns])
     value_prefix = np.zeros(resamples * n + 1, dtype=np.int64)
     row_start = np.arange(resamples)[:, None] * n
-    ece = {scheme: {b: np.empty((temps, len(q))) for b in counts} for scheme in SCHEMES}
+    ece_draws = {scheme: {b: np.empty((resamples, temps)) for b in counts} for scheme in SCHEMES}
     for g in range(temps):
         o = order[g]
         residual = np.rint((hits[o] - sorted_conf[g]) * scale).astype(np.int64)
@@ -174,9 +222,190 @@ def bootstrap_spread(confidence, correct, example_nll, bin_counts,
         # adaptive bins: equal-mass groups of each resampled multiset
         at = _flat_prefix_at(weight_prefix, value_prefix, residual, union, n)
         mass_draws = ece_from_prefix(at, adaptive_starts, adaptive_ends, adaptive_first, n)
-        stats = sorted_quantiles((np.concatenate([width_draws, mass_draws], axis=1) / scale).T, q)
+        values = np.concatenate([width_draws, mass_draws], axis=1) / scale  # (R, 2 · len(counts))
         for k, b in enumerate(counts):
-            ece["equal-width"][b][g] = stats[:, k]
-            ece["adaptive"][b][g] = stats[:, len(counts) + k]
-    nll_q = sorted_quantiles(nll_draws.T, q).T
-    return BootstrapSpread(q, int(resamples), ece, nll_q)
+            ece_draws["equal-width"][b][:, g] = values[:, k]
+            ece_draws["adaptive"][b][:, g] = values[:, len(counts) + k]
+    observed = ScoreSet(
+        losses.mean(axis=1),
+        None if squares is None else squares.mean(axis=1),
+        {scheme: {b: np.asarray(ece(conf, hits, b, scheme)).reshape(temps) for b in counts} for scheme in SCHEMES},
+    )
+    return BootstrapDraws(int(resamples), ScoreSet(nll_draws, brier_draws, ece_draws), observed)
+
+
+class BootstrapSpread(NamedTuple):
+    """Quantiles over bootstrap resamples, at each of G temperatures.
+
+    ``quantiles`` are the probabilities (e.g. 0.05, 0.95); ``ece[scheme][B]``
+    is (G, Q) in probability units; ``nll`` is (G, Q) in nats; ``brier`` is
+    (G, Q) (Brier units, 0–2), or None when no per-example Brier scores were
+    given. ``n_resamples`` is how many resamples the quantiles summarise.
+    """
+
+    quantiles: Tuple[float, ...]
+    n_resamples: int
+    ece: Dict[str, Dict[int, np.ndarray]]
+    nll: np.ndarray
+    brier: Optional[np.ndarray] = None
+
+
+def bootstrap_spread(confidence, correct, example_nll, bin_counts,
+                     n_resamples=DEFAULT_RESAMPLES, rng=0, quantiles=SPREAD_QUANTILES, example_brier=None):
+    """Spread of ECE (both schemes, each bin count), of mean NLL and of mean Brier over bootstrap resamples.
+
+    Parameters
+    ----------
+    confidence, correct, example_nll, bin_counts, n_resamples, rng, example_brier
+        As for :func:`bootstrap_draws`, which draws the resamples.
+    quantiles : increasing probabilities
+
+    Returns
+    -------
+    BootstrapSpread
+        Per temperature, ``quantiles`` of the draws of :func:`bootstrap_draws`
+        (numpy's default "linear" rule, :func:`calib.sorted_quantiles`).
+    """
+    q = as_quantile_levels(quantiles)
+    sample = bootstrap_draws(confidence, correct, example_nll, bin_counts, n_resamples, rng, example_brier)
+    draws = sample.draws
+
+    def spread(values):  # (R, G) → (G, Q)
+        return sorted_quantiles(values.T, q).T
+
+    ece_q = {scheme: {b: spread(v) for b, v in by_bins.items()} for scheme, by_bins in draws.ece.items()}
+    brier_q = None if draws.brier is None else spread(draws.brier)
+    return BootstrapSpread(q, sample.n_resamples, ece_q, spread(draws.nll), brier_q)
+
+
+class PairedDifference(NamedTuple):
+    """The change of each score from temperature index i to j, and its paired bootstrap spread.
+
+    With P the broadcast shape of the indices (``()`` for two ints):
+    ``change`` is a :class:`ScoreSet` of (P) arrays, the full sample's score at
+    j minus its score at i; ``spread`` a :class:`ScoreSet` of (P + (Q,))
+    arrays, the ``quantiles`` of ``draws[:, j] − draws[:, i]`` over the same
+    resamples; ``share_lower`` a :class:`ScoreSet` of (P) arrays, the share of
+    resamples in which the score at j is strictly below the score at i (for
+    all three scores, lower is better). Units are those of the scores (nats,
+    Brier units, probability).
+    """
+
+    quantiles: Tuple[float, ...]
+    n_resamples: int
+    change: ScoreSet
+    spread: ScoreSet
+    share_lower: ScoreSet
+
+
+def _as_index(value, size, name):
+    index = np.asarray(value)
+    if index.dtype == bool or not np.issubdtype(index.dtype, np.integer) or index.size == 0 \
+            or index.min() < 0 or index.max() >= size:
+        raise ValueError(f"{name} must be integer temperature indices in [0, {size}); got {value!r}")
+    return index.astype(np.int64)
+
+
+def paired_difference(sample, i, j, quantiles=SPREAD_QUANTILES):
+    """The paired bootstrap of a change of temperature, from index ``i`` to index ``j``.
+
+    Parameters
+    ----------
+    sample : BootstrapDraws
+        From :func:`bootstrap_draws` over G temperatures.
+    i, j : int or int array
+        Temperature indices (columns of the draws), broadcast together to
+        shape P; e.g. ``i = index of T = 1`` and ``j = index of the fitted T``.
+    quantiles : increasing probabilities
+
+    Returns
+    -------
+    PairedDifference
+
+    Notes
+    -----
+    Both temperatures are scored on the *same* resampled rows, so the rows a
+    resample happens to over-weight move both scores together and cancel in
+    the difference: the spread of ``draws[:, j] − draws[:, i]`` is the
+    spread of the change itself, usually far narrower than what the two
+    marginal spreads suggest. With ``i == j`` every draw of the change is
+    exactly 0.
+
+    >>> conf = np.array([[0.6, 0.9, 0.7, 0.8], [0.5, 0.6, 0.55, 0.6]])
+    >>> losses = -np.log(np.array([[0.6, 0.1, 0.7, 0.8], [0.5, 0.3, 0.55, 0.6]]))
+    >>> sample = bootstrap_draws(conf, [1, 0, 1, 1], losses, (2,), n_resamples=50, rng=1)
+    >>> same = paired_difference(sample, 1, 1)
+    >>> float(same.change.nll), same.spread.nll.tolist(), float(same.share_lower.nll)
+    (0.0, [0.0, 0.0], 0.0)
+    """
+    q = as_quantile_levels(quantiles)
+    temps = sample.draws.nll.shape[1]
+    first = _as_index(i, temps, "i")
+    second = _as_index(j, temps, "j")
+    first, second = np.broadcast_arrays(first, second)
+
+    def change(values):  # (G,) → P
+        return values[second] - values[first]
+
+    def spread(draws):  # (R, G) → P + (Q,)
+        moved = draws[:, second] - draws[:, first]  # (R,) + P
+        return np.moveaxis(sorted_quantiles(np.moveaxis(moved, 0, -1), q), 0, -1)
+
+    def lower(draws):  # (R, G) → P
+        return np.mean(draws[:, second] < draws[:, first], axis=0)
+
+    def over(scores, func):
+        return ScoreSet(func(scores.nll), None if scores.brier is None else func(scores.brier),
+                        {s: {b: func(v) for b, v in by_bins.items()} for s, by_bins in scores.ece.items()})
+
+    return PairedDifference(q, sample.n_resamples, over(sample.observed, change), over(sample.draws, spread),
+                            over(sample.draws, lower))
+
+
+def quantile_standard_error(values, quantiles=SPREAD_QUANTILES, n_resamples=1000, rng=0):
+    """Monte Carlo standard error of sample quantiles of R draws, by resampling the draws: array (Q, ...).
+
+    Parameters
+    ----------
+    values : array (..., R)
+        R ≥ 2 independent draws along the last axis (e.g. R bootstrap ECEs).
+    quantiles : increasing probabilities
+        Levels q; each sample quantile is numpy's default ("linear") one.
+    n_resamples : int
+        How many times the R draws are resampled with replacement (M).
+    rng : numpy.random.Generator or int
+
+    Returns
+    -------
+    array (Q, ...)
+        For each level and each row, the standard deviation (ddof = 1) over M
+        resamples of the row's q-quantile, in the units of ``values``: how far
+        the reported quantile of R draws typically sits from the quantile of
+        infinitely many (:func:`calib.quantiles.quantile_interval` gives a
+        distribution-free interval instead).
+
+    Notes
+    -----
+    The draws are exchangeable, so resampling *sorted positions* is the same
+    as resampling the draws; one set of M count rows (:func:`resample_counts`)
+    then serves every row of ``values``, and the linear-rule quantile of a
+    resampled multiset is read off its cumulative counts without a copy.
+    """
+    data = np.asarray(values, dtype=np.float64)
+    if data.ndim < 1 or data.shape[-1] < 2 or not np.all(np.isfinite(data)):
+        raise ValueError(f"values must be finite with at least 2 draws along the last axis; got {np.shape(values)}")
+    q = as_quantile_levels(quantiles)
+    ordered = np.sort(data, axis=-1)
+    draws = ordered.shape[-1]
+    ends = np.cumsum(resample_counts(draws, n_resamples, rng), axis=1)  # (M, R): copies at or before each position
+    out = []
+    for level in q:
+        position = level * (draws - 1)
+        low = int(np.floor(position))
+        high = min(low + 1, draws - 1)
+        # the sorted position holding expanded item p (0-based): how many positions end at or before p
+        low_item = np.sum(ends <= low, axis=1)
+        high_item = np.sum(ends <= high, axis=1)
+        estimate = ordered[..., low_item] + (ordered[..., high_item] - ordered[..., low_item]) * (position - low)
+        out.append(estimate.std(axis=-1, ddof=1))
+    return np.stack(out)

@@ -3,8 +3,11 @@
 A binned ECE is not zero even for a perfectly calibrated model, because it is
 computed from one finite sample. :func:`noise_floor` keeps the confidences,
 redraws every outcome as ``correct ~ Bernoulli(confidence)`` and recomputes:
-per-bin bands for the accuracy, the distribution of the ECE such a model would
-score, and its median and 95% quantile for every bin count 1..max_bins.
+per-bin bands for the accuracy, how many bins of one draw fall outside their
+bands, the distribution of the ECE such a model would score, and its median
+and 95% quantile for every bin count 1..max_bins. :func:`bins_outside` counts
+the observed bins outside their bands, and :func:`tail_share` turns that count
+into the share of calibrated draws with at least as many outside.
 
 The simulation is exact and cheap: each temperature's sorted examples are cut
 into runs at every bin boundary (:mod:`calib.runs`), and each run's number of
@@ -25,7 +28,10 @@ from .quantiles import FLOOR_QUANTILES, SPREAD_QUANTILES, SWEEP_QUANTILES, count
 from .runs import bin_layout, sort_rows
 from .validation import as_bin_counts, as_generator, as_probability_rows, as_quantile_levels, positive_int
 
-__all__ = ["DEFAULT_DRAWS", "DEFAULT_SWEEP_DRAWS", "UNIFORM_BITS", "segment_cdfs", "NoiseFloor", "noise_floor"]
+__all__ = [
+    "DEFAULT_DRAWS", "DEFAULT_SWEEP_DRAWS", "UNIFORM_BITS", "segment_cdfs", "NoiseFloor", "noise_floor",
+    "bins_outside", "tail_share",
+]
 
 DEFAULT_DRAWS = 2000
 DEFAULT_SWEEP_DRAWS = 200
@@ -188,6 +194,12 @@ class NoiseFloor(NamedTuple):
     B = 1..max_bins. ``n_draws`` simulated outcome sets back ``ece`` and
     ``band``; ``sweep_draws`` back ``sweep``, except at the bin counts of
     ``ece``, where the sweep repeats those values.
+
+    ``outside[scheme][B]`` is (G, B_used + 1): entry k is the share of the
+    ``n_draws`` simulated outcome sets in which exactly k non-empty bins have
+    an accuracy outside their band (below its low end or above its high end,
+    the rule of :func:`bins_outside`), from the same draws that set the bands.
+    Each row sums to 1; :func:`tail_share` reads "k or more" from it.
     """
 
     quantiles: Tuple[float, ...]
@@ -197,6 +209,7 @@ class NoiseFloor(NamedTuple):
     ece: Dict[str, Dict[int, np.ndarray]]
     band: Dict[str, Dict[int, np.ndarray]]
     sweep: Dict[str, np.ndarray]
+    outside: Dict[str, Dict[int, np.ndarray]]
 
 
 def noise_floor(confidence, bin_counts, max_bins, n_draws=DEFAULT_DRAWS, sweep_draws=DEFAULT_SWEEP_DRAWS, rng=0,
@@ -225,6 +238,11 @@ def noise_floor(confidence, bin_counts, max_bins, n_draws=DEFAULT_DRAWS, sweep_d
 
     Notes
     -----
+    Given the confidences, bins hold disjoint examples, so in a calibrated
+    model their exceedances are independent, each with probability at most
+    about ``1 − (band_quantiles[1] − band_quantiles[0])`` (less for a
+    discrete accuracy); ``outside`` is the simulated law of their number.
+
     The simulation is exact (see :func:`_null_bin_hits`): per temperature the
     sorted examples are cut into runs at all bin boundaries, each run's
     success count is drawn from its exact Poisson-binomial law, and bins add
@@ -249,6 +267,10 @@ def noise_floor(confidence, bin_counts, max_bins, n_draws=DEFAULT_DRAWS, sweep_d
     ece = {s: {b: np.empty((temps, len(q))) for b in counts} for s in SCHEMES}
     band = {s: {b: np.empty((temps, int(layout.size[k]), 2)) for k, (s2, b) in enumerate(layout.keys) if s2 == s}
             for s in SCHEMES}
+    outside = {s: {b: np.empty((temps, int(layout.size[k]) + 1)) for k, (s2, b) in enumerate(layout.keys) if s2 == s}
+               for s in SCHEMES}
+    # where binning k's counts 0..size[k] start, laid end to end
+    count_start = np.concatenate([[0], np.cumsum(layout.size + 1)[:-1]])
     conf_prefix = np.concatenate([np.zeros((temps, 1)), np.cumsum(sorted_conf, axis=1)], axis=1)
     for g, bounds, prefix in _null_bin_hits(sorted_conf, layout, draws, gen):
         starts, ends = layout.starts[g], layout.ends[g]
@@ -257,9 +279,17 @@ def noise_floor(confidence, bin_counts, max_bins, n_draws=DEFAULT_DRAWS, sweep_d
         size = (ends - starts)[used]
         bounds_q = np.full((2, starts.size), np.nan)  # NaN for an empty bin
         bounds_q[:, used] = count_quantiles(hits, size, band_q) / size
+        # bins outside their band in each draw, by the rule of bins_outside (accuracy = successes / count)
+        accuracy = hits / size[:, None]
+        out_of_band = (accuracy < bounds_q[0, used][:, None]) | (accuracy > bounds_q[1, used][:, None])
+        used_before = np.concatenate([[0], np.cumsum(used)])[layout.first]
+        per_draw = np.add.reduceat(out_of_band, used_before, axis=0, dtype=np.int64)  # (binnings, S)
+        shares = np.bincount((per_draw + count_start[:, None]).ravel(),
+                             minlength=int((layout.size + 1).sum())) / draws
         for k, (scheme, b) in enumerate(layout.keys):
             ece[scheme][b][g] = stats[:, k]
             band[scheme][b][g] = bounds_q[:, layout.first[k]:layout.first[k] + layout.size[k]].T
+            outside[scheme][b][g] = shares[count_start[k]:count_start[k] + layout.size[k] + 1]
     sweep = {s: np.full((temps, max_bins, 2), np.nan) for s in SCHEMES}
     if sweep_draws:
         sweep_layout = bin_layout(sorted_conf, range(1, max_bins + 1))
@@ -275,4 +305,75 @@ def noise_floor(confidence, bin_counts, max_bins, n_draws=DEFAULT_DRAWS, sweep_d
             for b in counts:
                 if b <= max_bins:
                     sweep[scheme][:, b - 1] = ece[scheme][b][:, columns]
-    return NoiseFloor(q, band_q, draws, sweep_draws, ece, band, sweep)
+    return NoiseFloor(q, band_q, draws, sweep_draws, ece, band, sweep, outside)
+
+
+def bins_outside(accuracy, count, band):
+    """How many non-empty bins have an accuracy outside their band: int array (G,) (or an int for one row).
+
+    Parameters
+    ----------
+    accuracy : array (G, B_used) or (B_used,)
+        Each bin's fraction correct (NaN allowed where the bin is empty), as in
+        :class:`calib.ReliabilityBins`.
+    count : array like ``accuracy``
+        Each bin's number of examples; bins with 0 are skipped.
+    band : array (G, B_used, 2) or (B_used, 2)
+        Each bin's accuracy band (low, high), e.g. ``NoiseFloor.band[scheme][B]``.
+
+    A bin is outside when its accuracy is strictly below the band's low end
+    or strictly above its high end: the rule behind ``NoiseFloor.outside``.
+
+    >>> bins_outside([0.2, np.nan, 0.9, 0.5], [5, 0, 5, 5], [[0.3, 0.7], [np.nan, np.nan], [0.4, 0.9], [0.1, 0.4]])
+    2
+    """
+    acc = np.asarray(accuracy, dtype=np.float64)
+    sizes = np.asarray(count)
+    limits = np.asarray(band, dtype=np.float64)
+    if sizes.shape != acc.shape or limits.shape != acc.shape + (2,):
+        raise ValueError(f"count and band must match accuracy {acc.shape} (band with a last axis of 2); "
+                         f"got {sizes.shape} and {limits.shape}")
+    used = sizes > 0
+    if np.any(np.isnan(acc[used])) or np.any(np.isnan(limits[used])):
+        raise ValueError("accuracy and band must be numbers wherever count > 0")
+    with np.errstate(invalid="ignore"):
+        out = used & ((acc < limits[..., 0]) | (acc > limits[..., 1]))
+    total = out.sum(axis=-1)
+    return int(total) if np.ndim(total) == 0 else total
+
+
+def tail_share(outside, observed):
+    """Share of calibrated draws with at least ``observed`` bins outside their bands: array (G,) (or a float).
+
+    Parameters
+    ----------
+    outside : array (G, B_used + 1) or (B_used + 1,)
+        The law of the number of bins outside (``NoiseFloor.outside[scheme][B]``):
+        entry k is the share of draws with exactly k outside.
+    observed : int or int array (G,)
+        The observed number k of bins outside (e.g. :func:`bins_outside`), per
+        row; it may exceed B_used (share 0).
+
+    Returns
+    -------
+    The sum of entries k, k + 1, …: "a calibrated model with these
+    confidences puts k or more bins outside in this share of draws". It is 1
+    at k = 0 and never increases with k.
+
+    >>> tail_share([0.5, 0.3, 0.2], 1)
+    0.5
+    """
+    law = np.asarray(outside, dtype=np.float64)
+    if law.ndim not in (1, 2) or law.shape[-1] < 1 or not np.all(np.isfinite(law)) or law.min() < 0:
+        raise ValueError(f"outside must be non-negative shares of shape (B_used + 1,) or (G, B_used + 1); "
+                         f"got {np.shape(outside)}")
+    k = np.asarray(observed)
+    if k.dtype == bool or not np.issubdtype(k.dtype, np.integer) or (k.size and k.min() < 0):
+        raise ValueError(f"observed must be non-negative integer counts; got {observed!r}")
+    k = np.broadcast_to(k, law.shape[:-1])
+    # tail[..., k] = Σ_{j ≥ k} law[..., j], with a 0 after the last entry
+    tail = np.concatenate([np.cumsum(law[..., ::-1], axis=-1)[..., ::-1], np.zeros(law.shape[:-1] + (1,))], axis=-1)
+    np.minimum(tail, 1.0, out=tail)  # a rounded sum of shares may exceed 1 by an ulp
+    tail[..., 0] = 1.0  # every draw has at least 0 outside (exact, not a rounded sum)
+    picked = np.take_along_axis(tail, np.minimum(k, law.shape[-1])[..., None], axis=-1)[..., 0]
+    return float(picked) if picked.ndim == 0 else picked

@@ -41,7 +41,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .binning import as_probability_rows
+from .validation import as_probability_rows
 
 __all__ = [
     "MIN_EVAL_POINTS", "DENSITY_FLOOR", "SMALLEST_BANDWIDTH", "BISECTION_STEPS",

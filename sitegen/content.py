@@ -19,9 +19,10 @@ import jinja2
 import markdown
 from latex2mathml.converter import convert as latex_to_mathml
 
-from .errors import BuildError
+from .errors import BuildError, template_lines
 
-__all__ = ["Section", "load_strings", "load_sections", "render_section", "tex_to_mathml_core"]
+__all__ = ["Section", "MissingName", "TexError", "content_folder", "load_strings", "require_strings", "load_sections",
+           "require_script_strings", "render_section", "tex_to_mathml_core"]
 
 _SECTION_FILE = re.compile(r"^(\d\d)-([a-z0-9-]+)\.md$")
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
@@ -29,6 +30,11 @@ _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$")
 _COMPONENT = re.compile(r"<p>\[\[component:([a-z0-9-]+)\]\]</p>")
 _FIRST_HEADING = re.compile(r"<(h[12])(?![^>]*\bid=)([^>]*)>")
 _DOUBLE_STRUCK = {"1": "𝟙", "R": "ℝ", "E": "𝔼", "P": "ℙ", "N": "ℕ"}
+_ANY_COMPONENT = re.compile(r"\[\[component:[^\]]*\]\]")
+_LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
+_SCRIPT_FILE = re.compile(r"^/\* js/(\S+) \*/$", re.M)  # the header _read_static puts before each script
+_SCRIPT_STRING = re.compile(r"\bui\.([A-Za-z_]\w*)")
+_LEFT_IN_TEXT = re.compile(r">([^<]*\\[^<]*)<")  # a backslash in MathML text: a command latex2mathml did not know
 
 
 class Section(NamedTuple):
@@ -39,16 +45,115 @@ class Section(NamedTuple):
     source: str
 
 
+def content_folder(content_root, lang):
+    """The folder ``content/<lang>/`` of the language asked for; refuses a name that is not a plain language tag."""
+    if not _LANGUAGE_TAG.fullmatch(lang):
+        raise BuildError(f"--lang {lang!r} is not a simple language tag such as en or pt-BR")
+    folder = Path(content_root) / lang
+    if not folder.is_dir():
+        found = sorted(p.name for p in Path(content_root).iterdir() if p.is_dir() and _LANGUAGE_TAG.fullmatch(p.name))
+        raise BuildError(f"--lang {lang}: there is no content folder {folder} (languages: {', '.join(found) or 'none'})")
+    return folder
+
+
+class StringTable(dict):
+    """One table of a strings file: a plain dict that also knows its file and key, so a missing key can be named."""
+
+    def __init__(self, items, path, key):
+        super().__init__(items)
+        self._toml_place = (path, key)
+
+
+def _table_name(key):
+    return f"[{key}]" if key else "the top level"
+
+
+def _string_tables(value, path, key=""):
+    """``value`` with every table a :class:`StringTable`; refuses empty strings and keys a template cannot reach."""
+    if isinstance(value, list):
+        return [_string_tables(item, path, key) for item in value]
+    if not isinstance(value, dict):
+        return value
+    for name, item in value.items():
+        if hasattr(dict, name):  # Jinja's ``t.ui.items`` finds the dict method before the key
+            raise BuildError(f"{path}: {_table_name(key)}: the key {name!r} cannot be used in templates; rename it")
+        if isinstance(item, str) and not item.strip():
+            raise BuildError(f"{path}: {_table_name(key)} {name} is an empty string (it would show as a blank)")
+    return StringTable({name: _string_tables(item, path, f"{key}.{name}" if key else name)
+                        for name, item in value.items()}, path, key)
+
+
 def load_strings(content_dir):
-    """The interface strings table ``strings.toml`` of one language, as a nested dict."""
+    """The interface strings table ``strings.toml`` of one language, as nested :class:`StringTable` dicts."""
     path = Path(content_dir) / "strings.toml"
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            table = tomllib.load(handle)
     except FileNotFoundError:
         raise BuildError(f"{path}: interface strings file is missing") from None
     except tomllib.TOMLDecodeError as error:
         raise BuildError(f"{path}: invalid TOML: {error}") from None
+    return _string_tables(table, path)
+
+
+def _missing(table, name):
+    """The message for ``name`` missing from ``table`` (a :class:`StringTable`), or None for any other object."""
+    place = getattr(table, "_toml_place", None)
+    if not isinstance(table, StringTable) or place is None:
+        return None
+    path, key = place
+    if not key:
+        return f"{path} has no [{name}] table"
+    return f"{path}: [{key}] has no key {name!r}"
+
+
+class MissingName(jinja2.StrictUndefined):
+    """StrictUndefined that names the strings file and table when a template asks for a string it lacks."""
+
+    __slots__ = ()
+
+    @property
+    def _undefined_message(self):
+        if self._undefined_hint is None and isinstance(self._undefined_name, str):
+            message = _missing(self._undefined_obj, self._undefined_name)
+            if message:
+                return message
+        return super()._undefined_message
+
+
+def require_strings(strings, dataset_names):
+    """Refuse a strings table lacking what the build reads outside templates.
+
+    That is ``[format]`` ``decimal`` and ``percent`` (with its ``{value}``
+    placeholder), a ``[ui]`` table (the page's scripts read it), and a ``label``
+    and ``summary`` for every dataset.
+    """
+    needed = [("format", "decimal"), ("format", "percent"), ("ui",)]
+    needed += [("datasets", name, field) for name in dataset_names for field in ("label", "summary")]
+    for keys in needed:
+        table = strings
+        for key in keys:
+            if not isinstance(table, dict) or key not in table:
+                raise BuildError(_missing(table, key) or f"strings.toml: no {'.'.join(keys)}")
+            table = table[key]
+    if "{value}" not in strings["format"]["percent"]:
+        path = strings._toml_place[0] if isinstance(strings, StringTable) else "strings.toml"
+        raise BuildError(f"{path}: [format] percent must contain {{value}}, where the number goes")
+
+
+def require_script_strings(script, strings):
+    """Refuse a ``[ui]`` table lacking a key the page's scripts read as ``ui.name``.
+
+    ``script`` is the concatenated JavaScript with its ``/* js/file */``
+    headers, so the message can name the file. (A key built at run time, such
+    as ``ui["scheme_" + scheme]``, cannot be seen here.)
+    """
+    parts = _SCRIPT_FILE.split(script)
+    for name, body in zip(["(script)", *parts[1::2]], parts[0::2]):
+        for match in _SCRIPT_STRING.finditer(body):
+            if match.group(1) not in strings["ui"]:
+                raise BuildError(f"{_missing(strings['ui'], match.group(1)) or 'strings.toml: [ui] lacks ' + match.group(1)}"
+                                 f" (static/js/{name} reads ui.{match.group(1)})")
 
 
 def load_sections(content_dir):
@@ -70,15 +175,54 @@ def load_sections(content_dir):
     return sections
 
 
+class TexError(BuildError):
+    """Malformed TeX; ``tex`` is the expression, so the caller can find its line."""
+
+    def __init__(self, tex, reason):
+        super().__init__(f"cannot convert the TeX {tex!r}: {reason}")
+        self.tex = tex
+
+
+def _check_braces(tex):
+    """Refuse unbalanced braces, which latex2mathml would otherwise render as literal text."""
+    depth, escaped = 0, False
+    for char in tex:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth < 0:
+                raise TexError(tex, "a } closes nothing")
+    if depth:
+        raise TexError(tex, f"{depth} {{ not closed")
+
+
 def tex_to_mathml_core(tex, display=False):
     """MathML for ``tex`` restricted to what MathML Core renders.
 
     Chromium ignores ``mathvariant`` values other than ``normal``, so a
     double-struck letter becomes its Unicode character (𝟙, ℝ, 𝔼, …) and other
     variants are dropped; the MathML namespace attribute is dropped too, since
-    HTML parsing supplies it.
+    HTML parsing supplies it. Malformed TeX (empty, unbalanced braces, an
+    unknown command, anything latex2mathml rejects) raises :class:`TexError`
+    naming the expression.
     """
-    mathml = latex_to_mathml(tex.strip(), display="block" if display else "inline")
+    source = tex.strip()
+    if not source:
+        raise TexError(source, "empty formula")
+    _check_braces(source)
+    try:
+        mathml = latex_to_mathml(source, display="block" if display else "inline")
+    except Exception as error:  # latex2mathml raises several types on malformed TeX, some without a message
+        reason = f"{error.__class__.__name__}: {error}" if str(error) else error.__class__.__name__
+        raise TexError(source, reason) from None
+    unknown = _LEFT_IN_TEXT.search(mathml)
+    if unknown:
+        raise TexError(source, f"unknown command {unknown.group(1).strip()}")
     mathml = re.sub(
         r'<(m[in]) mathvariant="double-struck">([^<])</\1>',
         lambda m: f"<{m.group(1)}>{_DOUBLE_STRUCK.get(m.group(2), m.group(2))}</{m.group(1)}>", mathml)
@@ -101,18 +245,30 @@ def _protect_math(text):
     return text, table
 
 
+def _line_of(source, tex):
+    """The line of ``source`` where ``tex`` first appears (None if a Jinja expression made it)."""
+    at = source.find(tex) if tex else -1
+    return source.count("\n", 0, at) + 1 if at >= 0 else None
+
+
 def render_section(section, env, context, render_component):
-    """HTML of one section: Jinja pass, math, Markdown, then components spliced in."""
+    """HTML of one section: Jinja pass, math, Markdown, then components spliced in.
+
+    Every problem (a Jinja error, malformed TeX, an unknown component, an error
+    inside a component) raises :class:`BuildError` naming the section file.
+    """
     try:
         text = env.from_string(section.source).render(context)
     except jinja2.TemplateError as error:
-        line = getattr(error, "lineno", None)
+        lines = [line for _, line in template_lines(error)]
+        line = getattr(error, "lineno", None) or (lines[-1] if lines else None)
         where = f"{section.path}:{line}" if line else str(section.path)
         raise BuildError(f"{where}: {error.__class__.__name__}: {error}") from None
     try:
         text, math = _protect_math(text)
-    except Exception as error:  # latex2mathml raises several types on malformed TeX
-        raise BuildError(f"{section.path}: cannot convert math: {error}") from None
+    except TexError as error:
+        line = _line_of(section.source, error.tex)
+        raise BuildError(f"{section.path}{f':{line}' if line else ''}: {error}") from None
     html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes"],
                              output_format="html")
     for token, mathml in math.items():
@@ -129,4 +285,15 @@ def render_section(section, env, context, render_component):
         template.replace("{number}", str(next(count))).replace("{section}", where).replace('"', "&quot;")), html)
     html = html.replace("</table>", "</table>\n</div>")
     html = _FIRST_HEADING.sub(lambda m: f'<{m.group(1)} id="{section.slug}-title"{m.group(2)}>', html, count=1)
-    return _COMPONENT.sub(lambda m: render_component(m.group(1)), html)
+    stray = _ANY_COMPONENT.search(_COMPONENT.sub("", html))
+    if stray:
+        raise BuildError(f"{section.path}: {stray.group(0)} must be alone in its paragraph, "
+                         "with a lower-case name (letters, digits, dashes)")
+
+    def component(match):
+        try:
+            return render_component(match.group(1))
+        except BuildError as error:
+            raise BuildError(f"{section.path}: [[component:{match.group(1)}]]: {error}") from None
+
+    return _COMPONENT.sub(component, html)

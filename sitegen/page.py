@@ -10,15 +10,15 @@ import jinja2
 import markupsafe
 
 from .analysis_payload import analysis_payload
-from .content import render_section
+from .content import MissingName, render_section, require_script_strings, require_strings
 from .downloads import data_csv, metrics_csv
-from .errors import BuildError
+from .errors import BuildError, template_lines
 from .facts import FILTERS
-from .payload import core_payload, dataset_payload, to_script
+from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .settings import DEFAULT_DATASET
 from .tables import build_tables
 
-__all__ = ["template_environment", "content_environment", "page_context", "assemble_files"]
+__all__ = ["template_environment", "content_environment", "render_template", "page_context", "assemble_files"]
 
 
 def inline_svg(svg, instance, label):
@@ -44,25 +44,37 @@ def localised_filters(number_format):
     }
 
 
+class TemplateFailure(jinja2.TemplateRuntimeError):
+    """Raised by a template through ``fail(message)`` when it is called with arguments it cannot render."""
+
+
+def _fail(message):
+    raise TemplateFailure(message)
+
+
 def template_environment(templates_dir):
-    """The one Jinja environment for templates: autoescaped, and a missing variable stops the build."""
+    """The one Jinja environment for templates: autoescaped, and a missing variable or string stops the build.
+
+    Templates can also stop the build themselves with ``{{ fail("message") }}``.
+    """
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir)),
         autoescape=jinja2.select_autoescape(["html", "j2"]),
-        undefined=jinja2.StrictUndefined,
+        undefined=MissingName,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
     )
     env.filters.update(FILTERS)
     env.filters["inline_svg"] = inline_svg
+    env.globals["fail"] = _fail
     return env
 
 
 def content_environment():
     """The Jinja environment for Markdown sources: no autoescaping (the source is Markdown, not HTML)."""
     # "{#" opens a Jinja comment but also Markdown's attribute lists ({#id .class}); comments use "{##" here.
-    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=True,
+    env = jinja2.Environment(undefined=MissingName, autoescape=False, keep_trailing_newline=True,
                              comment_start_string="{##", comment_end_string="##}")
     env.filters.update(FILTERS)
     return env
@@ -86,6 +98,29 @@ def compact(text):
     return _BLANK_LINES.sub("\n", text).strip()
 
 
+def render_template(env, name, context):
+    """Render the template ``name``; any template error becomes a :class:`BuildError` saying where.
+
+    The place is the chain of templates the error passed through, outermost
+    first (``templates/components/explorer.html.j2:5: templates/components/_explorer.html.j2:47: …``).
+    """
+    try:
+        return env.get_template(name).render(context)
+    except jinja2.TemplateError as error:
+        base = Path(env.loader.searchpath[0]).parent
+        places = [(error.filename, error.lineno)] if isinstance(error, jinja2.TemplateSyntaxError) else template_lines(error)
+        where = ": ".join(f"{_relative(file, base)}:{line}" for file, line in places) or f"templates/{name}"
+        what = "" if isinstance(error, (jinja2.UndefinedError, TemplateFailure)) else f"{error.__class__.__name__}: "
+        raise BuildError(f"{where}: {what}{error.message or error}") from None
+
+
+def _relative(file, base):
+    try:
+        return Path(file).relative_to(base).as_posix()
+    except ValueError:
+        return str(file)
+
+
 def _read_static(root):
     """The stylesheet and the script, each concatenated in its ``order.txt`` order and compacted, to inline in the page."""
     parts = {}
@@ -106,9 +141,16 @@ def _read_static(root):
     return parts["css"], parts["js"]
 
 
-def _script_for_inline(text):
-    """Make a script safe inside ``<script>…</script>``."""
-    return text.replace("</script", "<\\/script")
+APP_SCRIPT = "app.js"
+
+
+def app_script(core, strings, js):
+    """The page's one script, loaded with ``defer`` so that nothing runs before the first paint: the core
+    payload, the interface strings (``CalibTutorial._strings``) and the front end in ``order.txt`` order.
+    Datasets are not in it: each explorer loads ``data/<name>.js`` when it starts."""
+    head = ("window.CalibTutorial=window.CalibTutorial||{};window.CalibTutorial._strings="
+            + json.dumps(strings, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + ";\n")
+    return head + to_script("core", core) + js
 
 
 def run_reproduction(program):
@@ -126,7 +168,7 @@ def run_reproduction(program):
 
 
 # Names only the page template receives (see assemble_files); no fact may take them either.
-_INDEX_NAMES = ("sections", "inline_css", "inline_js", "core_script", "strings_json")
+_INDEX_NAMES = ("sections", "inline_css", "app_script")
 
 
 def page_context(page, facts):
@@ -148,23 +190,24 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
     """Every file of the site as ``{relative path: text}``: page, data scripts, downloads, favicon."""
     root = Path(root)
     env = template_environment(root / "templates")
-    if "format" not in strings:
-        raise BuildError("strings.toml: the [format] table (decimal, percent) is missing")
+    require_strings(strings, precomputed.datasets)
     number_filters = localised_filters(strings["format"])
     env.filters.update(number_filters)
     descriptions = strings["datasets"]
-    missing = [name for name in precomputed.datasets if name not in descriptions]
-    if missing:
-        raise BuildError(f"strings.toml: [datasets] lacks a description of {', '.join(missing)}")
     files = {}
     for name, result in precomputed.datasets.items():
         files[f"data/{name}.js"] = to_script("dataset", dataset_payload(result, precomputed))
         files[f"data/{name}-analysis.js"] = to_script("analysis", analysis_payload(analyses, name))
+        for part in result.parts:
+            files[f"data/{name}-{part}-bins.js"] = to_script("bins", bins_payload(result, precomputed, part))
+        if result.groups is not None:
+            files[f"data/{name}-groups.js"] = to_script("groups", groups_payload(result, precomputed))
         files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
         files[f"downloads/{name}-metrics.csv"] = metrics_csv(result, precomputed.grid)
     core = core_payload(precomputed, {name: descriptions[name]["summary"] for name in precomputed.datasets},
                         DEFAULT_DATASET)
     css, js = _read_static(root)
+    require_script_strings(js, strings)
     shared = page_context({
         "lang": lang, "t": strings, "figures": figures, "core": core,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
@@ -173,10 +216,9 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
     }, facts)
 
     def render_component(name):
-        try:
-            return env.get_template(f"components/{name}.html.j2").render(shared)
-        except jinja2.TemplateNotFound:
-            raise BuildError(f"unknown component [[component:{name}]] (no templates/components/{name}.html.j2)") from None
+        if not (root / "templates" / "components" / f"{name}.html.j2").is_file():
+            raise BuildError(f"unknown component (there is no templates/components/{name}.html.j2)")
+        return render_template(env, f"components/{name}.html.j2", shared)
 
     content_env = content_environment()
     content_env.filters.update(number_filters)
@@ -184,17 +226,9 @@ def assemble_files(root, precomputed, analyses, facts, figures, sections, string
     for s in sections:
         section_html = render_section(s, content_env, shared, render_component)
         rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html)})
-    try:
-        html = env.get_template("index.html.j2").render(
-            shared, sections=rendered, inline_css=css,
-            inline_js=_script_for_inline(js),
-            core_script=_script_for_inline(to_script("core", core)),
-            strings_json=markupsafe.Markup(json.dumps({"ui": strings["ui"], "format": strings["format"]},
-                                                      sort_keys=True, ensure_ascii=False)
-                                           .replace("</", "<\\/")),
-        )
-    except jinja2.TemplateError as error:
-        raise BuildError(f"templates: {error.__class__.__name__}: {error}") from None
+    html = render_template(env, "index.html.j2", dict(shared, sections=rendered, inline_css=css,
+                                                      app_script=APP_SCRIPT))
+    files[APP_SCRIPT] = app_script(core, {"ui": strings["ui"], "format": strings["format"]}, js)
     files["index.html"] = html
     files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
     return files

@@ -24,15 +24,16 @@ import numpy as np
 
 from calib import SCHEMES
 
-from .settings import OFFERED_BIN_COUNTS
+from .settings import OFFERED_BIN_COUNTS, SELECTABLE_BIN_COUNTS
 
 __all__ = [
     "SCHEMA_VERSION", "SCORE_SCALE", "RATE_SCALE",
     "to_units", "displayed_difference", "delta_encode", "delta_decode", "pack", "pack_rows", "unpack",
-    "grid_series", "shares_summing_to", "core_payload", "dataset_payload", "to_script", "to_json",
+    "grid_series", "shares_summing_to", "core_payload", "dataset_payload", "bins_payload", "groups_payload",
+    "to_script", "to_json",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCORE_SCALE = 100_000
 RATE_SCALE = 1_000
 
@@ -143,19 +144,23 @@ def grid_series(units, t1_index):
     return {"t1": int(units[t1_index]), "d": pack(delta_encode(units - units[t1_index]))}
 
 
-def shares_summing_to(parts, scale):
+def shares_summing_to(parts, scale, total=None):
     """Round each row of ``parts`` (…, m) to integer units so that each row sums to its rounded total.
 
     Largest-remainder rounding: floor every part, then give the missing units
     to the parts with the largest fractional remainders (first index on ties).
     It keeps a per-bin table's weighted gaps adding up exactly to the ECE shown.
+    ``total`` (integer units, shape …), when given, is that displayed total (e.g. the ECE series
+    the page prints beside the table); it may differ from the rounded sum by at most one unit.
     """
     parts = np.asarray(parts, dtype=np.float64)
     scaled = parts * scale
     floors = np.floor(scaled)
     # The total as it is displayed: the rounded sum of the unscaled parts (summing after scaling can
     # land on the other side of a half unit, e.g. 0.3305 vs 330.4999…).
-    target = to_units(parts.sum(axis=-1), scale)
+    target = to_units(parts.sum(axis=-1), scale) if total is None else np.asarray(total, dtype=np.int64)
+    if np.any(np.abs(target - to_units(parts.sum(axis=-1), scale)) > 1):
+        raise ValueError("total differs from the rounded sum of parts by more than one unit")
     missing = target - floors.sum(axis=-1).astype(np.int64)
     order = np.argsort(-(scaled - floors), axis=-1, kind="stable")
     rank = np.empty_like(order)
@@ -163,18 +168,19 @@ def shares_summing_to(parts, scale):
     return floors.astype(np.int64) + (rank < missing[..., None])
 
 
-def _bins_payload(stats, scheme):
+def _bins_payload(stats, scheme, total=None):
     """Per-bin arrays (G, B) → ``{field: [delta series per bin]}`` in display units.
 
     Equal-width edges do not move with T, so they are sent once as ``edges``
-    (B + 1 values); adaptive edges are sent per bin and grid point.
+    (B + 1 values); adaptive edges are sent per bin and grid point. ``total`` (G,), the
+    displayed ECE the gaps must add up to (default: their own rounded sum).
     """
     empty = stats.count == 0
     fields = {
         "count": stats.count,
         "confidence": np.where(empty, 0, to_units(np.nan_to_num(stats.confidence), RATE_SCALE)),
         "accuracy": np.where(empty, 0, to_units(np.nan_to_num(stats.accuracy), RATE_SCALE)),
-        "gap": shares_summing_to(stats.weighted_gap, RATE_SCALE),
+        "gap": shares_summing_to(stats.weighted_gap, RATE_SCALE, total),
     }
     if scheme == "adaptive":
         fields["lower"] = to_units(stats.lower, RATE_SCALE)
@@ -196,24 +202,45 @@ def _same_as_earlier(tables):
     return out
 
 
-def _part_payload(part, t1_index):
-    def by_scheme(table, scale):
-        return {s: {str(b): grid_series(to_units(table[s][b], scale), t1_index) for b in OFFERED_BIN_COUNTS}
+def _part_payload(part, t1_index, ece_counts=SELECTABLE_BIN_COUNTS, with_bins=True):
+    def by_scheme(table, scale, counts):
+        return {s: _same_as_earlier({str(b): grid_series(to_units(table[s][b], scale), t1_index) for b in counts})
                 for s in SCHEMES}
 
-    return {
+    payload = {
         "n": part.n,
         "accuracy": int(to_units(part.accuracy, RATE_SCALE)),
         "nll": grid_series(to_units(part.nll, SCORE_SCALE), t1_index),
         "brier": grid_series(to_units(part.brier, SCORE_SCALE), t1_index),
         "confidence": grid_series(to_units(part.mean_confidence, RATE_SCALE), t1_index),
         "nll_argmin": part.nll_argmin,
-        "ece": by_scheme(part.ece, RATE_SCALE),
-        "mce": by_scheme(part.mce, RATE_SCALE),
-        "bins": {s: _same_as_earlier({str(b): _bins_payload(part.bins[s][b], s) for b in OFFERED_BIN_COUNTS})
-                 for s in SCHEMES},
-        "ece_by_bins": {s: to_units(part.ece_by_bins[s], RATE_SCALE).tolist() for s in SCHEMES},
+        "ece": by_scheme(part.ece, RATE_SCALE, ece_counts),
+        "mce": by_scheme(part.mce, RATE_SCALE, OFFERED_BIN_COUNTS),
     }
+    if with_bins:
+        payload["bins"] = {s: _same_as_earlier({str(b): _bins_payload(part.bins[s][b], s) for b in OFFERED_BIN_COUNTS})
+                           for s in SCHEMES}
+    return payload
+
+
+def _sub_bins_payload(part, subgrid):
+    """The diagrams of ``part.sub_bins`` on the sub-grid, field by field so that gzip finds alike strings
+    together: ``{scheme: {"counts": [B…], "same_as": {B: B'}, "edges": [[…] per B] (equal-width),
+    field: [[packed series per bin] per B]}}``, the gaps adding up to the ECE series at those points."""
+    out = {}
+    for scheme in SCHEMES:
+        tables = {}
+        for b, stats in part.sub_bins[scheme].items():
+            total = to_units(part.ece[scheme][b][np.asarray(subgrid)], RATE_SCALE)
+            tables[str(b)] = _bins_payload(stats, scheme, total)
+        tables = _same_as_earlier(tables)
+        kept = [b for b, table in tables.items() if "same_as" not in table]
+        block = {"counts": [int(b) for b in kept],
+                 "same_as": {b: t["same_as"] for b, t in tables.items() if "same_as" in t}}
+        for field in tables[kept[0]] if kept else ():
+            block[field] = [tables[b][field] for b in kept]
+        out[scheme] = block
+    return out
 
 
 def _split_gap(parts, t1_index):
@@ -258,6 +285,58 @@ def dataset_payload(result, precomputed):
     return payload
 
 
+def bins_payload(result, precomputed, part_name):
+    """The on-demand payload ``data/<name>-<part>-bins.js`` of one part: the diagrams of the bin counts
+    beyond the full-grid ones on the dataset's sub-grid, and their MCE on the full grid (see the README)."""
+    part = result.parts[part_name]
+    others = [b for b in SELECTABLE_BIN_COUNTS if b not in OFFERED_BIN_COUNTS]
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "name": result.dataset.name,
+        "part": part_name,
+        "subgrid": [int(i) for i in result.subgrid],
+        "mce": {s: _same_as_earlier({str(b): grid_series(to_units(part.mce[s][b], RATE_SCALE), precomputed.t1_index)
+                                     for b in others}) for s in SCHEMES},
+        "bins": _sub_bins_payload(part, result.subgrid),
+    }
+
+
+def _own_payload(own):
+    """One :class:`sitegen.precompute.OwnScores` in display units (bins as one-point packed series)."""
+    return {
+        "n": own.n,
+        "accuracy": int(to_units(own.accuracy, RATE_SCALE)),
+        "confidence": int(to_units(own.mean_confidence, RATE_SCALE)),
+        "nll": int(to_units(own.nll, SCORE_SCALE)),
+        "brier": int(to_units(own.brier, SCORE_SCALE)),
+        "ece": {s: {str(b): int(to_units(v, RATE_SCALE)) for b, v in own.ece[s].items()} for s in SCHEMES},
+        "mce": {s: {str(b): int(to_units(v, RATE_SCALE)) for b, v in own.mce[s].items()} for s in SCHEMES},
+        "bins": {s: {str(b): _bins_payload(stats, s) for b, stats in own.bins[s].items()} for s in SCHEMES},
+    }
+
+
+def groups_payload(result, precomputed):
+    """The on-demand payload ``data/<name>-groups.js`` of a dataset with groups (see the README)."""
+    groups = result.groups
+    t1 = precomputed.t1_index
+    parts = {}
+    for part, by_group in groups.parts.items():
+        parts[part] = {}
+        for g, group_part in by_group.items():
+            body = _part_payload(group_part, t1, ece_counts=OFFERED_BIN_COUNTS, with_bins=False)
+            body["sub_bins"] = _sub_bins_payload(group_part, result.subgrid)
+            parts[part][g] = body
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "name": result.dataset.name,
+        "groups": list(groups.names),
+        "temperatures": {g: float(t) for g, t in groups.temperatures.items()},
+        "subgrid": [int(i) for i in result.subgrid],
+        "parts": parts,
+        "own": {part: {who: _own_payload(o) for who, o in by_who.items()} for part, by_who in groups.own.items()},
+    }
+
+
 def core_payload(precomputed, descriptions, default_dataset):
     """What every page needs before any dataset: the grid, T = 1's index, units, the dataset list and
     ``default_dataset``, the one whose payload the page inlines and the explorer opens on."""
@@ -269,7 +348,8 @@ def core_payload(precomputed, descriptions, default_dataset):
         "grid": precomputed.grid.tolist(),
         "t1_index": precomputed.t1_index,
         "units": {"score": SCORE_SCALE, "rate": RATE_SCALE},
-        "bin_counts": list(OFFERED_BIN_COUNTS),
+        "bin_counts": list(SELECTABLE_BIN_COUNTS),
+        "detailed_bin_counts": list(OFFERED_BIN_COUNTS),
         "schemes": list(SCHEMES),
         "datasets": [
             {
@@ -279,6 +359,8 @@ def core_payload(precomputed, descriptions, default_dataset):
                 "split": "calibration" in r.parts,
                 "fitted_t": r.fitted_t,
                 "fitted_index": precomputed.index_of(r.fitted_t),
+                "parts": list(r.parts),
+                "groups": list(r.groups.names) if r.groups is not None else [],
             }
             for name, r in precomputed.datasets.items()
         ],

@@ -16,22 +16,23 @@ import numpy as np
 from calib.validation import positive_int
 
 from calib import (
-    SCHEMES, Dataset, ReliabilityBins, ece_sweep, fit_temperature, load, max_gap, nll, part_masks,
-    reliability_bins, scaled_probs, scores_over_grid,
+    SCHEMES, Dataset, ReliabilityBins, bin_layout, ece_sweep, fit_temperature, load, max_gap, nll, part_masks,
+    reliability_bins, scaled_probs, scores_over_grid, sort_rows,
 )
 from calib.binning import adaptive_bins_sorted, equal_width_bins, sort_by_confidence
 from calib.scaling import example_scores
+from calib.subgroups import POOLED, fit_group_temperatures, row_scores
 
 from .settings import (
     DATASETS, EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, MAX_SWEEP_BINS,
-    OFFERED_BIN_COUNTS, SHOWCASE_SIZE, SIGNIFICANT_DIGITS, SOFTMAX_SHARP_T, SOFTMAX_SOFT_T, WORKED_EXAMPLE,
-    WORKED_EXAMPLE_BINS,
+    OFFERED_BIN_COUNTS, SHOWCASE_SIZE, SIGNIFICANT_DIGITS, SOFTMAX_SHARP_T, SOFTMAX_SOFT_T,
+    SUBGRID_STEP, WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
 )
 
 __all__ = [
     "round_significant", "base_grid", "build_grid", "grid_index", "subgrid_indices",
-    "PartResult", "ExampleScores", "DatasetResult", "SoftmaxWalkthrough", "Precomputed",
-    "showcase_examples", "precompute_part", "fit_for", "example_table", "softmax_walkthrough",
+    "PartResult", "ExampleScores", "OwnScores", "GroupResult", "DatasetResult", "SoftmaxWalkthrough", "Precomputed",
+    "showcase_examples", "binnings_over_counts", "mce_over_counts", "precompute_part", "precompute_groups", "fit_for", "example_table", "softmax_walkthrough",
     "precompute_dataset", "precompute_all",
 ]
 
@@ -91,9 +92,14 @@ class PartResult(NamedTuple):
     """Metrics of one part (all rows, calibration or test rows, …) over the grid G.
 
     Probabilities are in [0, 1], NLL in nats. ``bins[scheme][B]`` is a
-    :class:`ReliabilityBins` of shape (G, B_used); ``ece``/``mce`` likewise
-    hold (G,) arrays; ``ece_by_bins[scheme]`` is (2, max_bins): ECE for
-    1..max_bins bins at T = 1 (row 0) and at the fitted T (row 1).
+    :class:`ReliabilityBins` of shape (G, B_used) for the full-grid bin counts;
+    ``ece[scheme][B]``/``mce[scheme][B]`` hold (G,) arrays for every bin count
+    1..max_bins (those of the full-grid counts from their bins, the others from
+    the engine's run-wise binning); ``sub_bins[scheme][B]`` is a
+    :class:`ReliabilityBins` (G_s, B_used) at the sub-grid temperatures
+    ``grid[subgrid]`` for the bin counts whose diagrams are sent on the sub-grid;
+    ``ece_by_bins[scheme]`` is (2, max_bins): ECE for 1..max_bins bins at T = 1
+    (row 0) and at the fitted T (row 1).
     """
 
     name: str
@@ -107,6 +113,7 @@ class PartResult(NamedTuple):
     mce: Dict[str, Dict[int, np.ndarray]]
     ece_by_bins: Dict[str, np.ndarray]
     nll_argmin: int
+    sub_bins: Dict[str, Dict[int, ReliabilityBins]]
 
 
 class ExampleScores(NamedTuple):
@@ -129,6 +136,38 @@ class ExampleScores(NamedTuple):
     bin_upper: np.ndarray
 
 
+class OwnScores(NamedTuple):
+    """One set of rows (a group, or all rows) with each row at its own group's fitted temperature.
+
+    Floats in natural units (``nll`` in nats); ``ece``/``mce`` ``[scheme][B]`` and ``bins[scheme][B]``
+    (a :class:`ReliabilityBins` of shape (1, B_used)) for the full-grid bin counts.
+    """
+
+    n: int
+    accuracy: float
+    mean_confidence: float
+    nll: float
+    brier: float
+    ece: Dict[str, Dict[int, float]]
+    mce: Dict[str, Dict[int, float]]
+    bins: Dict[str, Dict[int, ReliabilityBins]]
+
+
+class GroupResult(NamedTuple):
+    """The groups of a dataset, for the explorer's group view.
+
+    ``names`` the groups in order; ``temperatures[name]`` each group's own fitted T (on the
+    same rows as the global T, rounded like it); ``parts[part][name]`` a :class:`PartResult`
+    of the group's rows over the grid (ECE and MCE for the full-grid bin counts, diagrams on the
+    sub-grid); ``own[part][name or POOLED]`` an :class:`OwnScores`.
+    """
+
+    names: tuple
+    temperatures: Dict[str, float]
+    parts: Dict[str, Dict[str, PartResult]]
+    own: Dict[str, Dict[str, OwnScores]]
+
+
 class DatasetResult(NamedTuple):
     """One dataset's precomputation: the data, its fitted T and each part's :class:`PartResult`.
 
@@ -137,7 +176,9 @@ class DatasetResult(NamedTuple):
     ``base_grid_nll`` are the NLL argmin on the fitting part over the plain
     :func:`base_grid` (without the inserted fitted T) and its NLL (nats).
     ``examples`` is an :class:`ExampleScores` for a dataset of at most
-    ``EXAMPLE_LIST_MAX_ROWS`` rows, else None.
+    ``EXAMPLE_LIST_MAX_ROWS`` rows, else None. ``subgrid`` are the grid indices of the
+    coarse sub-grid (every ``SUBGRID_STEP``-th point, T = 1 and the fitted T, as the
+    analyses use); ``groups`` a :class:`GroupResult` for a dataset with groups, else None.
     """
 
     dataset: Dataset
@@ -149,6 +190,8 @@ class DatasetResult(NamedTuple):
     base_grid_t: float
     base_grid_nll: float
     examples: Optional[ExampleScores]
+    subgrid: Optional[np.ndarray] = None
+    groups: Optional[GroupResult] = None
 
 
 class SoftmaxWalkthrough(NamedTuple):
@@ -202,30 +245,117 @@ def showcase_examples(confidence, correct, size=SHOWCASE_SIZE):
     return np.sort(np.array(chosen[:size]))
 
 
-def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_counts=OFFERED_BIN_COUNTS,
-                    max_bins=MAX_SWEEP_BINS):
-    """All grid metrics for one part (rows ``logits``, ``labels``); see :class:`PartResult`."""
-    nll_values, brier_values, confidence = scores_over_grid(logits, labels, grid)
-    correct = np.argmax(logits, axis=1) == labels
-    bins, ece, mce = {}, {}, {}
+def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES):
+    """Per-bin ``(count, confidence sum, hit sum)`` of every ``(scheme, B)`` from one sort per temperature.
+
+    ``confidence`` is (G, n), ``correct`` (n,). The bins are the engine's run-wise layout
+    (:func:`calib.bin_layout`: the same membership rules as :func:`calib.reliability_bins`), summed by
+    prefix sums. Returns ``{(scheme, B): ReliabilityBins}`` of arrays (G, B_used) with the
+    count, mean confidence and accuracy filled (edges and weighted gaps are not computed: zeros).
+    """
+    order, sorted_conf = sort_rows(confidence)
+    hits = np.asarray(correct, dtype=np.float64)[order]
+    zero = np.zeros((sorted_conf.shape[0], 1))
+    conf_prefix = np.concatenate([zero, np.cumsum(sorted_conf, axis=1)], axis=1)
+    hit_prefix = np.concatenate([zero, np.cumsum(hits, axis=1)], axis=1)
+    layout = bin_layout(sorted_conf, bin_counts, schemes)
+    count = layout.ends - layout.starts
+    conf_sum = np.take_along_axis(conf_prefix, layout.ends, 1) - np.take_along_axis(conf_prefix, layout.starts, 1)
+    hit_sum = np.take_along_axis(hit_prefix, layout.ends, 1) - np.take_along_axis(hit_prefix, layout.starts, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_conf = np.where(count > 0, conf_sum / np.maximum(count, 1), np.nan)
+        accuracy = np.where(count > 0, hit_sum / np.maximum(count, 1), np.nan)
+    out = {}
+    for key, first, size in zip(layout.keys, layout.first, layout.size):
+        cols = slice(first, first + size)
+        blank = np.zeros(count[:, cols].shape)
+        out[key] = ReliabilityBins(blank, blank, count[:, cols], mean_conf[:, cols], accuracy[:, cols], blank)
+    return out
+
+
+def mce_over_counts(confidence, correct, bin_counts, schemes=SCHEMES):
+    """MCE (G,) of every ``(scheme, B)``: the engine's :func:`calib.max_gap` over :func:`binnings_over_counts`.
+
+    Equal to :func:`calib.mce` up to floating-point rounding (sums by prefix sums instead of bincount).
+    """
+    return {key: max_gap(bins) for key, bins in binnings_over_counts(confidence, correct, bin_counts, schemes).items()}
+
+
+def _bins_by_count(confidence, correct, bin_counts):
+    """``{scheme: {B: ReliabilityBins}}`` of ``confidence`` (G, n) by the engine's binners (one sort per row)."""
     sorted_rows = sort_by_confidence(confidence, correct)
     binners = {
         "equal-width": lambda count: equal_width_bins(confidence, correct, count),
         "adaptive": lambda count: adaptive_bins_sorted(*sorted_rows, count),
     }
-    for scheme in SCHEMES:
-        bins[scheme], ece[scheme], mce[scheme] = {}, {}, {}
-        for count in bin_counts:
-            stats = binners[scheme](count)
-            bins[scheme][count] = stats
-            ece[scheme][count] = stats.weighted_gap.sum(axis=1)
-            mce[scheme][count] = max_gap(stats)
+    return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in SCHEMES}
+
+
+def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_counts=OFFERED_BIN_COUNTS,
+                    max_bins=MAX_SWEEP_BINS, subgrid=None, sub_bin_counts=None, all_counts=True):
+    """All grid metrics for one part (rows ``logits``, ``labels``); see :class:`PartResult`.
+
+    ``bin_counts`` get full-grid bins; with ``all_counts``, ECE and MCE also for every other
+    count 1..``max_bins``; ``sub_bin_counts`` (default: every other count 1..``max_bins``) get
+    bins at the ``subgrid`` temperatures (grid indices; default: none).
+    """
+    nll_values, brier_values, confidence = scores_over_grid(logits, labels, grid)
+    correct = np.argmax(logits, axis=1) == labels
+    bins = _bins_by_count(confidence, correct, bin_counts)
+    ece = {s: {b: bins[s][b].weighted_gap.sum(axis=1) for b in bin_counts} for s in SCHEMES}
+    mce = {s: {b: max_gap(bins[s][b]) for b in bin_counts} for s in SCHEMES}
+    others = [b for b in range(1, max_bins + 1) if b not in bin_counts]
+    if all_counts and others:
+        sweep_all = ece_sweep(confidence, correct, max_bins=max_bins, schemes=SCHEMES)
+        for (scheme, b), values in mce_over_counts(confidence, correct, others).items():
+            ece[scheme][b] = sweep_all[scheme][:, b - 1]
+            mce[scheme][b] = values
+        ece = {s: dict(sorted(v.items())) for s, v in ece.items()}
+        mce = {s: dict(sorted(v.items())) for s, v in mce.items()}
+    sub_bins = {s: {} for s in SCHEMES}
+    if subgrid is not None:
+        counts = others if sub_bin_counts is None else sub_bin_counts
+        sub_bins = _bins_by_count(confidence[np.asarray(subgrid)], correct, counts)
     sweep = ece_sweep(confidence[[t1_index, fitted_index]], correct, max_bins=max_bins, schemes=SCHEMES)
     return PartResult(
         name=name, n=int(labels.size), accuracy=float(correct.mean()),
         nll=nll_values, brier=brier_values, mean_confidence=confidence.mean(axis=1),
-        bins=bins, ece=ece, mce=mce, ece_by_bins=sweep, nll_argmin=int(np.argmin(nll_values)),
+        bins=bins, ece=ece, mce=mce, ece_by_bins=sweep, nll_argmin=int(np.argmin(nll_values)), sub_bins=sub_bins,
     )
+
+
+def _own_scores(logits, labels, temperatures, bin_counts=OFFERED_BIN_COUNTS):
+    """:class:`OwnScores` of rows ``logits``/``labels`` with one temperature per row (the engine's row_scores)."""
+    confidence, correct, nll_rows, brier_rows = row_scores(logits, labels, temperatures)
+    bins = _bins_by_count(confidence[None, :], correct, bin_counts)
+    return OwnScores(
+        n=int(labels.size), accuracy=float(correct.mean()), mean_confidence=float(confidence.mean()),
+        nll=float(nll_rows.mean()), brier=float(brier_rows.mean()),
+        ece={s: {b: float(bins[s][b].weighted_gap.sum()) for b in bin_counts} for s in SCHEMES},
+        mce={s: {b: float(max_gap(bins[s][b])[0]) for b in bin_counts} for s in SCHEMES},
+        bins=bins,
+    )
+
+
+def precompute_groups(dataset, grid, fitted_index, t1_index, subgrid):
+    """A :class:`GroupResult` for ``dataset`` (which has groups): each group's rows over the grid
+    and every row set at its own group's fitted temperature (fitted as :mod:`calib.subgroups` does)."""
+    names = np.asarray(dataset.groups)
+    parts = part_masks(dataset)
+    own_t = fit_group_temperatures(dataset.logits, dataset.labels, names, parts.get("calibration"))
+    own_t = {g: float(round_significant(t)[0]) for g, t in own_t.items()}
+    per_row = np.array([own_t[g] for g in names.tolist()])
+    group_parts, own = {}, {}
+    for part, mask in parts.items():
+        who = {g: mask & (names == g) for g in own_t}
+        group_parts[part] = {
+            g: precompute_part(g, dataset.logits[rows], dataset.labels[rows], grid, fitted_index, t1_index,
+                               subgrid=subgrid, sub_bin_counts=OFFERED_BIN_COUNTS, all_counts=False)
+            for g, rows in who.items()
+        }
+        who[POOLED] = mask
+        own[part] = {g: _own_scores(dataset.logits[rows], dataset.labels[rows], per_row[rows]) for g, rows in who.items()}
+    return GroupResult(tuple(own_t), own_t, group_parts, own)
 
 
 def fit_for(dataset):
@@ -277,8 +407,10 @@ def _plain_grid_fit(dataset, fitted_on):
 def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
     """A :class:`DatasetResult` for ``dataset`` on ``grid`` (which must contain ``fitted_t`` and 1)."""
     fitted_index = grid_index(grid, fitted_t)
+    subgrid = subgrid_indices(grid.size, [t1_index, fitted_index], SUBGRID_STEP)
     parts = {
-        name: precompute_part(name, dataset.logits[rows], dataset.labels[rows], grid, fitted_index, t1_index)
+        name: precompute_part(name, dataset.logits[rows], dataset.labels[rows], grid, fitted_index, t1_index,
+                              subgrid=subgrid)
         for name, rows in part_masks(dataset).items()
     }
     conf1 = scores_over_grid(dataset.logits, dataset.labels, np.array([1.0]))[2][0]
@@ -288,7 +420,9 @@ def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
     examples = None
     if dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS:
         examples = example_table(dataset, grid[[t1_index, fitted_index]])
-    return DatasetResult(dataset, fitted_t, fitted_on, parts, showcase, probs, base_t, base_nll, examples)
+    groups = None if dataset.groups is None else precompute_groups(dataset, grid, fitted_index, t1_index, subgrid)
+    return DatasetResult(dataset, fitted_t, fitted_on, parts, showcase, probs, base_t, base_nll, examples,
+                         subgrid, groups)
 
 
 def precompute_all(names=DATASETS):

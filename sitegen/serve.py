@@ -2,7 +2,9 @@
 
 Only 127.0.0.1 is ever bound. With ``gzip=True`` every file goes out gzip-compressed (level 6) to a
 client that accepts it, as a static host such as GitHub Pages would send it; without, files go out
-as they are on disk.
+as they are on disk. With ``prefix="/calibration-tutorial/"`` the site is served only under that
+sub-path, as GitHub Pages serves a project site, and like Pages it answers 404 for dot-files
+(upload-pages-artifact leaves them out).
 """
 
 import contextlib
@@ -12,6 +14,7 @@ import http.server
 import io
 import os
 import threading
+from urllib.parse import unquote, urlsplit
 
 __all__ = ["make_server", "serving"]
 
@@ -19,16 +22,25 @@ HOST = "127.0.0.1"
 
 
 class StaticHandler(http.server.SimpleHTTPRequestHandler):
-    """``SimpleHTTPRequestHandler`` with two switches: ``gzip`` responses and ``log`` lines on stderr."""
+    """``SimpleHTTPRequestHandler`` with three switches: ``gzip`` responses, ``log`` lines on stderr and
+    a sub-path ``prefix`` outside which (and for dot-files within which) everything is a 404."""
 
     gzip = False
     log = False
+    prefix = "/"
 
     def log_message(self, *args):
         if self.log:
             super().log_message(*args)
 
     def send_head(self):
+        if self.prefix != "/":
+            path = urlsplit(self.path).path
+            rest = unquote(path[len(self.prefix):]) if path.startswith(self.prefix) else None
+            if rest is None or any(part.startswith(".") for part in rest.split("/")):
+                self.send_error(404)
+                return None
+            self.path = "/" + rest
         if not self.gzip or "gzip" not in self.headers.get("Accept-Encoding", ""):
             return super().send_head()
         path = self.translate_path(self.path)
@@ -46,22 +58,24 @@ class StaticHandler(http.server.SimpleHTTPRequestHandler):
         return io.BytesIO(body)
 
 
-def make_server(folder, port=0, *, gzip=False, log=False):
+def make_server(folder, port=0, *, gzip=False, log=False, prefix="/"):
     """A threading HTTP server for ``folder`` on 127.0.0.1:``port`` (0: any free port), not yet started."""
-    handler = type("Handler", (StaticHandler,), {"gzip": gzip, "log": log})
+    if not (prefix.startswith("/") and prefix.endswith("/")):
+        raise ValueError(f"prefix must start and end with '/'; got {prefix!r}")
+    handler = type("Handler", (StaticHandler,), {"gzip": gzip, "log": log, "prefix": prefix})
     server = http.server.ThreadingHTTPServer((HOST, port), functools.partial(handler, directory=str(folder)))
     server.daemon_threads = True
     return server
 
 
 @contextlib.contextmanager
-def serving(folder, port=0, *, gzip=False, log=False):
+def serving(folder, port=0, *, gzip=False, log=False, prefix="/"):
     """Serve ``folder`` from a background thread while the block runs; yields the base URL (ending in "/")."""
-    server = make_server(folder, port, gzip=gzip, log=log)
+    server = make_server(folder, port, gzip=gzip, log=log, prefix=prefix)
     thread = threading.Thread(target=server.serve_forever, name="site-server", daemon=True)
     thread.start()
     try:
-        yield f"http://{HOST}:{server.server_address[1]}/"
+        yield f"http://{HOST}:{server.server_address[1]}{prefix}"
     finally:
         server.shutdown()
         server.server_close()

@@ -12,7 +12,7 @@ from calib import DATASET_NAMES, DEFAULT_BOUNDS, DEFAULT_DRAWS, DEFAULT_RESAMPLE
 __all__ = [
     "DATASETS", "WORKED_EXAMPLE", "DEFAULT_DATASET",
     "FIT_BOUNDS", "FIT_TOLERANCE", "GRID_POINTS", "GRID_BOUNDS", "SIGNIFICANT_DIGITS",
-    "OFFERED_BIN_COUNTS", "MAX_SWEEP_BINS", "TABLE_BINS", "SUBGROUP_BIN_COUNTS",
+    "OFFERED_BIN_COUNTS", "SELECTABLE_BIN_COUNTS", "MAX_SWEEP_BINS", "TABLE_BINS", "SUBGROUP_BIN_COUNTS",
     "SHOWCASE_SIZE", "EXAMPLE_LIST_MAX_ROWS", "WORKED_EXAMPLE_BINS", "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T",
     "ANALYSIS_SEED", "RESAMPLES", "DRAWS", "SWEEP_DRAWS", "SUBGRID_STEP", "CURVE_POINTS",
 ]
@@ -30,8 +30,11 @@ GRID_BOUNDS = FIT_BOUNDS        # the grid spans the fit's interval, so every fi
 SIGNIFICANT_DIGITS = 10         # grid temperatures and fitted T are rounded to this many digits
 
 # --- bins ---------------------------------------------------------------------------------------
-OFFERED_BIN_COUNTS = (4, 5, 10, 15, 20)  # the bin counts a reader can choose
+OFFERED_BIN_COUNTS = (4, 5, 10, 15, 20)  # bin counts with every view on the full grid: per-bin diagrams in
+                                # the dataset file, bootstrap spreads and noise-floor bands, group diagrams
 MAX_SWEEP_BINS = 50             # the bin-count sweep runs over 1..50 bins
+SELECTABLE_BIN_COUNTS = tuple(range(1, MAX_SWEEP_BINS + 1))  # the bin counts a reader can choose: ECE on the
+                                # full grid in the dataset file; the others' diagrams and MCE in data/<name>-<part>-bins.js
 TABLE_BINS = 15                 # the tables' ECE and the subgroups' reliability bins (as Guo et al. report)
 SUBGROUP_BIN_COUNTS = (5, 10, 15, 20)  # bin counts of the subgroup table's ECEs
 

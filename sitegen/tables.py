@@ -12,7 +12,6 @@ from .settings import TABLE_BINS
 
 __all__ = ["build_tables"]
 
-SPLIT_DATASETS = ("sim-60", "sim-600", "overconfident", "mixed")
 
 
 def _score(units, fmt, signed=False):
@@ -30,8 +29,8 @@ def _signed(text, units):
 
 def _split_rows(precomputed, fmt):
     rows = []
-    for name in SPLIT_DATASETS:
-        result = precomputed.datasets[name]
+    split = [(name, r) for name, r in precomputed.datasets.items() if "calibration" in r.parts]
+    for name, result in split:  # every dataset with a held-out split, in the page's order
         cal, test = result.parts["calibration"], result.parts["test"]
         for state, index in (("t1", precomputed.t1_index), ("fit", precomputed.index_of(result.fitted_t))):
             nll_cal, nll_test = (int(to_units(p.nll[index], SCORE_SCALE)) for p in (cal, test))

@@ -21,38 +21,75 @@ def _is_safe_to_replace(path):
     return (path / _MARKER).exists() or not any(path.iterdir())
 
 
+def _fill(staging, files):
+    """Write every file, the marker, and readable permissions into the fresh folder ``staging``."""
+    for relative, content in sorted(files.items()):
+        target = staging / relative
+        if target.resolve().parent != staging and staging not in target.resolve().parents:
+            raise BuildError(f"output path escapes the site folder: {relative}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        target.write_bytes(data)
+    (staging / _MARKER).write_text("written by build.py; safe to delete\n", encoding="utf-8")
+    for folder in [staging, *staging.rglob("*")]:
+        if folder.is_dir():
+            os.chmod(folder, 0o755)
+
+
+def _swap(staging, out):
+    """Put the folder ``staging`` where ``out`` is; if any step fails, put ``out`` back as it was.
+
+    Returns the folder holding the previous ``out`` (to be removed by the caller), or None.
+    """
+    if not out.exists():
+        os.replace(staging, out)
+        return None
+    aside = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    try:
+        os.replace(out, aside / "site")
+    except BaseException:
+        aside.rmdir()
+        raise
+    try:
+        os.replace(staging, out)
+    except BaseException:
+        try:
+            os.replace(aside / "site", out)
+        except BaseException as error:
+            raise BuildError(f"could not put the previous site back after a failed swap: it is in {aside / 'site'} "
+                             f"(move it back to {out} by hand): {error}") from error
+        aside.rmdir()
+        raise
+    return aside
+
+
 def write_site(out_dir, files):
     """Write ``files`` ({relative path: str or bytes}) as the folder ``out_dir``, all or nothing.
 
     Everything goes into a temporary sibling first; only when every file is
-    written is the old folder moved aside and the new one renamed into place.
-    On any failure the temporary folder is removed and ``out_dir`` is left as
-    it was. Refuses to replace a folder that an earlier build did not write.
+    written is the old folder moved aside and the new one moved into place.
+    Whichever step fails, the temporary folders are removed and ``out_dir`` is
+    left exactly as it was (should even moving it back fail, the message says
+    where it is). A file-system error becomes a one-line :class:`BuildError`.
+    Refuses to replace a folder that an earlier build did not write.
     """
     out = Path(out_dir).resolve()
     if not _is_safe_to_replace(out):
         raise BuildError(f"refusing to replace {out}: it exists and was not written by build.py")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
     try:
-        for relative, content in sorted(files.items()):
-            target = staging / relative
-            if target.resolve().parent != staging and staging not in target.resolve().parents:
-                raise BuildError(f"output path escapes the site folder: {relative}")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            data = content.encode("utf-8") if isinstance(content, str) else content
-            target.write_bytes(data)
-        (staging / _MARKER).write_text("written by build.py; safe to delete\n", encoding="utf-8")
-        for folder in [staging, *staging.rglob("*")]:
-            if folder.is_dir():
-                os.chmod(folder, 0o755)
-        old = None
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.replace(out, old / "site")
-        os.replace(staging, out)
-        if old is not None:
-            shutil.rmtree(old)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        out.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.new-", dir=out.parent))
+        try:
+            _fill(staging, files)
+            aside = _swap(staging, out)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    except OSError as error:
+        raise BuildError(f"cannot write the site to {out}: {error.strerror or error}") from error
+    if aside is not None:
+        try:
+            shutil.rmtree(aside)
+        except OSError as error:
+            raise BuildError(f"the new site is in {out}, but the previous copy could not be removed: "
+                             f"{aside}: {error.strerror or error}") from error

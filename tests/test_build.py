@@ -1,15 +1,22 @@
-"""Whole-site tests: ``python build.py`` as a subprocess.
+"""Whole-site tests: ``python build.py`` as a subprocess, and its exit codes.
 
 A full build takes several seconds, so one session fixture runs the builds
-this file needs, two at a time: two good builds into fresh folders, then two
-failing ones (a broken Jinja expression in a copy of the sources, aimed at a
-copy of a good site; a missing strings table). Three of them run the whole
-pipeline. The refusal to replace a foreign folder happens at the very end of a
-build, so it is checked on the writer itself rather than with a fourth build.
+this file needs, two at a time: two good builds into fresh folders, then three
+failing ones (a broken Jinja expression in a copy of the sources and a missing
+``[ui]`` string in another, each aimed at a copy of a good site; a missing
+strings table). Four of them run the whole pipeline. The exit-code tests stop
+early (usage, ``--lang``) or inject a bug through a tiny wrapper script, so they
+are quick. The writer's own failures are tested in ``test_sitegen_writer.py``.
+
+Exit codes (README, "Exit codes"): 0 success; 2 bad input or usage, one line
+``build.py: error: …`` and no traceback; 1 an internal error (a bug), with its
+traceback.
 """
 
 import os
+import re
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,8 +24,6 @@ from pathlib import Path
 import pytest
 
 from calib import DATASET_NAMES
-from sitegen.errors import BuildError
-from sitegen.writer import write_site
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("content", "templates", "static", "calib", "sitegen", "build.py")
@@ -46,10 +51,10 @@ def copy_sources(destination):
     return destination
 
 
-def start_build(root, out):
+def start_build(root, out, *options):
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.Popen([sys.executable, str(Path(root) / "build.py"), "--out", str(out)], cwd=str(root),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    return subprocess.Popen([sys.executable, str(Path(root) / "build.py"), "--out", str(out), *options],
+                            cwd=str(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 
 
 def finish(process):
@@ -85,11 +90,21 @@ def builds(tmp_path_factory):
     results["broken_section"] = section.name
     results["previous_dir"] = previous
 
+    no_ui = copy_sources(base / "no-ui-src")
+    strings = no_ui / "content" / "en" / "strings.toml"
+    text = strings.read_text(encoding="utf-8")
+    assert text.count("\nbutton_pin = ") == 1
+    strings.write_text(re.sub(r"\nbutton_pin = [^\n]*", "", text), encoding="utf-8")
+    previous_ui = base / "previous-ui" / "site"
+    shutil.copytree(first, previous_ui)
+    results["previous_ui_dir"] = previous_ui
+
     no_strings = copy_sources(base / "no-strings-src")
     (no_strings / "content" / "en" / "strings.toml").unlink()
 
     running = {
         "broken": start_build(broken, previous),
+        "no_ui": start_build(no_ui, previous_ui),
         "no_strings": start_build(no_strings, base / "no-strings-out" / "site"),
     }
     results.update({key: finish(process) for key, process in running.items()})
@@ -97,9 +112,35 @@ def builds(tmp_path_factory):
     return results
 
 
+def run_build(*options, wrapper=None, cwd=ROOT):
+    """Run ``build.py`` (or a wrapper script that runs it) with ``options``; return the finished process."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    script = wrapper or ROOT / "build.py"
+    return subprocess.run([sys.executable, str(script), *map(str, options)], cwd=str(cwd), env=env,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def wrapper_script(folder, before="", after=""):
+    """A script that runs ``before`` (patching a module), loads ``build.py``, runs ``after``, then calls ``main``.
+
+    ``after`` patches ``build.py`` through ``main_globals`` (run_path returns only a copy of its namespace).
+    """
+    script = Path(folder) / "wrapped_build.py"
+    script.write_text(
+        "import runpy, sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        f"{before}\n"
+        f"build = runpy.run_path({str(ROOT / 'build.py')!r}, run_name='build_under_test')\n"
+        "sys.argv[0] = 'build.py'\n"
+        "main_globals = build['main'].__globals__\n"
+        f"{after}\n"
+        "sys.exit(build['main'](sys.argv[1:]))\n", encoding="utf-8")
+    return script
+
+
 def assert_one_line_error(result):
-    """Non-zero exit, no traceback, and exactly one error line, ``build.py: error: …``, at the end of stderr."""
-    assert result.returncode == 1, result.stderr
+    """Exit 2, no traceback, and exactly one error line, ``build.py: error: …``, at the end of stderr."""
+    assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     lines = result.stderr.rstrip("\n").splitlines()
     errors = [line for line in lines if line.startswith("build.py:")]
@@ -149,39 +190,82 @@ def test_missing_strings_table_is_a_one_line_error(builds):
     assert not builds["no_strings_out"].exists()
 
 
-# --- the writer (the build's last stage) ------------------------------------------------------
-
-def test_refuses_to_replace_a_folder_it_did_not_write(tmp_path):
-    foreign = tmp_path / "mine"
-    foreign.mkdir()
-    (foreign / "notes.txt").write_text("not a site\n", encoding="utf-8")
-    before = snapshot(foreign)
-    with pytest.raises(BuildError, match="refusing to replace"):
-        write_site(foreign, {"index.html": "new"})
-    assert snapshot(foreign) == before
-    assert leftovers(tmp_path) == []
-    # a plain file in the way is refused too
-    (tmp_path / "file").write_text("x", encoding="utf-8")
-    with pytest.raises(BuildError, match="refusing to replace"):
-        write_site(tmp_path / "file", {"index.html": "new"})
+def test_missing_ui_string_names_the_file_key_and_template_and_keeps_the_previous_site(builds):
+    line = assert_one_line_error(builds["no_ui"])
+    assert "strings.toml" in line and "[ui]" in line and "button_pin" in line
+    assert "_explorer.html.j2" in line
+    assert snapshot(builds["previous_ui_dir"]) == builds["first_snapshot"]
+    assert leftovers(builds["previous_ui_dir"].parent) == []
 
 
-def test_replaces_its_own_folder_and_an_empty_one(tmp_path):
-    write_site(tmp_path / "site", {"index.html": "one", "data/a.js": "a"})
-    write_site(tmp_path / "site", {"index.html": "two"})
-    files, _ = snapshot(tmp_path / "site")
-    assert files == {".calib-tutorial-site": files[".calib-tutorial-site"], "index.html": b"two"}
-    (tmp_path / "empty").mkdir()
-    write_site(tmp_path / "empty", {"index.html": "three"})
-    assert (tmp_path / "empty" / "index.html").read_text(encoding="utf-8") == "three"
-    assert leftovers(tmp_path) == []
+# --- exit codes -------------------------------------------------------------------------------
+
+def test_a_usage_error_exits_2(tmp_path):
+    result = run_build("--out", tmp_path / "site", "--no-such-option")
+    assert result.returncode == 2, result.stderr
+    assert "build.py: error: unrecognized arguments: --no-such-option" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "site").exists()
 
 
-def test_a_failed_write_leaves_the_old_folder(tmp_path):
-    write_site(tmp_path / "site", {"index.html": "old"})
-    before = snapshot(tmp_path / "site")
-    with pytest.raises(BuildError, match="escapes the site folder"):
-        write_site(tmp_path / "site", {"index.html": "new", "../outside.txt": "x"})
-    assert snapshot(tmp_path / "site") == before
-    assert not (tmp_path / "outside.txt").exists()
-    assert leftovers(tmp_path) == []
+@pytest.mark.parametrize("port", ["70000", "-1"])
+def test_a_port_out_of_range_is_a_usage_error(tmp_path, port):
+    result = run_build("--out", tmp_path / "site", "--serve", "--port", port)
+    assert result.returncode == 2, result.stderr
+    assert "build.py: error: argument --port" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_language_without_a_content_folder_is_a_one_line_error(tmp_path):
+    line = assert_one_line_error(run_build("--out", tmp_path / "site", "--lang", "xx"))
+    assert "--lang" in line and str(Path("content") / "xx") in line
+    assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.parametrize("lang", ["../content/en", "en/", "EN_us", "e", ""])
+def test_a_language_that_is_not_a_simple_tag_is_a_one_line_error(tmp_path, lang):
+    line = assert_one_line_error(run_build("--out", tmp_path / "site", f"--lang={lang}"))
+    assert "--lang" in line and "language tag" in line
+    assert not (tmp_path / "site").exists()
+
+
+def test_an_internal_error_exits_1_with_its_traceback_and_keeps_the_previous_site(tmp_path):
+    previous = tmp_path / "out" / "site"
+    previous.mkdir(parents=True)
+    (previous / ".calib-tutorial-site").write_text("an earlier build\n", encoding="utf-8")
+    before = snapshot(previous)
+    wrapper = wrapper_script(tmp_path, before=(
+        "import sitegen.content\n"
+        "def broken(*args, **kwargs):\n"
+        "    raise RuntimeError('an injected bug')\n"
+        "sitegen.content.load_sections = broken"))
+    result = run_build("--out", previous, wrapper=wrapper)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback (most recent call last)" in result.stderr
+    assert "RuntimeError: an injected bug" in result.stderr
+    assert re.search(r"in broken\n", result.stderr), "the traceback reaches the failing function"
+    last = result.stderr.rstrip("\n").splitlines()[-1]
+    assert last.startswith("build.py: internal error") and "RuntimeError" in last
+    assert snapshot(previous) == before
+    assert leftovers(previous.parent) == []
+
+
+def test_a_preview_port_in_use_is_a_one_line_error(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    wrapper = wrapper_script(tmp_path, after=(
+        f"main_globals['build'] = lambda args: __import__('pathlib').Path({str(site)!r})"))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run_build("--out", site, "--serve", "--port", port, wrapper=wrapper)
+    assert "building the tutorial" not in result.stderr  # the build was stubbed out
+    assert f"127.0.0.1:{port}" in assert_one_line_error(result)
+
+
+def test_the_readme_documents_the_exit_codes():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Exit codes", 1)[1].split("\n#", 1)[0]
+    codes = re.findall(r"^\| `(\d)` \|", section, re.M)
+    assert codes == ["0", "1", "2"], section

@@ -12,7 +12,7 @@ def test_facts_sit_beside_the_page_names_and_under_facts():
     assert context["facts"] == {"six": 1, "an": 2}
 
 
-@pytest.mark.parametrize("name", ["t", "core", "tables", "facts", "sections", "inline_js"])
+@pytest.mark.parametrize("name", ["t", "core", "tables", "facts", "sections", "app_script"])
 def test_a_fact_taking_a_page_name_stops_the_build(name):
     with pytest.raises(BuildError, match=f"reserved for the page: {name}"):
         page_context({"t": {}, "core": {}, "tables": {}}, {"six": 1, name: 2})

@@ -15,11 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from calib import DATASET_NAMES, ece, nll, top_label
+from calib import DATASET_NAMES, SCHEMES, ece, mce, nll, part_masks, reliability_bins, scores_over_grid, top_label
+from calib.subgroups import row_scores
 from sitegen.payload import (
-    RATE_SCALE, SCORE_SCALE, core_payload, dataset_payload, delta_decode, delta_encode, displayed_difference, pack,
-    pack_rows, shares_summing_to, to_json, to_script, to_units, unpack,
+    RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, bins_payload, core_payload, dataset_payload, delta_decode, delta_encode,
+    displayed_difference, groups_payload, pack, pack_rows, shares_summing_to, to_json, to_script, to_units, unpack,
 )
+from sitegen.settings import OFFERED_BIN_COUNTS, SELECTABLE_BIN_COUNTS
 
 FAST = settings(max_examples=50, deadline=None)
 SCHEMES = ("equal-width", "adaptive")
@@ -64,6 +66,12 @@ def decode(series):
 def decode_rows(rows):
     """A list of packed delta rows (one per bin or class) → (rows, G) integer array."""
     return np.array([decode({"t1": 0, "d": row}) for row in rows])
+
+
+def series_of(table, key):
+    """One series of a ``{B: series}`` table, following a ``{"same_as": B'}`` reference."""
+    series = table[str(key)]
+    return table[series["same_as"]] if "same_as" in series else series
 
 
 def bin_table(part, scheme, n_bins):
@@ -207,7 +215,7 @@ def test_six_payload_reference_numbers(precomputed, payloads):
     nll_series = decode(part["nll"])
     assert nll_series[fit] == round(nll(six.logits, six.labels, fitted_t) * 1e5) == 81243
     assert nll_series[t1] == part["nll"]["t1"] == 82278
-    ece4 = decode(part["ece"]["equal-width"]["4"])
+    ece4 = decode(series_of(part["ece"]["equal-width"], 4))
     assert ece4[t1] == 129 and ece4[fit] == 380
     brier_series = decode(part["brier"])
     assert abs(brier_series[t1] / SCORE_SCALE - 0.482) <= 5e-4
@@ -239,7 +247,7 @@ def test_bin_gaps_add_up_to_the_displayed_ece_everywhere(precomputed, payloads, 
     for part in payloads[name]["parts"].values():
         for scheme in SCHEMES:
             for n_bins in BIN_COUNTS:
-                shown = decode(part["ece"][scheme][str(n_bins)])
+                shown = decode(series_of(part["ece"][scheme], n_bins))
                 table = bin_table(part, scheme, n_bins)
                 gaps = decode_rows(table["gap"])
                 assert gaps.shape[1] == grid_size
@@ -256,7 +264,7 @@ def test_decoded_series_equal_rounded_engine_values(precomputed, payloads, name)
     z, y = result.dataset.logits[rows], result.dataset.labels[rows]
     part = payload["parts"][part_name]
     series = {key: decode(part[key]) for key in ("nll", "confidence")}
-    ece10 = decode(part["ece"]["adaptive"]["10"])
+    ece10 = decode(series_of(part["ece"]["adaptive"], 10))
     for g in (0, precomputed.t1_index, payload["fitted"]["index"], precomputed.grid.size - 1):
         t = float(precomputed.grid[g])
         conf, correct = top_label(z, y, t)
@@ -285,7 +293,7 @@ def test_example_probabilities_decode_to_rows_summing_to_about_one(precomputed, 
 def test_payloads_are_valid_json_and_deterministic(precomputed, payloads):
     for name in DATASET_NAMES:
         text = to_json(payloads[name])  # raises on NaN or infinity
-        assert json.loads(text)["schema_version"] == 1
+        assert json.loads(text)["schema_version"] == SCHEMA_VERSION == 2
         if name in ("six", "mixed"):
             assert to_json(dataset_payload(precomputed.datasets[name], precomputed)) == text
 
@@ -320,3 +328,108 @@ def test_displayed_difference_is_the_difference_of_the_rounded_values():
     # 0.3305 shows as 0.331 (half away from zero) and 0.1004 as 0.100: the gap shown is 0.231, not 0.230
     assert int(displayed_difference(0.3305, 0.1004, 1000)) == 231
     assert displayed_difference(np.array([0.1, 0.2]), np.array([0.3, 0.2]), 1000).tolist() == [-200, 0]
+
+
+# --------------------------------------------------------------------------- every bin count 1..50
+
+def part_confidence(result, part_name, temps):
+    """Top-label confidence (G, n) and correctness (n,) of one part at ``temps``, by the engine."""
+    rows = part_masks(result.dataset)[part_name]
+    logits, labels = result.dataset.logits[rows], result.dataset.labels[rows]
+    return scores_over_grid(logits, labels, temps)[2], np.argmax(logits, axis=1) == labels
+
+
+@pytest.mark.parametrize("name", ["six", "sim-60"])
+def test_ece_of_every_bin_count_on_the_full_grid_is_the_engines(precomputed, payloads, name):
+    result = precomputed.datasets[name]
+    for part_name, part in payloads[name]["parts"].items():
+        conf, correct = part_confidence(result, part_name, precomputed.grid)
+        for scheme in SCHEMES:
+            assert sorted(int(b) for b in part["ece"][scheme]) == list(SELECTABLE_BIN_COUNTS)
+            for b in (1, 3, 7, 20, 33, 50):
+                shown = decode(series_of(part["ece"][scheme], b))
+                assert shown == to_units(ece(conf, correct, b, scheme), RATE_SCALE).tolist(), (part_name, scheme, b)
+            # MCE: the detailed counts here, the others in the bins file
+            assert sorted(int(b) for b in part["mce"][scheme]) == list(OFFERED_BIN_COUNTS)
+
+
+def test_the_detailed_counts_keep_their_values(precomputed, payloads):
+    """The five detailed bin counts' ECE, MCE and bins are exactly what the full-grid binning gives (as before)."""
+    result = precomputed.datasets["mixed"]
+    for part_name, part in payloads["mixed"]["parts"].items():
+        computed = result.parts[part_name]
+        for scheme in SCHEMES:
+            for b in OFFERED_BIN_COUNTS:
+                want = to_units(computed.bins[scheme][b].weighted_gap.sum(axis=1), RATE_SCALE).tolist()
+                assert decode(series_of(part["ece"][scheme], b)) == want
+                assert str(b) in part["bins"][scheme]
+
+
+@pytest.mark.parametrize("name", ["twelve", "sim-600"])
+def test_bins_file_holds_the_other_counts_on_the_sub_grid(precomputed, payloads, name):
+    result = precomputed.datasets[name]
+    grid = precomputed.grid
+    for part_name in result.parts:
+        payload = bins_payload(result, precomputed, part_name)
+        assert payload["schema_version"] == SCHEMA_VERSION and payload["part"] == part_name
+        subgrid = payload["subgrid"]
+        assert subgrid == sorted(subgrid) and precomputed.t1_index in subgrid
+        assert precomputed.index_of(result.fitted_t) in subgrid
+        conf, correct = part_confidence(result, part_name, grid)
+        ece_table = payloads[name]["parts"][part_name]["ece"]
+        for scheme in SCHEMES:
+            block = payload["bins"][scheme]
+            for b in (1, 7, 50):
+                shown_mce = decode(series_of(payload["mce"][scheme], b))
+                assert shown_mce == to_units(mce(conf, correct, b, scheme), RATE_SCALE).tolist()
+                key = int(block["same_as"].get(str(b), b))
+                j = block["counts"].index(key)
+                stats = reliability_bins(conf[subgrid], correct, b, scheme)
+                assert decode_rows(block["count"][j]).T.tolist() == stats.count.tolist()
+                accuracy = np.where(stats.count > 0, to_units(np.nan_to_num(stats.accuracy), RATE_SCALE), 0)
+                assert decode_rows(block["accuracy"][j]).T.tolist() == accuracy.tolist()
+                # the gaps add up to the ECE the cards show at those temperatures
+                gaps = decode_rows(block["gap"][j]).sum(axis=0)
+                assert gaps.tolist() == [decode(series_of(ece_table[scheme], b))[g] for g in subgrid]
+            assert not set(map(int, block["counts"])) & set(OFFERED_BIN_COUNTS)
+
+
+def test_groups_file_at_the_global_and_own_temperatures(precomputed):
+    result = precomputed.datasets["mixed"]
+    payload = groups_payload(result, precomputed)
+    assert payload["groups"] == ["A", "B"] and payload["schema_version"] == SCHEMA_VERSION
+    fitted = precomputed.index_of(result.fitted_t)
+    data, names = result.dataset, np.asarray(result.dataset.groups)
+    for part_name, mask in part_masks(data).items():
+        for group in ("A", "B"):
+            rows = mask & (names == group)
+            shown = payload["parts"][part_name][group]
+            t = precomputed.grid[fitted]
+            assert decode(shown["nll"])[fitted] == half_up(nll(data.logits[rows], data.labels[rows], t), SCORE_SCALE)
+            conf, correct, _, _ = row_scores(data.logits[rows], data.labels[rows], t)
+            assert decode(series_of(shown["ece"]["equal-width"], 15))[fitted] == half_up(ece(conf, correct, 15), RATE_SCALE)
+            own_t = payload["temperatures"][group]
+            conf, correct, losses, _ = row_scores(data.logits[rows], data.labels[rows], own_t)
+            own = payload["own"][part_name][group]
+            assert own["nll"] == half_up(losses.mean(), SCORE_SCALE)
+            assert own["ece"]["adaptive"]["10"] == half_up(ece(conf, correct, 10, "adaptive"), RATE_SCALE)
+        per_row = np.array([payload["temperatures"][g] for g in names[mask]])
+        conf, correct, losses, _ = row_scores(data.logits[mask], data.labels[mask], per_row)
+        assert payload["own"][part_name]["pooled"]["ece"]["equal-width"]["15"] == half_up(ece(conf, correct, 15), RATE_SCALE)
+
+
+def test_group_temperatures_are_the_subgroup_analysis_ones(precomputed):
+    from calib.subgroups import subgroup_analysis
+    from sitegen.precompute import round_significant
+
+    result = precomputed.datasets["mixed"]
+    analysis = subgroup_analysis(result.dataset, result.fitted_t, (15,), 15,
+                                 round_temperature=lambda t: round_significant(t)[0])
+    assert {g: result.groups.temperatures[g] for g in "AB"} == {g: analysis.temperatures[g] for g in "AB"}
+
+
+def test_core_payload_offers_every_bin_count(precomputed):
+    core = core_payload(precomputed, {name: name for name in precomputed.datasets}, "six")
+    assert core["bin_counts"] == list(range(1, 51))
+    assert core["detailed_bin_counts"] == list(OFFERED_BIN_COUNTS)
+    assert {d["name"]: d["groups"] for d in core["datasets"]}["mixed"] == ["A", "B"]

@@ -37,10 +37,16 @@
         var p = raw.parts[key], store = {};
         parts[key] = {
           n: p.n,
-          spreadEce: function (s, b) { return memo(store, "se" + s + b, function () { return pair(p.bootstrap.ece[s][b]); }); },
+          /* Spreads, floors and bands exist for the detailed bin counts only: null for the others. */
+          spreadEce: function (s, b) {
+            return p.bootstrap.ece[s][b] ? memo(store, "se" + s + b, function () { return pair(p.bootstrap.ece[s][b]); }) : null;
+          },
           spreadNll: function () { return memo(store, "sn", function () { return pair(p.bootstrap.nll); }); },
-          floorEce: function (s, b) { return memo(store, "fe" + s + b, function () { return pair(p.floor.ece[s][b]); }); },
+          floorEce: function (s, b) {
+            return p.floor.ece[s][b] ? memo(store, "fe" + s + b, function () { return pair(p.floor.ece[s][b]); }) : null;
+          },
           band: function (s, b) {
+            if (!p.floor.band[s][b]) return null;
             return memo(store, "b" + s + b, function () {
               return { lo: p.floor.band[s][b].lo.map(CT.unpackSum), hi: p.floor.band[s][b].hi.map(CT.unpackSum) };
             });

@@ -44,6 +44,11 @@
     var template = CT.strings().ui.change_vs_t1;
     for (var c = 0; c < this.cards.length; c++) {
       var card = this.cards[c], series = this.series[card.format[0]];
+      if (!series) {  // not computed for this view (e.g. the MCE of another bin count, still loading)
+        CT.setText(card.value, "\u2026");
+        CT.setText(card.change, "");
+        continue;
+      }
       CT.setText(card.value, FORMAT[card.format[1]](series.value[i]));
       CT.setText(card.change, CT.fill(template, { change: FORMAT[card.format[2]](series.change[i]) }));
     }

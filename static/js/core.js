@@ -90,31 +90,40 @@
   /* ---- registry ---- */
 
   CT.analyses = {};          // name -> analysis payload (bootstrap, noise floor, sweeps, smooth ECE)
-  var stores = { dataset: CT.datasets, analysis: CT.analyses };
-  var suffix = { dataset: ".js", analysis: "-analysis.js" };
-  CT.rejected = { dataset: {}, analysis: {} };
+  CT.binsData = {};          // "<name>-<part>" -> diagrams of the bin counts beyond the detailed ones (sub-grid)
+  CT.groupsData = {};        // name -> per-group series and each group at its own fitted T
+  var stores = { dataset: CT.datasets, analysis: CT.analyses, bins: CT.binsData, groups: CT.groupsData };
+  var suffix = { dataset: ".js", analysis: "-analysis.js", bins: "-bins.js", groups: "-groups.js" };
+  CT.rejected = { dataset: {}, analysis: {}, bins: {}, groups: {} };
+  /* A payload's key in its store (and in its file name, data/<key><suffix>). */
+  function keyOf(kind, payload) { return kind === "bins" ? payload.name + "-" + payload.part : payload.name; }
+  CT.dataFile = function (kind, key) { return "data/" + key + suffix[kind]; };
 
   function accept(kind) {
     return function (payload) {
+      var key = keyOf(kind, payload);
       if (!CT.core || payload.schema_version !== CT.core.schema_version) {
-        CT.rejected[kind][payload.name] = payload.schema_version;
+        CT.rejected[kind][key] = payload.schema_version;
         return;
       }
-      stores[kind][payload.name] = payload;
+      stores[kind][key] = payload;
     };
   }
   var handlers = {
     core: function (payload) { CT.core = payload; },
     dataset: accept("dataset"),
-    analysis: accept("analysis")
+    analysis: accept("analysis"),
+    bins: accept("bins"),
+    groups: accept("groups")
   };
   CT.register = function (kind, payload) { handlers[kind](payload); };
   // Data scripts push [kind, payload] onto CT.pending; from now on, pushes register at once.
   CT.pending = { push: function (item) { CT.register(item[0], item[1]); } };
   pending.forEach(function (item) { CT.register(item[0], item[1]); });
 
-  /* Load data/<name>.js (kind "dataset") or data/<name>-analysis.js (kind "analysis") with a
-   * classic <script> (fetch is refused from file://). Calls back with null, "missing" or "version". */
+  /* Load data/<key>.js (kind "dataset"), data/<key>-analysis.js, data/<name>-<part>-bins.js or
+   * data/<key>-groups.js with a classic <script> (fetch is refused from file://). Calls back with null,
+   * "missing" or "version". */
   var loading = {};
   CT.load = function (kind, name, done) {
     var key = kind + ":" + name;
@@ -127,7 +136,7 @@
       delete loading[key];
       waiting.forEach(function (fn) { fn(error); });
     };
-    script.src = "data/" + name + suffix[kind];
+    script.src = CT.dataFile(kind, name);
     script.onload = function () {
       if (stores[kind][name]) finish(null);
       else finish(name in CT.rejected[kind] ? "version" : "missing");

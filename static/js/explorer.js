@@ -23,11 +23,14 @@
       example: 0,
       bands: d.bands === "on",
       smooth: d.smooth === "on",
+      group: "pooled",  // "pooled" (every row) or a group's name, for a dataset with groups
+      own: false,       // each group at its own fitted T instead of the slider's one T
       pins: [],
       // what is loaded for them: the decoded dataset and analyses, the series of the chosen part, scheme and bins
       model: null,
       analysis: null,
       series: null,
+      diagram: null,  // what the reliability diagram holds: {mode: "grid" | "sub" | "own", subgrid, temps}
       // what the views show: the sub-grid point of the analysis views; panels off screen, and those behind
       sub: null,
       offscreen: {},
@@ -100,6 +103,8 @@
     this.onCheck("smooth", function (on) { s.smooth = on; self.renderAnalysis(true); self.writeHash(); });
     this.onRadio("scheme", function (value) { s.scheme = value; self.renderConfig(); self.writeHash(); });
     this.onRadio("part", function (value) { s.part = value; self.renderConfig(); self.writeHash(); });
+    this.onRadio("group", function (value) { s.group = value; self.renderConfig(); });
+    this.onCheck("own", function (on) { s.own = on; self.renderConfig(); });
   };
   Explorer.prototype.onClick = function (suffix, fn) {
     var node = this.$(suffix);
@@ -154,6 +159,7 @@
       var changed = !s.model || s.model.name !== name;
       s.dataset = name;
       s.model = CT.model(name);
+      if (changed) { s.group = "pooled"; s.own = false; }  // pins keep their own configuration
       var parts = s.model.partNames;
       if (parts.indexOf(s.part) < 0) s.part = parts.indexOf("test") >= 0 ? "test" : parts[0];
       if (s.example >= s.model.examples.index.length) s.example = 0;
@@ -208,6 +214,7 @@
   Explorer.prototype.refreshPanel = function (name, i) {
     var view = this.views[name];
     if (!view) return;
+    if (name === "reliability") { this.refreshDiagram(i); return; }
     view.setIndex(i);
     CT.setAttrs(this.panels[name], { "data-index": i });
   };
@@ -226,13 +233,56 @@
     if (compare) v.compare = new CT.Compare(compare);
   };
 
-  /* A new configuration (dataset, part, scheme, bins, example): redraw everything. */
+  /* The data a group view needs: its groups file; a pooled view of a bin count beyond the detailed
+   * ones: its part's bins file. Loads it and redraws when it arrives; false while it is on its way. */
+  Explorer.prototype.needs = function (kind, key, errorText) {
+    var self = this, s = this.state, ui = CT.strings().ui;
+    if ((kind === "groups" ? CT.groupsData : CT.binsData)[key]) return true;
+    CT.load(kind, key, function (error) {
+      if (!s.model) return;
+      if (error) {
+        self.$("status").textContent = CT.fill(errorText, { file: CT.dataFile(kind, key) });
+        if (kind === "groups") { s.group = "pooled"; s.own = false; }
+      }
+      self.renderConfig();
+    });
+    return false;
+  };
+  /* The row set shown: a dataset part, or one group's rows of it (null while the groups load). */
+  Explorer.prototype.viewPart = function () {
+    var s = this.state, m = s.model, ui = CT.strings().ui;
+    var info = CT.datasetInfo(m.name), grouped = info.groups && info.groups.length;
+    if (!grouped) { s.group = "pooled"; s.own = false; }
+    if (this.groupNote) { this.groupNote = false; this.$("status").textContent = ""; }
+    if (s.group === "pooled" && !s.own) return (s.partView = m.part(s.part));
+    if (!this.needs("groups", m.name, ui.error_groups)) return null;
+    if (!CT.isDetailed(s.bins)) {
+      // group views are computed for the detailed bin counts: take the nearest one
+      var counts = CT.core.detailed_bin_counts, best = counts[0];
+      counts.forEach(function (b) { if (Math.abs(b - s.bins) < Math.abs(best - s.bins)) best = b; });
+      this.$("status").textContent = CT.fill(ui.group_bins_note, { counts: counts.join(", "), bins: best });
+      this.groupNote = true;
+      s.bins = best;
+    }
+    s.groups = CT.groupModel(m.name);
+    return (s.partView = s.group === "pooled" ? m.part(s.part) : s.groups.part(s.part, s.group));
+  };
+  /* A series that does not follow the slider: `value` everywhere, its change against `t1` (T = 1). */
+  function constant(value, t1) {
+    var size = CT.core.grid.length, v = new Int32Array(size), c = new Int32Array(size);
+    v.fill(value); c.fill(value - t1);
+    return { value: v, change: c };
+  }
+
+  /* A new configuration (dataset, part, scheme, bins, example, group): redraw everything. */
   Explorer.prototype.renderConfig = function () {
     var s = this.state, m = s.model;
     if (!m) return;  // still loading: the state is kept and drawn once the data arrive
     if (!this.views.cards) this.makeViews();
-    var v = this.views, ui = CT.strings().ui, part = m.part(s.part), info = CT.datasetInfo(m.name);
+    var v = this.views, ui = CT.strings().ui, info = CT.datasetInfo(m.name);
+    var part = this.viewPart();
     this.syncControls();
+    if (!part) return;  // the groups are loading
     var summary = this.$("summary");
     if (summary) {
       summary.textContent = info.description + " " + CT.fill(ui.dataset_line, {
@@ -241,26 +291,96 @@
     }
     var fitButton = this.$("fit");
     if (fitButton) fitButton.textContent = CT.fill(ui.button_fitted, { t: CT.temp(m.fittedT) });
+    if (!CT.isDetailed(s.bins) && !part.hasDetail()) {
+      this.needs("bins", m.name + "-" + s.part, ui.error_bins);  // the other bin counts' MCE and diagrams
+      CT.setText(this.$("diagram-at") || {}, CT.fill(ui.diagram_loading, { bins: s.bins }));
+    }
     var series = s.series = {
       nll: part.nll, brier: part.brier, confidence: part.confidence,
       eceW: part.ece("equal-width", s.bins), eceA: part.ece("adaptive", s.bins),
       ece: part.ece(s.scheme, s.bins), mce: part.mce(s.scheme, s.bins)
     };
-    v.cards.setData(series, part.accuracy, s.scheme, s.bins);
+    var own = s.own ? s.groups.own(s.part, s.group) : null, t1 = CT.core.t1_index;
+    if (own) {
+      s.series = {
+        nll: constant(own.nll, part.nll.value[t1]), brier: constant(own.brier, part.brier.value[t1]),
+        confidence: constant(own.confidence, part.confidence.value[t1]),
+        eceW: constant(own.ece["equal-width"][s.bins], series.eceW.value[t1]),
+        eceA: constant(own.ece.adaptive[s.bins], series.eceA.value[t1]),
+        ece: constant(own.ece[s.scheme][s.bins], series.ece.value[t1]),
+        mce: constant(own.mce[s.scheme][s.bins], series.mce.value[t1])
+      };
+    }
+    v.cards.setData(s.series, part.accuracy, s.scheme, s.bins);
+    this.setOwn(own);
     if (v.curves) {
       var score = function (u) { return CT.score(u); }, pct = function (u) { return CT.pct(u); };
       v.curves.setData(CT.core.grid, [
         { label: ui.metric_nll, values: part.nll.value, format: score, zoom: true },
         { label: ui.metric_brier, values: part.brier.value, format: score },
-        { label: this.eceLabel(), values: series.ece.value, format: pct }
+        { label: this.eceLabel(), values: series.ece.value, format: pct }  // the part's, also in the own view
       ], CT.core.t1_index, part.nllArgmin);
     }
-    if (v.reliability) v.reliability.setBins(part.bins(s.scheme, s.bins), s.scheme, series.ece, part.n);
+    if (v.reliability) this.setDiagram(part, own);
     if (v.bars) v.bars.setData(m, s.example);
     this.renderCompare();
     this.$("t").value = s.index;
     this.renderIndex(true);
     this.renderAnalysis(true);
+  };
+  /* The reliability diagram's data: full-grid bins (the detailed counts), bins at the sub-grid
+   * temperatures (the other counts, and groups), or one point (each group at its own T). */
+  Explorer.prototype.setDiagram = function (part, own) {
+    var s = this.state, view = this.views.reliability, full = part.bins(s.scheme, s.bins);
+    if (own) {
+      s.diagram = { mode: "own" };
+      view.setBins(own.bins(s.scheme, s.bins), s.scheme, { value: [own.ece[s.scheme][s.bins]] }, own.n);
+      return;
+    }
+    if (full) {
+      s.diagram = { mode: "grid" };
+      view.setBins(full, s.scheme, s.series.ece, part.n);
+      return;
+    }
+    var sub = part.subBins(s.scheme, s.bins);
+    if (!sub) { s.diagram = null; return; }  // on its way: drawn when it arrives
+    var ece = new Int32Array(sub.subgrid.length), temps = [];
+    for (var k = 0; k < sub.subgrid.length; k++) {
+      ece[k] = s.series.ece.value[sub.subgrid[k]];
+      temps.push(CT.core.grid[sub.subgrid[k]]);
+    }
+    s.diagram = { mode: "sub", subgrid: sub.subgrid, temps: temps };
+    view.setBins(sub.bins, s.scheme, { value: ece }, part.n);
+  };
+  /* The reliability panel at grid index i: the grid point itself, the nearest computed one, or the one point. */
+  Explorer.prototype.refreshDiagram = function (i) {
+    var s = this.state, d = s.diagram, view = this.views.reliability, ui = CT.strings().ui;
+    if (!view || !d) return;
+    var k = i, shown = i, note = "";
+    if (d.mode === "own") { k = 0; shown = "own"; note = this.ownNote; }
+    else if (d.mode === "sub") {
+      k = CT.nearestIndex(d.temps, CT.core.grid[i]);
+      shown = d.subgrid[k];
+      if (shown !== i) {
+        note = CT.fill(ui.diagram_nearest, { t: CT.temp(d.temps[k]), count: d.temps.length, bins: s.bins,
+          now: CT.temp(CT.core.grid[i]) });
+      }
+    }
+    view.setIndex(k);
+    CT.setAttrs(this.panels.reliability, { "data-index": shown });
+    var at = this.$("diagram-at");
+    if (at) CT.setText(at, note);
+  };
+  /* Each group at its own fitted T: the slider and its buttons are set aside, a note says why. */
+  Explorer.prototype.setOwn = function (own) {
+    var s = this.state, ui = CT.strings().ui, self = this;
+    this.ownNote = "";
+    if (own) {
+      var temps = s.groups.names.filter(function (g) { return s.group === "pooled" || g === s.group; })
+        .map(function (g) { return CT.fill(ui.own_temp, { name: g, t: CT.temp(s.groups.temperatures[g]) }); });
+      this.ownNote = CT.fill(ui.own_note, { temps: temps.join("; ") });
+    }
+    ["t", "reset", "fit"].forEach(function (suffix) { var node = self.$(suffix); if (node) node.disabled = !!own; });
   };
   Explorer.prototype.eceLabel = function () {
     var ui = CT.strings().ui;
@@ -271,11 +391,21 @@
     var s = this.state, m = s.model, root = this.root, id = this.id;
     var select = this.$("dataset");
     if (select) select.value = m.name;
-    var bins = this.$("bins");
-    if (bins) bins.value = String(s.bins);
+    var bins = this.$("bins"), restricted = s.group !== "pooled" || s.own;
+    if (bins) {
+      if (bins._restricted !== restricted) {
+        bins._restricted = restricted;
+        Array.prototype.forEach.call(bins.options, function (option) { option.disabled = restricted && !CT.isDetailed(option.value); });
+      }
+      bins.value = String(s.bins);
+    }
     var partBox = this.$("parts");
     if (partBox) partBox.hidden = m.partNames.length < 2;
-    [["scheme", s.scheme], ["part", s.part]].forEach(function (pair) {
+    var groupBox = this.$("groups"), info = CT.datasetInfo(m.name);
+    if (groupBox) groupBox.hidden = !(info.groups && info.groups.length);
+    var ownBox = this.$("own");
+    if (ownBox) ownBox.checked = s.own;
+    [["scheme", s.scheme], ["part", s.part], ["group", s.group]].forEach(function (pair) {
       Array.prototype.forEach.call(root.querySelectorAll('input[name="' + id + "-" + pair[0] + '"]'), function (input) {
         input.checked = input.value === pair[1];
       });
@@ -307,15 +437,17 @@
   Explorer.prototype.pin = function () {
     var s = this.state, ui = CT.strings().ui, m = s.model, i = s.index;
     if (!m) return;
-    var key = [m.name, s.part, s.scheme, s.bins, i].join("|");
+    var key = [m.name, s.part, s.group, s.own, s.scheme, s.bins, i].join("|");
     if (s.pins.some(function (p) { return p.key === key; })) return;
     var part = m.partNames.length > 1 ? ui["part_short_" + s.part] : ui.part_all;
+    if (s.group !== "pooled") part += ", " + CT.fill(ui.group_one, { name: s.group });
+    if (s.own) part += ", " + ui.own_t;
     s.pins.push({
       key: key, index: i,
       label: CT.fill(ui.pin_config, { number: s.pins.length + 1, dataset: this.datasetLabel(m.name),
         part: part, scheme: ui["scheme_" + s.scheme], bins: s.bins }),
       values: { nll: s.series.nll.value[i], brier: s.series.brier.value[i], ece: s.series.ece.value[i],
-        accuracy: m.part(s.part).accuracy }
+        accuracy: s.partView.accuracy }
     });
     this.renderCompare();
   };
@@ -331,7 +463,7 @@
     var s = this.state, compare = this.views.compare;
     if (!compare || !s.model) return;
     compare.setData({
-      nll: s.series.nll, brier: s.series.brier, ece: s.series.ece, accuracy: s.model.part(s.part).accuracy,
+      nll: s.series.nll, brier: s.series.brier, ece: s.series.ece, accuracy: s.partView.accuracy,
       fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
     });
   };
@@ -345,6 +477,16 @@
       s.sub = null;
       if (v.uncertainty) v.uncertainty.pending();
       if (v.reliability) { v.reliability.setBands(null); v.reliability.setSmooth(null); v.reliability.setBandNote(null); }
+      return;
+    }
+    if (s.group !== "pooled" || s.own) {
+      // the analyses are of every row: a group view shows none of them
+      s.sub = null;
+      if (v.uncertainty) { v.uncertainty.pending(); CT.setText(this.$("unc-at"), ui.unc_pooled_only); }
+      if (v.reliability) { v.reliability.setBands(null); v.reliability.setSmooth(null); }
+      var hereNote = this.$("sweep-at"), overlay = this.$("overlay-at");
+      if (hereNote) CT.setText(hereNote, ui.unc_pooled_only);
+      if (overlay) CT.setText(overlay, s.bands || s.smooth ? ui.unc_pooled_only : "");
       return;
     }
     var k = a.nearest(s.index);
@@ -365,12 +507,14 @@
       CT.setText(this.$("sweep-at"), note);
     }
     if (v.reliability) {
-      var bands = a.raw.parts[s.part].floor.band[s.scheme], band = bands && bands[s.bins] ? part.band(s.scheme, s.bins) : null;
+      // Bands exist for the detailed bin counts, on the grid's own diagram: listed in the table, and drawn if asked.
+      var band = s.diagram && s.diagram.mode === "grid" ? part.band(s.scheme, s.bins) : null;
       v.reliability.setBands(band, gi, k, s.bands);
       v.reliability.setBandNote(band && this.$("band-note"), CT.fill(ui.bin_table_band_note, where));
       var smooth = s.smooth ? part.smooth() : null;
       v.reliability.setSmooth(smooth && smooth.curve[k], smooth && smooth.density[k]);
       var overlayNote = this.$("overlay-at");
+      if (s.bands && !band) note += " " + CT.fill(ui.bands_detailed_only, { counts: CT.core.detailed_bin_counts.join(", ") });
       if (overlayNote) CT.setText(overlayNote, s.bands || s.smooth ? note : "");
     }
   };

@@ -72,6 +72,8 @@
     startContents();
     if (CT.core) startExplorers();
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
-  else start();
+  // After the first paint: decoding and drawing never delay the page's text (its largest paint).
+  function afterPaint() { requestAnimationFrame(function () { setTimeout(start, 0); }); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", afterPaint);
+  else afterPaint();
 })(window.CalibTutorial);

@@ -1,7 +1,9 @@
-/* model.js — lazy, cached decoding of one dataset payload into typed arrays. */
+/* model.js — lazy, cached decoding of one dataset payload into typed arrays, of the on-demand
+ * diagrams of the other bin counts (data/<name>-<part>-bins.js) and of a dataset's groups
+ * (data/<name>-groups.js). Decoding only: every value is one the engine rounded. */
 (function (CT) {
   "use strict";
-  var cache = {};
+  var cache = {}, groupCache = {};
 
   function decodeBins(raw) {
     var out = { edges: raw.edges || null, size: raw.count.length };
@@ -10,9 +12,26 @@
     });
     return out;
   }
+  /* Bin count `bins` of a field-by-field block {counts, same_as, edges?, count, confidence, …}. */
+  function decodeBlock(block, bins) {
+    var b = block.same_as[bins] || bins, j = block.counts.indexOf(Number(b));
+    if (j < 0) return null;
+    var raw = {};
+    ["count", "confidence", "accuracy", "gap", "lower", "upper"].forEach(function (field) {
+      if (block[field]) raw[field] = block[field][j];
+    });
+    if (block.edges) raw.edges = block.edges[j];
+    return decodeBins(raw);
+  }
+  function isDetailed(bins) { return CT.core.detailed_bin_counts.indexOf(Number(bins)) >= 0; }
+  CT.isDetailed = isDetailed;
 
-  function Part(raw) {
+  /* One row set over the grid. `raw` is a dataset part (or a group's); `detailKey` names the bins
+   * payload of the other bin counts ("<name>-<part>"), or null for a group (its diagrams are in raw.sub_bins). */
+  function Part(raw, detailKey, subgrid) {
     this.raw = raw;
+    this.detailKey = detailKey;
+    this.subgridIndices = subgrid;
     this.n = raw.n;
     this.accuracy = raw.accuracy;
     this.nllArgmin = raw.nll_argmin;
@@ -25,18 +44,40 @@
     if (!(key in this._memo)) this._memo[key] = make();
     return this._memo[key];
   };
+  function lookup(table, bins) {
+    var raw = table && table[bins];
+    if (raw && raw.same_as) raw = table[raw.same_as];
+    return raw || null;
+  }
+  /* The ECE series (null if this row set has none for that bin count). */
   Part.prototype.ece = function (scheme, bins) {
-    var raw = this.raw.ece[scheme][bins];
-    return this._get("ece" + scheme + bins, function () { return CT.decodeSeries(raw); });
+    var raw = lookup(this.raw.ece[scheme], bins);
+    return raw ? this._get("ece" + scheme + bins, function () { return CT.decodeSeries(raw); }) : null;
   };
+  /* True when the on-demand diagrams (and MCE) of the other bin counts are registered. */
+  Part.prototype.hasDetail = function () {
+    return !this.detailKey || !!CT.binsData[this.detailKey];
+  };
+  /* The MCE series: the detailed counts from the dataset file, the others from the bins file (null until loaded). */
   Part.prototype.mce = function (scheme, bins) {
-    var raw = this.raw.mce[scheme][bins];
-    return this._get("mce" + scheme + bins, function () { return CT.decodeSeries(raw); });
+    var raw = lookup(this.raw.mce[scheme], bins);
+    if (!raw && this.detailKey && CT.binsData[this.detailKey]) raw = lookup(CT.binsData[this.detailKey].mce[scheme], bins);
+    return raw ? this._get("mce" + scheme + bins, function () { return CT.decodeSeries(raw); }) : null;
   };
+  /* Full-grid bins (the detailed counts of a dataset part), or null. */
   Part.prototype.bins = function (scheme, bins) {
-    var table = this.raw.bins[scheme], raw = table[bins];
+    var table = this.raw.bins && this.raw.bins[scheme], raw = table && table[bins];
+    if (!raw) return null;
     if (raw.same_as) return this.bins(scheme, raw.same_as);
     return this._get("bins" + scheme + bins, function () { return decodeBins(raw); });
+  };
+  /* Bins on the sub-grid: {bins (decoded, one value per sub-grid point), subgrid (grid indices)}, or null. */
+  Part.prototype.subBins = function (scheme, bins) {
+    var source = this.raw.sub_bins ? { bins: this.raw.sub_bins, subgrid: this.subgridIndices }
+      : (this.detailKey && CT.binsData[this.detailKey]);
+    if (!source) return null;
+    var decoded = this._get("sub" + scheme + bins, function () { return decodeBlock(source.bins[scheme], bins); });
+    return decoded ? { bins: decoded, subgrid: source.subgrid } : null;
   };
 
   /* The decoded view of dataset `name` (already registered). */
@@ -44,7 +85,7 @@
     if (cache[name]) return cache[name];
     var payload = CT.datasets[name];
     var parts = {};
-    Object.keys(payload.parts).forEach(function (key) { parts[key] = new Part(payload.parts[key]); });
+    Object.keys(payload.parts).forEach(function (key) { parts[key] = new Part(payload.parts[key], name + "-" + key, null); });
     var ex = payload.examples;
     var model = {
       name: name,
@@ -61,6 +102,40 @@
       }
     };
     cache[name] = model;
+    return model;
+  };
+
+  /* The decoded groups of dataset `name` (already registered): part(key, group) is a Part over the grid;
+   * own(key, who) the row set (a group or "pooled") with each row at its own group's fitted T:
+   * {n, accuracy, confidence, nll, brier, ece[scheme][B], mce[scheme][B], bins(scheme, B) (one point)}. */
+  CT.groupModel = function (name) {
+    if (groupCache[name]) return groupCache[name];
+    var payload = CT.groupsData[name], parts = {}, own = {};
+    var model = {
+      names: payload.groups,
+      temperatures: payload.temperatures,
+      part: function (key, group) {
+        var id = key + ":" + group;
+        if (!parts[id]) parts[id] = new Part(payload.parts[key][group], null, payload.subgrid);
+        return parts[id];
+      },
+      own: function (key, who) {
+        var id = key + ":" + who;
+        if (own[id]) return own[id];
+        var raw = payload.own[key][who], memo = {};
+        own[id] = {
+          n: raw.n, accuracy: raw.accuracy, confidence: raw.confidence, nll: raw.nll, brier: raw.brier,
+          ece: raw.ece, mce: raw.mce,
+          bins: function (scheme, bins) {
+            var k = scheme + bins;
+            if (!(k in memo)) memo[k] = raw.bins[scheme][bins] ? decodeBins(raw.bins[scheme][bins]) : null;
+            return memo[k];
+          }
+        };
+        return own[id];
+      }
+    };
+    groupCache[name] = model;
     return model;
   };
 })(window.CalibTutorial);

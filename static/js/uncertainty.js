@@ -28,8 +28,10 @@
     this.panel.classList.remove("pending");
     CT.setText(this.note, view.at);
     CT.setText(fields.measured, CT.fill(ui.unc_measured_value, { ece: CT.pct(view.ece), scheme: ui["scheme_" + view.scheme], bins: view.bins }));
-    CT.setText(fields.spread, CT.fill(ui.range_value, { lo: CT.pct(spread.lo[k]), hi: CT.pct(spread.hi[k]) }));
-    CT.setText(fields.floor, CT.fill(ui.floor_value, { lo: CT.pct(floor.lo[k]), mid: CT.pct(floor.mid[k]), hi: CT.pct(floor.hi[k]) }));
+    // spreads and floors exist for the detailed bin counts only
+    var missing = CT.fill(ui.unc_detailed_only, { counts: CT.core.detailed_bin_counts.join(", ") });
+    CT.setText(fields.spread, spread ? CT.fill(ui.range_value, { lo: CT.pct(spread.lo[k]), hi: CT.pct(spread.hi[k]) }) : missing);
+    CT.setText(fields.floor, floor ? CT.fill(ui.floor_value, { lo: CT.pct(floor.lo[k]), mid: CT.pct(floor.mid[k]), hi: CT.pct(floor.hi[k]) }) : missing);
     CT.setText(fields.nll, CT.fill(ui.unc_nll_value, { nll: CT.score(view.nll), lo: CT.score(nll.lo[k]), hi: CT.score(nll.hi[k]) }));
     CT.setText(fields.smooth, CT.fill(ui.smooth_value, { ece: CT.pct(smooth.ece[k]), sigma: CT.prob(smooth.sigma[k]) }));
   };

@@ -111,7 +111,7 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        missing("The Python package playwright", "python3 -m pip install -e '.[test]'")
+        missing("The Python package playwright", "bash tools/setup.sh")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:

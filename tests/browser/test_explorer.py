@@ -160,14 +160,15 @@ def test_controls_follow_the_contract(open_explorer, engine, expect):
     expect(ex.dataset).to_have_count(1)
     assert ex.dataset.evaluate("e => Array.from(e.options).map(o => o.value)") == DATASETS
     expect(ex.dataset).to_have_value("six")
-    assert ex.bins.evaluate("e => Array.from(e.options).map(o => o.value)") == BIN_COUNTS
+    assert ex.bins.evaluate("e => Array.from(e.options).map(o => o.value)") == [str(b) for b in range(1, 51)]
     expect(ex.slider).to_have_attribute("type", "range")
     expect(ex.slider).to_have_attribute("min", "0")
     expect(ex.slider).to_have_attribute("max", str(len(engine.grid) - 1))
     expect(ex.readout).to_have_count(1)
     for button in (ex.reset, ex.fit, ex.pin):
         expect(button).to_be_visible()
-    expect(ex.root.get_by_role("radio", include_hidden=True)).to_have_count(len(SCHEMES) + 2)
+    # schemes, the two parts, and the groups: both pooled, A, B
+    expect(ex.root.get_by_role("radio", include_hidden=True)).to_have_count(len(SCHEMES) + 2 + 3)
     for scheme in SCHEMES:
         expect(ex.scheme(scheme)).to_have_value(scheme)
     for part in ("calibration", "test"):
@@ -340,7 +341,7 @@ def test_a_state_url_also_works_from_a_file_url(open_explorer, engine):
 
 
 def test_a_malformed_state_url_falls_back_without_errors(open_explorer, engine):
-    ex = open_explorer("#state/dataset=nope&t=abc&scheme=zigzag&bins=7&part=elsewhere")
+    ex = open_explorer("#state/dataset=nope&t=abc&scheme=zigzag&bins=77&part=elsewhere")
     state = settle(ex, engine)
     assert state["dataset"] in DATASETS and state["bins"] in BIN_COUNTS and state["scheme"] in SCHEMES
 

@@ -132,6 +132,9 @@ def test_no_output_path_starts_with_underscore(site_dir):
     assert offenders == []
     assert (site_dir / "index.html").is_file() and (site_dir / "favicon.svg").is_file()
     expected = [f"{n}.js" for n in DATASETS] + [f"{n}-analysis.js" for n in DATASETS]
+    parts = {n: ["all"] if n in ("six", "twelve") else ["calibration", "test"] for n in DATASETS}
+    expected += [f"{n}-{part}-bins.js" for n in DATASETS for part in parts[n]] + ["mixed-groups.js"]
+    assert (site_dir / "app.js").is_file()
     assert sorted(p.name for p in (site_dir / "data").glob("*.js")) == sorted(expected)
     assert list((site_dir / "downloads").glob("*.csv"))
 

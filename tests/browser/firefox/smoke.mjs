@@ -1,0 +1,250 @@
+// Firefox smoke suite: Debian's firefox-esr driven over WebDriver BiDi by puppeteer-core.
+//
+// Run by tests/browser/test_firefox.py, which builds and serves the site and passes one JSON argument:
+//   {firefox, fileUrl, httpUrl, explorer: {index, expected: {metric: text}}, embeds: [url, …]}
+// Prints one JSON object on stdout (progress goes to stderr); the pytest side asserts on it. Every
+// check records what it saw rather than throwing, so one failure does not hide the others.
+import puppeteer from 'puppeteer-core';
+
+const config = JSON.parse(process.argv[2]);
+const log = (...args) => console.error('firefox-smoke:', ...args);
+const LOCAL = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+function isLocal(url) {
+  const { protocol, hostname } = new URL(url);
+  if (['file:', 'data:', 'blob:', 'about:'].includes(protocol)) return true;
+  return (protocol === 'http:' || protocol === 'https:') && LOCAL.has(hostname);
+}
+
+// A page with a record of everything that went wrong on it.
+async function watchedPage(browser) {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(15000);
+  const seen = { errors: [], requests: [], failed: [] };
+  page.on('console', (message) => {
+    if (message.type() === 'error') seen.errors.push(`console: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => seen.errors.push(`uncaught: ${error.message || error}`));
+  page.on('request', (request) => seen.requests.push(request.url()));
+  page.on('requestfailed', (request) => seen.failed.push(`${request.url()} (${request.failure()?.errorText})`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) seen.failed.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  return { page, seen };
+}
+
+function summary(seen) {
+  return {
+    errors: seen.errors,
+    failed: seen.failed,
+    external: seen.requests.filter((url) => !isLocal(url)),
+    requests: seen.requests.length,
+  };
+}
+
+async function waitFor(page, fn, arg, timeout = 10000) {
+  try {
+    await page.waitForFunction(fn, { timeout, polling: 100 }, arg);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// The page's scripts ran (main.js marks the document); explorers start when they come near the viewport.
+const pageReady = () => document.documentElement.classList.contains('js-ready');
+
+// ------------------------------------------------------------------ loading
+
+async function load(browser, url) {
+  const { page, seen } = await watchedPage(browser);
+  await page.goto(url, { waitUntil: 'load' });
+  const ready = await waitFor(page, pageReady);
+  await new Promise((resolve) => setTimeout(resolve, 500)); // late errors from deferred work
+  return { page, seen, ready };
+}
+
+// ------------------------------------------------------------------ the main explorer at six's fitted T
+
+async function fittedSix(page, { index, expected }) {
+  await page.$eval('#ex1', (e) => e.scrollIntoView({ block: 'center' }));
+  await page.click('#ex1-fit');
+  const moved = await waitFor(page, (i) => Number(document.getElementById('ex1-t').value) === i, index);
+  const readCards = (metrics) => Object.fromEntries(metrics.map((m) => [
+    m, document.querySelector(`#ex1 [data-metric="${m}"] .value`)?.textContent.trim() ?? null]));
+  const metrics = Object.keys(expected);
+  await waitFor(page, ([ms, want]) => ms.every(
+    (m) => document.querySelector(`#ex1 [data-metric="${m}"] .value`)?.textContent.trim() === want[m]),
+  [metrics, expected], 5000);
+  return {
+    index: await page.$eval('#ex1-t', (e) => Number(e.value)),
+    moved,
+    shown: await page.evaluate(readCards, metrics),
+  };
+}
+
+// ------------------------------------------------------------------ every control changes its readout
+
+// What a reader sees of a control's widget: its markup without the form controls themselves
+// (their own state is not a readout), so text, SVG geometry and hidden/shown parts all count; for a
+// range input, also the text of its <output>. Installed in the page as window.smokeReadout(id).
+function installReadout() {
+  window.smokeReadout = (id) => {
+    const control = document.getElementById(id);
+    const widget = control.closest('[data-component]') || document.body;
+    const copy = widget.cloneNode(true);
+    copy.querySelectorAll('input, select').forEach((e) => e.remove());
+    const output = control.type === 'range' ? document.querySelector(`output[for="${id}"]`) : null;
+    return JSON.stringify([output ? output.textContent : null, copy.innerHTML]);
+  };
+}
+
+async function controls(page) {
+  await page.evaluate(installReadout);
+  // Give every control an id (radios have only a name) so each can be found again.
+  const list = await page.evaluate(() => {
+    const found = [];
+    document.querySelectorAll('input[type="range"], input[type="radio"], input[type="checkbox"], select')
+      .forEach((e, i) => {
+        if (!e.id) e.id = `smoke-control-${i}`;
+        found.push({ id: e.id, kind: e.tagName === 'SELECT' ? 'select' : e.type, name: e.name || null });
+      });
+    return found;
+  });
+  // Each radio must be clicked while unchecked: in each group, start after the checked one and end on it.
+  const order = [];
+  const groups = new Map();
+  for (const control of list) {
+    if (control.kind !== 'radio') { order.push(control); continue; }
+    if (!groups.has(control.name)) { groups.set(control.name, []); order.push({ group: control.name }); }
+    groups.get(control.name).push(control);
+  }
+  const results = [];
+  for (const item of order) {
+    let batch = [item];
+    if (item.group) {
+      const radios = groups.get(item.group);
+      const checked = await page.evaluate((ids) => ids.findIndex((id) => document.getElementById(id).checked),
+        radios.map((r) => r.id));
+      batch = radios.slice(checked + 1).concat(radios.slice(0, checked + 1));
+    }
+    for (const control of batch) results.push(await operate(page, control));
+  }
+  return results;
+}
+
+async function operate(page, control) {
+  const { id, kind } = control;
+  const selector = `[id="${id}"]`;
+  const visible = await page.$eval(selector, (e) => {
+    e.scrollIntoView({ block: 'center' });
+    return e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
+  });
+  if (!visible) return { id, kind, hidden: true, changed: false };
+  const before = await page.evaluate((i) => window.smokeReadout(i), id);
+  if (kind === 'range') {
+    const atEnd = await page.$eval(selector, (e) => Number(e.value) >= Number(e.max));
+    await page.focus(selector);
+    for (let i = 0; i < 3; i += 1) await page.keyboard.press(atEnd ? 'ArrowLeft' : 'ArrowRight');
+  } else if (kind === 'select') {
+    const value = await page.$eval(selector, (e) => {
+      const values = Array.from(e.options).map((o) => o.value);
+      return values[values.length - 1] !== e.value ? values[values.length - 1] : values[0];
+    });
+    await page.select(selector, value);
+  } else {
+    await page.click(selector);
+  }
+  const changed = await waitFor(page, ([i, old]) => window.smokeReadout(i) !== old, [id, before], 10000);
+  return { id, kind, changed };
+}
+
+// ------------------------------------------------------------------ MathML
+
+async function mathml(page) {
+  return page.evaluate(() => {
+    const all = Array.from(document.querySelectorAll('math'));
+    const sizes = all.map((e) => { const r = e.getBoundingClientRect(); return [r.width, r.height]; });
+    const mathNs = all.every((e) => e.namespaceURI === 'http://www.w3.org/1998/Math/MathML');
+    const display = all.findIndex((e) => e.getAttribute('display') === 'block');
+    return {
+      count: all.length,
+      sized: sizes.filter(([w, h]) => w > 0 && h > 0).length,
+      first: sizes[0] || null,
+      firstDisplay: display >= 0 ? sizes[display] : null,
+      mathNamespace: mathNs,
+    };
+  });
+}
+
+// ------------------------------------------------------------------ embed pages (issue 11)
+
+// The embed pages post their height to window.parent. This check is the place for it: it frames each
+// embed page (config.embeds, found by the pytest side) in a sandboxed iframe on a blank host page and
+// reports the numeric heights the host received next to the embedded document's own height. Until the
+// build writes embed pages, config.embeds is empty and the pytest side skips its test.
+async function embeds(browser, urls) {
+  if (!urls.length) return { skipped: 'no embed pages in this build' };
+  const results = [];
+  for (const url of urls) {
+    const { page, seen } = await watchedPage(browser);
+    await page.goto('about:blank');
+    await page.evaluate((src) => {
+      window.heights = [];
+      window.addEventListener('message', (event) => {
+        const h = event.data && event.data.height;
+        if (typeof h === 'number') window.heights.push(h);
+      });
+      const frame = document.createElement('iframe');
+      frame.setAttribute('sandbox', 'allow-scripts allow-popups allow-popups-to-escape-sandbox');
+      frame.style.width = '100%';
+      frame.src = src;
+      document.body.appendChild(frame);
+    }, url);
+    await waitFor(page, () => window.heights.length > 0, null, 10000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const frame = page.frames().find((f) => f.url() === url);
+    results.push({
+      url,
+      heights: await page.evaluate(() => window.heights),
+      documentHeight: frame ? await frame.evaluate(() => document.documentElement.scrollHeight) : null,
+      ...summary(seen),
+    });
+    await page.close();
+  }
+  return { pages: results };
+}
+
+// ------------------------------------------------------------------ the run
+
+const result = {};
+const browser = await puppeteer.launch({
+  browser: 'firefox',
+  executablePath: config.firefox,
+  headless: true,
+});
+try {
+  result.version = await browser.version();
+  log('started', result.version);
+
+  const fromDisk = await load(browser, config.fileUrl);
+  result.file = { ready: fromDisk.ready, ...summary(fromDisk.seen) };
+  await fromDisk.page.close();
+  log('file:// done');
+
+  const overHttp = await load(browser, config.httpUrl);
+  result.math = await mathml(overHttp.page);
+  result.fitted = await fittedSix(overHttp.page, config.explorer);
+  log('fitted T done');
+  result.controls = await controls(overHttp.page);
+  log('controls done');
+  result.http = { ready: overHttp.ready, ...summary(overHttp.seen) };
+  await overHttp.page.close();
+
+  result.embeds = await embeds(browser, config.embeds);
+} catch (error) {
+  result.crash = String(error && error.stack || error);
+} finally {
+  await browser.close();
+}
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,23 @@
+"""What the page stage needs besides the precomputation, computed once per test session.
+
+Not a test module: ``test_sitegen_page.py`` and ``test_sitegen_tables.py`` both
+import it, and the cache makes them share one computation (the analyses take
+several seconds).
+"""
+
+_CACHE = {}
+
+
+def page_inputs(precomputed):
+    """``(analyses, facts, figures)`` for the session's ``precomputed`` fixture."""
+    if id(precomputed) not in _CACHE:
+        from sitegen.analysis import precompute_analyses
+        from sitegen.figures import render_figures
+        from sitegen.analysis_facts import build_analysis_facts
+        from sitegen.facts import build_facts
+
+        analyses = precompute_analyses(precomputed)
+        facts = build_facts(precomputed)
+        facts.update(build_analysis_facts(precomputed, analyses))
+        _CACHE[id(precomputed)] = (precomputed, analyses, facts, render_figures(precomputed))
+    return _CACHE[id(precomputed)][1:]
