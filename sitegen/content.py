@@ -390,9 +390,16 @@ def render_section(section, env, context, render_component, strings):
         # A display formula may be wider than a phone: it scrolls in its own focusable box.
         block = f'<div class="math-block" tabindex="0" role="group" aria-label="{equation}">{mathml}</div>'
         html = html.replace(f"<p>{token}</p>", block).replace(token, mathml)
-    # Wide Markdown tables scroll inside their own box instead of widening the page on phones.
-    html = html.replace("<table>", f'<div class="table-wrap" tabindex="0" role="group" aria-label="{table}">\n<table>')
-    html = html.replace("</table>", "</table>\n</div>")
+    # Wide Markdown tables scroll inside their own labelled, focusable region instead of widening the
+    # page on phones; each region's name ("Table 2 of <section heading>", strings meta.table_region) is unique.
+    if "<table>" in html:
+        heading = re.search(r"<h[12]\b[^>]*>(.*?)</h[12]>", html, re.S)
+        where = re.sub(r"<[^>]+>", "", heading.group(1)).strip() if heading else section.slug
+        template = context["t"]["meta"]["table_region"]
+        count = iter(range(1, html.count("<table>") + 1))
+        html = re.sub("<table>", lambda m: '<div class="table-wrap" tabindex="0" role="region" aria-label="{}">\n<table>'.format(
+            template.replace("{number}", str(next(count))).replace("{section}", where).replace('"', "&quot;")), html)
+        html = html.replace("</table>", "</table>\n</div>")
     html = _FIRST_HEADING.sub(lambda m: f'<{m.group(1)} id="{section.slug}-title"{m.group(2)}>', html, count=1)
     stray = _ANY_COMPONENT.search(_COMPONENT.sub("", html))
     if stray:

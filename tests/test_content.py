@@ -28,7 +28,10 @@ ALLOWLIST = CONTENT / "allowed_numbers.txt"
 _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{##.*?##\}", re.S)
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$")
-_MARKDOWN_SYNTAX = re.compile(r"\[\^[^\]]+\]|\{:?[#.][^}]*\}|\[\[component:[a-z0-9-]+\]\]|^[ \t]*\d+\.(?=[ \t])", re.M)
+# Markdown and HTML syntax, which may hold digits that are not numbers: footnote marks, attribute lists,
+# component markers, ordered-list markers and HTML tag names such as <h2>.
+_MARKDOWN_SYNTAX = re.compile(r"\[\^[^\]]+\]|\{:?[#.][^}]*\}|\[\[component:[a-z0-9-]+\]\]|^[ \t]*\d+\.(?=[ \t])"
+                              r"|</?h[1-6]\b", re.M)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
 
@@ -47,7 +50,7 @@ COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll
 # (sitegen/facts.py, sitegen/analysis_facts.py), so a translator never copies template logic.
 # These files still hold Jinja statements; they were being edited for other issues when the rule came
 # in, and will be converted (and removed from this list) by the lead. Do not add to the list.
-NOT_YET_CONVERTED = ("00-intro.md",)
+NOT_YET_CONVERTED = ()
 _STATEMENT = re.compile(r"\{%")
 _EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.S)
 
@@ -402,7 +405,7 @@ def test_held_out_quotes_the_engine(page):
     text = section_text(page, "held-out")
     data, cal, t = _split("overconfident")
     before, after = (_scores(data.logits[~cal], data.labels[~cal], temp) for temp in (1.0, t))
-    for expected in (fixed(t, 3), pct(before["accuracy"], 1), pct(before["conf"], 1), pct(after["conf"], 1),
+    for expected in (f"{t:#.3g}", pct(before["accuracy"], 1),  # a temperature: three significant digits pct(before["conf"], 1), pct(after["conf"], 1),
                      pct(before["ece"], 1), pct(after["ece"], 1), fixed(before["nll"], 5), fixed(after["nll"], 5)):
         assert expected in text, f"#held-out should quote {expected}"
     assert abs(t - 2.0) < 0.1, "the over-confident set's logits were doubled: the fit should find T near 2"
