@@ -366,7 +366,7 @@ def render_section(section, env, context, render_component, strings):
     """HTML of one section: Jinja pass, math, Markdown, then components spliced in.
 
     ``strings`` is the language's strings table: its ``[format]`` writes the numbers inside math, its
-    ``[meta]`` ``equation`` and ``table`` name the scrolling boxes of display formulas and tables.
+    ``[meta]`` ``equation`` and ``table_region`` name the scrolling boxes of display formulas and tables.
 
     Every problem (a Jinja error, malformed TeX, an unknown component, an error
     inside a component) raises :class:`BuildError` naming the section file.
@@ -385,7 +385,7 @@ def render_section(section, env, context, render_component, strings):
         raise BuildError(f"{section.path}{f':{line}' if line else ''}: {error}") from None
     html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes"],
                              output_format="html")
-    equation, table = (html_escape(strings["meta"][key], quote=True) for key in ("equation", "table"))
+    equation = html_escape(strings["meta"]["equation"], quote=True)
     for token, mathml in math.items():
         # A display formula may be wider than a phone: it scrolls in its own focusable box.
         block = f'<div class="math-block" tabindex="0" role="group" aria-label="{equation}">{mathml}</div>'
@@ -395,7 +395,7 @@ def render_section(section, env, context, render_component, strings):
     if "<table>" in html:
         heading = re.search(r"<h[12]\b[^>]*>(.*?)</h[12]>", html, re.S)
         where = re.sub(r"<[^>]+>", "", heading.group(1)).strip() if heading else section.slug
-        template = context["t"]["meta"]["table_region"]
+        template = strings["meta"]["table_region"]
         count = iter(range(1, html.count("<table>") + 1))
         html = re.sub("<table>", lambda m: '<div class="table-wrap" tabindex="0" role="region" aria-label="{}">\n<table>'.format(
             template.replace("{number}", str(next(count))).replace("{section}", where).replace('"', "&quot;")), html)

@@ -10,7 +10,7 @@ numbers and the ✓/✗ marks, so the words stay in the section's header row and
 
 from types import SimpleNamespace
 
-from .facts import FILTERS, _examples
+from .facts import _examples
 from .payload import RATE_SCALE, SCORE_SCALE, displayed_difference, to_units
 from .settings import TABLE_BINS, WORKED_EXAMPLE
 
@@ -80,7 +80,7 @@ def _six_examples(precomputed, fmt):
     and the confidence at T = 1 and at the fitted T (three decimals)."""
     result = precomputed.datasets[WORKED_EXAMPLE]
     return "\n".join(
-        f"| {e.number} | {FILTERS['vec'](e.logits)} | {e.label} | {e.predicted} | {e.mark} | "
+        f"| {e.number} | {fmt['vec'](e.logits)} | {e.label} | {e.predicted} | {e.mark} | "
         f"{fmt['fixed'](e.conf_t1, 3)} | {fmt['fixed'](e.conf_fit, 3)} |"
         for e in _examples(result))
 

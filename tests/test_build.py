@@ -330,7 +330,7 @@ def test_one_set_of_data_files_serves_every_language(builds):
         assert not any(name.startswith(f"{folder}/") and name != f"{folder}/index.html" for name in files), \
             f"{folder}/ holds more than its page"
         html = editions(builds)[lang]
-        assert f'<script src="../data/six.js"></script>' in html and 'data-root="../"' in html
+        assert '<script defer src="../app.js"></script>' in html and 'data-root="../"' in html
         assert 'href="../downloads/six-data.csv"' in html and 'href="../favicon.svg"' in html
 
 
@@ -353,6 +353,6 @@ def test_a_one_language_build_is_a_complete_site_at_the_root(tmp_path):
     result = run_build("--lang", "es", "--out", tmp_path / "site")
     assert result.returncode == 0, result.stderr
     html = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
-    assert '<html lang="es"' in html and '<script src="data/six.js"></script>' in html
+    assert '<html lang="es"' in html and '<script defer src="app.js"></script>' in html
     assert '<nav class="language-switch"' not in html and 'rel="alternate"' not in html
     assert (tmp_path / "site" / "data" / "six.js").is_file() and not (tmp_path / "site" / "es").exists()
