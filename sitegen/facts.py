@@ -248,8 +248,8 @@ def _sources():
     out = {}
     for key, (cite, year, identifier) in SOURCES.items():
         url, label = source_link(identifier) if identifier else (None, None)
-        # An identifier is code, not words: <code> keeps it out of translation and spell checks.
-        label = f"<code>{html.escape(label)}</code>" if label else None
+        # An identifier is code, not words: <code> keeps it out of translation (the label is escaped already).
+        label = f"<code>{label}</code>" if label else None
         out[key] = SimpleNamespace(cite=cite, year=year, url=url, label=label)
     return SimpleNamespace(**out)
 
