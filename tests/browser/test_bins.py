@@ -10,10 +10,18 @@ import pytest
 
 import calib
 from sitegen.facts import pct
+from sitegen.settings import LANGUAGES
 from sitegen.precompute import subgrid_indices
 from sitegen.settings import OFFERED_BIN_COUNTS, SUBGRID_STEP
 
 from .test_explorer import rows_of
+
+
+@pytest.fixture(autouse=True)
+def _numbers_as_the_page_writes_them(number):
+    """Expected numbers in the language of the page under test (every test here runs once per language)."""
+    global pct
+    pct = number["pct"]
 
 
 def engine_cards(name, part, t, scheme, bins):
@@ -107,14 +115,15 @@ def test_the_hash_keeps_any_bin_count(open_explorer, engine):
     ex.expect_hash(bins=41)
 
 
-def test_a_bins_file_from_another_build_is_refused_in_words(open_explorer, site_dir, expect, ui):
+def test_a_bins_file_from_another_build_is_refused_in_words(open_explorer, site_dir, expect, ui, lang):
     ex = open_explorer()
+    root = "../" * (LANGUAGES[lang].count("/") + 1) if LANGUAGES[lang] else ""  # the page's way to the data
     text = (site_dir / "data" / "twelve-all-bins.js").read_text(encoding="utf-8")
     older = text.replace('"schema_version":2', '"schema_version":1')
     assert older != text
     ex.page.route("**/data/twelve-all-bins.js",
                   lambda route: route.fulfill(status=200, content_type="text/javascript", body=older))
     ex.choose(dataset="twelve", bins=7)
-    expect(ex.status).to_have_text(ui["error_bins"].replace("{file}", "data/twelve-all-bins.js"))
+    expect(ex.status).to_have_text(ui["error_bins"].replace("{file}", root + "data/twelve-all-bins.js"))
     expect(ex.card("mce")).to_have_text("\u2026")   # no MCE from a file of another build
     assert json.loads(json.dumps(ex.card("ece-w").inner_text())) != "\u2026"  # the ECE is in the dataset file

@@ -13,6 +13,13 @@ from sitegen.precompute import round_significant
 from sitegen.settings import OFFERED_BIN_COUNTS, SUBGROUP_BIN_COUNTS, TABLE_BINS
 
 
+@pytest.fixture(autouse=True)
+def _numbers_as_the_page_writes_them(number):
+    """Expected numbers in the language of the page under test (every test here runs once per language)."""
+    global fixed, pct
+    fixed, pct = number["fixed"], number["pct"]
+
+
 @pytest.fixture(scope="module")
 def subgroups(engine):
     """sitegen's subgroup analysis of the mixed population (the same call as sitegen.analysis)."""
