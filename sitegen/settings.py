@@ -81,4 +81,14 @@ LANGUAGES = {
 }
 REFERENCE_LANGUAGE = next(iter(LANGUAGES))
 
-__all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE"]
+# --- embeds -------------------------------------------------------------------------------------
+# The iframe snippet's starting height per widget (CSS pixels, about its height at 720 px wide in
+# Chromium); the embed page then reports its own height to a host that listens (Canvas does).
+EMBED_HEIGHTS = {
+    "softmax-demo": 560, "nll-curve": 700, "reliability-demo": 900, "explorer": 2600,
+    "chance-demo": 1300, "bin-sweep": 800, "smooth-demo": 1300,
+}
+EMBED_DEFAULT_HEIGHT = 800      # a widget not listed above
+EMBED_WIDTH = 720               # the width an oEmbed response states (the snippet itself is 100% wide)
+
+__all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_HEIGHTS", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH"]

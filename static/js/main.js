@@ -11,10 +11,10 @@
     document.documentElement.classList.add("js-ready");
     if (!CT.core) return;
     var roots = Array.prototype.slice.call(document.querySelectorAll('[data-component="explorer"]'));
-    var eager = roots.filter(function (root) {
-      return root.dataset.hash === "on" && CT.stateHash.present();
-    });
-    eager.forEach(function (root) { startOne(root); root.scrollIntoView(); });
+    var eager = roots.filter(CT.stateHash.isFor);
+    // An embed page shows its one widget at the top: scrolling it into view could scroll the course page.
+    var embedded = document.documentElement.hasAttribute("data-embed");
+    eager.forEach(function (root) { startOne(root); if (!embedded) root.scrollIntoView(); });
     if (!("IntersectionObserver" in window)) { roots.forEach(startOne); return; }
     var observer = new IntersectionObserver(function (entries) {
       entries.forEach(function (entry) {
