@@ -173,13 +173,15 @@ def _relative(file, base):
 
 
 # Whole-line comments of the inlined stylesheet and script: they explain the sources, and would be
-# about a quarter of the first view's script bytes. (Comments after code on a line are kept.)
+# about a quarter of the first view's script bytes. (Comments after code on a line are kept.) The
+# indentation goes too (about 600 bytes of the script's gzip): no string of ours spans lines.
 _COMMENT_LINES = re.compile(r"^[ \t]*/\*(?:(?!\*/).)*\*/[ \t]*\n|^[ \t]*//[^\n]*\n", re.S | re.M)
+_INDENTATION = re.compile(r"^[ \t]+", re.M)
 
 
 def _strip_comment_lines(text):
-    """``text`` (CSS or JavaScript) without the lines that hold only a comment."""
-    return _COMMENT_LINES.sub("", text)
+    """``text`` (CSS or JavaScript) without the lines that hold only a comment, nor indentation."""
+    return _INDENTATION.sub("", _COMMENT_LINES.sub("", text))
 
 
 def _read_static(root):
@@ -206,12 +208,21 @@ def _read_static(root):
 APP_SCRIPT = "app.js"
 
 
+_FILE_HEADERS = re.compile(r"^/\* (?:js|css)/\S+ \*/\n", re.M)
+
+
+def shipped(text):
+    """The stylesheet or script as pages get it: without the ``/* js/<file> */`` headers, which only
+    serve the build's own messages (a strings key a script reads names its file)."""
+    return _FILE_HEADERS.sub("", text)
+
+
 def app_script(core, js):
     """The site's one script, shared by every language and loaded with ``defer`` so that nothing runs
     before the first paint: the core payload and the front end in ``order.txt`` order. The interface
     strings are each page's own (``<script type="application/json" id="ct-strings">``); datasets are
     not in it either: each explorer loads ``data/<name>.js`` when it starts."""
-    return to_script("core", core) + js
+    return to_script("core", core) + shipped(js)
 
 
 def run_reproduction(program):
@@ -310,7 +321,7 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None):
             site_root=site_root, downloads_root=site_root)
         widgets = page_widgets(root, edition, strings, base_url=base_url)
         files[_page_path(edition)] = _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
-                                                  inline_css=css, app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
+                                                  inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
                                                   inline_scripts=None, edition_note=None)
         for widget in widgets:
             files[widget.path] = _render_embed(root, env, shared, widget, strings_json, css, embed_script)
@@ -349,7 +360,7 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
     favicon = (root / "static" / "favicon.svg").read_bytes()
     note = markupsafe.Markup(render_template(env, "single-file-note.html.j2", dict(shared, base_url=base_url)))
     return _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
-                        inline_css=css, app_script=None, inline_scripts=inline, edition_note=note,
+                        inline_css=shipped(css), app_script=None, inline_scripts=inline, edition_note=note,
                         favicon_href="data:image/svg+xml;base64," + base64.b64encode(favicon).decode("ascii"))
 
 
@@ -407,8 +418,9 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
         html = render_template(env, f"components/{name}.html.j2", shared)
         if name in boxes:
             widget = boxes[name]
-            html += render_template(env, "embed-box.html.j2", dict(
-                shared, widget=widget, snippet=embed_snippet(widget, strings)))
+            # In a textarea only "&" and "<" need escaping: the quotes stay quotes (fewer bytes).
+            code = embed_snippet(widget).replace("&", "&amp;").replace("<", "&lt;")
+            html += render_template(env, "embed-box.html.j2", dict(shared, widget=widget, snippet=markupsafe.Markup(code)))
         return html
 
     content_env = content_environment()
@@ -482,19 +494,19 @@ def _frame_title(widget, strings):
         "{site}", _string(strings, "meta", "short_title"))
 
 
-def embed_snippet(widget, strings):
+def embed_snippet(widget):
     """The ``<iframe>`` a course page embeds ``widget`` with: titled, lazily loaded, full width at a
     starting height (the widget then reports its own), sandboxed without same-origin access."""
     def attr(value):
         return str(value).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
-    return (f'<iframe src="{attr(widget.src)}" title="{attr(_frame_title(widget, strings))}" loading="lazy" '
-            f'width="100%" height="{widget.height}" style="border: 0;" sandbox="{EMBED_SANDBOX}"></iframe>')
+    return (f'<iframe src="{attr(widget.src)}" title="{attr(widget.title)}" loading="lazy" '
+            f'width="100%" height="{widget.height}" style="border:0" sandbox="{EMBED_SANDBOX}"></iframe>')
 
 
 def oembed_json(widget, strings, base_url, folder):
     """The oEmbed response (``type: rich``) of ``widget``, as a static JSON file's text."""
     response = {
-        "version": "1.0", "type": "rich", "html": embed_snippet(widget, strings),
+        "version": "1.0", "type": "rich", "html": embed_snippet(widget),
         "width": EMBED_WIDTH, "height": widget.height, "title": _frame_title(widget, strings),
         "provider_name": _string(strings, "meta", "short_title"),
         "provider_url": f"{base_url}/{folder}/" if folder else f"{base_url}/",
@@ -511,6 +523,6 @@ def _render_embed(root, env, shared, widget, strings_json, css, embed_script):
     main_explorer = 'data-hash="on"' in render_template(env, f"components/{widget.name}.html.j2", shared)
     return render_template(env, "embed.html.j2", dict(
         context, widget=widget, widget_html=markupsafe.Markup(html), strings_json=strings_json,
-        inline_css=css, app_script=APP_SCRIPT, embed_script=markupsafe.Markup(_inline_script(embed_script)),
+        inline_css=shipped(css), app_script=APP_SCRIPT, embed_script=markupsafe.Markup(_inline_script(embed_script)),
         full_page="../index.html", explorer_id=re.search(r'id="([^"]+)" data-component="explorer"', html).group(1),
         main_explorer=main_explorer))

@@ -68,7 +68,7 @@ def test_axe_finds_no_violations_on_the_embed_pages_nor_in_the_embed_boxes(open_
     assert len(found) >= 7
     page = open_page(lang=lang, color_scheme=scheme)
     page.wait_for_load_state("networkidle")
-    boxes = page.locator("details[data-embed-snippet]")
+    boxes = page.locator("details.embed-box")
     assert boxes.count() >= 7
     boxes.evaluate_all("boxes => boxes.forEach(box => { box.open = true; })")
     found["index.html, every Embed box open"] = run_axe(page, axe_script)

@@ -332,7 +332,7 @@ def test_embeds_work_from_disk(open_host, site_dir, tmp_path, engine, expect):
 
 def test_the_embed_box_offers_a_working_snippet_and_copies_it(open_page, site_url, lang, expect):
     page = open_page(lang=lang, permissions=["clipboard-read", "clipboard-write"])
-    box = page.locator("details[data-embed-snippet]").filter(has=page.locator("#embed-nll-curve-code"))
+    box = page.locator("details.embed-box").filter(has=page.locator("#embed-nll-curve-code"))
     strings = page.evaluate("() => CalibTutorial.strings().ui")
     box.locator("summary").click()
     code = box.get_by_role("textbox")
@@ -349,7 +349,7 @@ def test_the_embed_box_offers_a_working_snippet_and_copies_it(open_page, site_ur
 
 def test_without_javascript_the_snippet_is_selectable_text(open_page, lang, expect):
     page = open_page(lang=lang, java_script_enabled=False)
-    box = page.locator("details[data-embed-snippet]").first
+    box = page.locator("details.embed-box").first
     box.locator("summary").click()
     code = box.get_by_role("textbox")
     expect(code).to_be_visible()
