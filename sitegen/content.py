@@ -366,7 +366,7 @@ def render_section(section, env, context, render_component, strings):
     """HTML of one section: Jinja pass, math, Markdown, then components spliced in.
 
     ``strings`` is the language's strings table: its ``[format]`` writes the numbers inside math, its
-    ``[meta]`` ``equation`` and ``table`` name the scrolling boxes of display formulas and tables.
+    ``[meta]`` ``equation`` and ``table_region`` name the scrolling boxes of display formulas and tables.
 
     Every problem (a Jinja error, malformed TeX, an unknown component, an error
     inside a component) raises :class:`BuildError` naming the section file.
@@ -385,14 +385,21 @@ def render_section(section, env, context, render_component, strings):
         raise BuildError(f"{section.path}{f':{line}' if line else ''}: {error}") from None
     html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes"],
                              output_format="html")
-    equation, table = (html_escape(strings["meta"][key], quote=True) for key in ("equation", "table"))
+    equation = html_escape(strings["meta"]["equation"], quote=True)
     for token, mathml in math.items():
         # A display formula may be wider than a phone: it scrolls in its own focusable box.
         block = f'<div class="math-block" tabindex="0" role="group" aria-label="{equation}">{mathml}</div>'
         html = html.replace(f"<p>{token}</p>", block).replace(token, mathml)
-    # Wide Markdown tables scroll inside their own box instead of widening the page on phones.
-    html = html.replace("<table>", f'<div class="table-wrap" tabindex="0" role="group" aria-label="{table}">\n<table>')
-    html = html.replace("</table>", "</table>\n</div>")
+    # Wide Markdown tables scroll inside their own labelled, focusable region instead of widening the
+    # page on phones; each region's name ("Table 2 of <section heading>", strings meta.table_region) is unique.
+    if "<table>" in html:
+        heading = re.search(r"<h[12]\b[^>]*>(.*?)</h[12]>", html, re.S)
+        where = re.sub(r"<[^>]+>", "", heading.group(1)).strip() if heading else section.slug
+        template = strings["meta"]["table_region"]
+        count = iter(range(1, html.count("<table>") + 1))
+        html = re.sub("<table>", lambda m: '<div class="table-wrap" tabindex="0" role="region" aria-label="{}">\n<table>'.format(
+            template.replace("{number}", str(next(count))).replace("{section}", where).replace('"', "&quot;")), html)
+        html = html.replace("</table>", "</table>\n</div>")
     html = _FIRST_HEADING.sub(lambda m: f'<{m.group(1)} id="{section.slug}-title"{m.group(2)}>', html, count=1)
     stray = _ANY_COMPONENT.search(_COMPONENT.sub("", html))
     if stray:

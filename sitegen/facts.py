@@ -65,7 +65,7 @@ from .settings import (
     VERDICT_MAX_BINS, WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
 )
 
-__all__ = ["fixed", "pct", "num", "sig", "vec", "thousands", "interval", "seq", "series", "number_filters",
+__all__ = ["fixed", "pct", "num", "sig", "temp", "vec", "thousands", "interval", "seq", "series", "number_filters",
            "PLAIN_FORMAT", "FORMAT_KEYS", "fact_key", "build_facts", "FILTERS", "CORRECT_MARKS", "SOURCES"]
 
 
@@ -121,6 +121,12 @@ def num(value, fmt=None):
 def sig(value, digits=4, fmt=None):
     """``value`` to ``digits`` significant digits, trailing zeros kept (as JavaScript's ``toPrecision``)."""
     return _minus(f"{float(value):#.{int(digits)}g}".rstrip(".").replace(".", _format(fmt)["decimal"]))
+
+
+def temp(value, fmt=None):
+    """A temperature, by the page's one rule: three significant digits (``1.23``; static/js/core.js ``CT.temp``
+    agrees). The fitting section alone prints the fitted T in full, with ``fixed``, and says so."""
+    return sig(value, 3, fmt)
 
 
 def vec(values, digits=None, fmt=None):
@@ -181,7 +187,7 @@ def number_filters(fmt=None):
     return {name: functools.partial(function, fmt=fmt) for name, function in _FILTER_FUNCTIONS.items()}
 
 
-_FILTER_FUNCTIONS = {"fixed": fixed, "pct": pct, "num": num, "sig": sig, "vec": vec, "thousands": thousands,
+_FILTER_FUNCTIONS = {"fixed": fixed, "pct": pct, "num": num, "sig": sig, "temp": temp, "vec": vec, "thousands": thousands,
                      "interval": interval, "seq": seq, "series": series}
 FILTERS = dict(_FILTER_FUNCTIONS)  # the English filters, as plain functions
 
@@ -242,6 +248,8 @@ def _sources():
     out = {}
     for key, (cite, year, identifier) in SOURCES.items():
         url, label = source_link(identifier) if identifier else (None, None)
+        # An identifier is code, not words: <code> keeps it out of translation (the label is escaped already).
+        label = f"<code>{label}</code>" if label else None
         out[key] = SimpleNamespace(cite=cite, year=year, url=url, label=label)
     return SimpleNamespace(**out)
 

@@ -53,6 +53,12 @@ def inline_svg(svg, instance, label):
     return markupsafe.Markup(svg.replace("<svg ", f'<svg role="img" aria-label="{markupsafe.escape(label)}" ', 1))
 
 
+def heading_text(html):
+    """The plain text of a section's first h1/h2 (for the table of contents); empty if it has none."""
+    match = re.search(r"<h[12]\b[^>]*>(.*?)</h[12]>", html, re.S)
+    return markupsafe.Markup(re.sub(r"<[^>]+>", "", match.group(1))).unescape().strip() if match else ""
+
+
 def localised_filters(number_format):
     """The number filters (``fixed``, ``pct``, ``num``, ``vec``, ``thousands``, …) writing numbers the way
     the page's language does: :func:`sitegen.facts.number_filters` with its ``[format]`` table."""
@@ -149,6 +155,24 @@ def content_environment():
     return env
 
 
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_LINE_COMMENT = re.compile(r"^[ \t]*//.*\n", re.M)
+_TRAILING_COMMENT = re.compile(r"([;{,)])[ \t]+// .*$", re.M)
+_INDENT = re.compile(r"^[ \t]+", re.M)
+_BLANK_LINES = re.compile(r"\n\s*\n")
+
+
+def compact(text):
+    """A stylesheet or classic script without its comments, indentation and blank lines: the sources
+    keep their documentation, the page (inlined, so in the first view's bytes) does not ship it.
+    Safe for this project's sources, whose strings hold no comment markers."""
+    text = _BLOCK_COMMENT.sub("", text)
+    text = _LINE_COMMENT.sub("", text)
+    text = _TRAILING_COMMENT.sub(r"\1", text)
+    text = _INDENT.sub("", text)
+    return _BLANK_LINES.sub("\n", text).strip()
+
+
 def render_template(env, name, context):
     """Render the template ``name``; any template error becomes a :class:`BuildError` saying where.
 
@@ -173,20 +197,17 @@ def _relative(file, base):
 
 
 # Whole-line comments of the inlined stylesheet and script: they explain the sources, and would be
-# about a quarter of the first view's script bytes. (Comments after code on a line are kept.) The
-# indentation goes too (about 600 bytes of the script's gzip): no string of ours spans lines.
+# about a quarter of the first view's script bytes. (Comments after code on a line are kept.)
 _COMMENT_LINES = re.compile(r"^[ \t]*/\*(?:(?!\*/).)*\*/[ \t]*\n|^[ \t]*//[^\n]*\n", re.S | re.M)
-_INDENTATION = re.compile(r"^[ \t]+", re.M)
 
 
 def _strip_comment_lines(text):
-    """``text`` (CSS or JavaScript) without the lines that hold only a comment, nor indentation."""
-    return _INDENTATION.sub("", _COMMENT_LINES.sub("", text))
+    """``text`` (CSS or JavaScript) without the lines that hold only a comment."""
+    return _COMMENT_LINES.sub("", text)
 
 
 def _read_static(root):
-    """The stylesheet and the script, each concatenated in its ``order.txt`` order, to inline in the page
-    (without their whole-line comments)."""
+    """The stylesheet and the script, each concatenated in its ``order.txt`` order and compacted, to inline in the page."""
     parts = {}
     for kind in ("css", "js"):
         folder = root / "static" / kind
@@ -200,7 +221,7 @@ def _read_static(root):
             path = folder / name
             if not path.exists():
                 raise BuildError(f"{order_file}: lists {name}, which does not exist")
-            chunks.append(f"/* {kind}/{name} */\n" + _strip_comment_lines(path.read_text(encoding="utf-8")).rstrip() + "\n")
+            chunks.append(f"/* {kind}/{name} */\n" + compact(path.read_text(encoding="utf-8")) + "\n")
         parts[kind] = "".join(chunks)
     return parts["css"], parts["js"]
 
@@ -370,11 +391,11 @@ def _inline_script(text):
 
 
 def _read_script(root, name):
-    """``static/js/<name>``, a script only some pages inline, without its whole-line comments."""
+    """``static/js/<name>``, a script only some pages inline, compacted like the others."""
     path = Path(root) / "static" / "js" / name
     if not path.is_file():
         raise BuildError(f"{path} is missing")
-    return _strip_comment_lines(path.read_text(encoding="utf-8")).strip() + "\n"
+    return compact(path.read_text(encoding="utf-8")) + "\n"
 
 
 def _edition_context(root, env, precomputed, analyses, facts, edition, languages, js, reproduce, core, *,
@@ -425,8 +446,10 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
 
     content_env = content_environment()
     content_env.filters.update(number_filters)
-    rendered = [{"slug": s.slug, "html": render_section(s, content_env, shared, render_component, strings)}
-                for s in edition.sections]
+    rendered = []
+    for s in edition.sections:
+        section_html = render_section(s, content_env, shared, render_component, strings)
+        rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html)})
     return render_template(env, "index.html.j2", dict(shared, sections=rendered, strings_json=strings_json, **page))
 
 

@@ -10,7 +10,7 @@ numbers and the ✓/✗ marks, so the words stay in the section's header row and
 
 from types import SimpleNamespace
 
-from .facts import FILTERS, _examples
+from .facts import _examples
 from .payload import RATE_SCALE, SCORE_SCALE, displayed_difference, to_units
 from .settings import TABLE_BINS, WORKED_EXAMPLE
 
@@ -40,7 +40,7 @@ def _split_rows(precomputed, fmt):
             nll_cal, nll_test = (int(to_units(p.nll[index], SCORE_SCALE)) for p in (cal, test))
             ece_cal, ece_test = (p.ece["equal-width"][TABLE_BINS][index] for p in (cal, test))
             rows.append(SimpleNamespace(
-                name=name, state=state, t=fmt["fixed"](result.fitted_t, 3),
+                name=name, state=state, t=fmt["temp"](result.fitted_t),
                 nll_cal=_score(nll_cal, fmt), nll_test=_score(nll_test, fmt),
                 nll_gap=_score(int(displayed_difference(test.nll[index], cal.nll[index], SCORE_SCALE)), fmt,
                                signed=True),
@@ -59,7 +59,7 @@ def _test_tube(precomputed, fmt):
         accuracy_t1=fmt["pct"](test.accuracy, 1), accuracy_fit=fmt["pct"](test.accuracy, 1),
         conf_t1=fmt["pct"](test.mean_confidence[t1], 1), conf_fit=fmt["pct"](test.mean_confidence[fit], 1),
         ece_t1=fmt["pct"](ece[t1], 1), ece_fit=fmt["pct"](ece[fit], 1),
-        fitted_t=fmt["fixed"](result.fitted_t, 3))
+        fitted_t=fmt["temp"](result.fitted_t))
 
 
 def _subgroups(analyses, fmt, part="test"):
@@ -68,11 +68,11 @@ def _subgroups(analyses, fmt, part="test"):
     for who, by_condition in table.metrics[part].items():
         ece = {c: int(to_units(m.ece["equal-width"][TABLE_BINS], RATE_SCALE)) for c, m in by_condition.items()}
         rows.append(SimpleNamespace(
-            who=who, own_t=fmt["fixed"](table.temperatures.get(who, table.temperatures["global"]), 3),
+            who=who, own_t=fmt["temp"](table.temperatures.get(who, table.temperatures["global"])),
             ece={c: _rate(v, fmt) for c, v in ece.items()},
             nll={c: fmt["fixed"](m.nll, 5) for c, m in by_condition.items()},
             ece_trend="worse" if ece["global"] > ece["t1"] else "better"))
-    return SimpleNamespace(rows=rows, global_t=fmt["fixed"](table.temperatures["global"], 3))
+    return SimpleNamespace(rows=rows, global_t=fmt["temp"](table.temperatures["global"]))
 
 
 def _six_examples(precomputed, fmt):
@@ -80,7 +80,7 @@ def _six_examples(precomputed, fmt):
     and the confidence at T = 1 and at the fitted T (three decimals)."""
     result = precomputed.datasets[WORKED_EXAMPLE]
     return "\n".join(
-        f"| {e.number} | {FILTERS['vec'](e.logits)} | {e.label} | {e.predicted} | {e.mark} | "
+        f"| {e.number} | {fmt['vec'](e.logits)} | {e.label} | {e.predicted} | {e.mark} | "
         f"{fmt['fixed'](e.conf_t1, 3)} | {fmt['fixed'](e.conf_fit, 3)} |"
         for e in _examples(result))
 

@@ -8,7 +8,7 @@ and a pseudo-locale proves that every visible word and number of the page comes 
 * The pseudo-locale (``tests/pseudo_locale.py``, built here and never shipped) shows no ASCII word
   outside code, ``<pre>`` and math except a short allowlist, and no ``.`` decimal anywhere visible,
   MathML ``<mn>`` included.
-* The Spanish prose is still to be written (``xfail``, not strict, until it is).
+* No Spanish section is left marked for translation.
 
 Whole-site checks of the two-language build (same section ids and structure, shared data files,
 language links) are in ``test_build.py``, which builds it.
@@ -114,7 +114,6 @@ def test_the_glossary_is_kept_but_never_a_section():
     assert "glossary" not in [s.slug for s in load_sections(CONTENT / "es")]
 
 
-@pytest.mark.xfail(strict=False, reason="Spanish prose pending: content/es/*.md are copies of the English sections")
 def test_no_spanish_section_is_left_to_translate():
     pending = [p.name for p in sorted((CONTENT / "es").glob("[0-9][0-9]-*.md"))
                if TRANSLATE_MARKER in p.read_text(encoding="utf-8")]
@@ -267,3 +266,42 @@ def test_the_pseudo_locale_really_is_one(pseudo_page):
     assert any(re.search(r"\[\d,\d+; \d,\d+\)", text) for _, text in page.texts)  # intervals (paradox-bins)
     svg = re.search(r"<svg.*?</svg>", pseudo_page, re.S).group(0)
     assert re.search(r">\d,\d+<", svg), "the figures' tick labels do not use the decimal comma"
+
+
+# --------------------------------------------------------------------------- the Spanish page itself
+
+# Words that only English prose uses; none may show in the Spanish page outside code, math and parts
+# marked lang="en" (titles of sources, a quoted English term), as WCAG's language-of-parts rule asks.
+ENGLISH_STOP_WORDS = {
+    "the", "and", "of", "to", "is", "are", "with", "for", "that", "this", "which", "from", "by", "it",
+    "its", "be", "an", "or", "not", "you", "your", "what", "when", "how", "each", "every", "than",
+    "shows", "show", "rows", "bins", "temperature", "confidence", "accuracy", "fitted", "calibrated",
+}
+_ENGLISH_PART = re.compile(r'<(\w+)\b[^>]*\blang="en"[^>]*>.*?</\1>', re.S)
+
+
+@pytest.fixture(scope="module")
+def spanish_page(tmp_path_factory):
+    """The Spanish page of a normal build (every language) from a private copy of the sources."""
+    base = tmp_path_factory.mktemp("es")
+    root = copy_sources(base / "src")
+    result = run_build(root, "--out", base / "site")
+    assert result.returncode == 0, result.stderr
+    return (base / "site" / "es" / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_spanish_page_shows_no_english_words(spanish_page):
+    page = visible_text(_ENGLISH_PART.sub(" ", spanish_page))
+    leaks = {}
+    for section, text in page.texts:
+        for word in _ASCII_WORD.findall(_FILE_NAME.sub(" ", text)):
+            if word.lower() in ENGLISH_STOP_WORDS:
+                leaks.setdefault(word, f"#{section}: {text.strip()[:80]!r}")
+    assert not leaks, "English in the Spanish page (mark it lang=\"en\" or translate it):\n  " + "\n  ".join(
+        f"{word}: {where}" for word, where in sorted(leaks.items()))
+
+
+def test_the_spanish_page_marks_its_english_parts(spanish_page):
+    assert '<html lang="es"' in spanish_page
+    assert re.search(r'<span lang="en">[^<]*(Calibration|Calibrated|Reliability)', spanish_page), \
+        "the sources' English titles are marked lang=\"en\""

@@ -191,7 +191,7 @@ def no_components(name):
     raise AssertionError(f"no component expected, got {name}")
 
 
-PAGE_STRINGS = {"format": {"decimal": ",", "group": "\u202f"}, "meta": {"equation": "Gleichung", "table": "Tabelle"}}
+PAGE_STRINGS = {"format": {"decimal": ",", "group": "\u202f"}, "meta": {"equation": "Gleichung", "table_region": "Tabelle {number} in „{section}“"}}
 
 
 def render(tmp_path, source, context=None, render_component=no_components):
@@ -207,7 +207,7 @@ def test_numbers_in_math_are_one_mn_each_written_as_the_language_writes_them(tmp
 
 def test_a_table_is_named_in_the_language_of_the_page(tmp_path):
     html = render(tmp_path, "# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
-    assert 'role="group" aria-label="Tabelle"' in html
+    assert 'role="region" aria-label="Tabelle 1 in „Title“"' in html
 
 
 def test_a_section_renders_math_markdown_and_components(tmp_path):

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen.facts import FILTERS, PLAIN_FORMAT, fixed, interval, num, number_filters, pct, seq, series, sig, thousands, vec
+from sitegen.facts import FILTERS, PLAIN_FORMAT, fixed, interval, num, number_filters, pct, seq, series, sig, temp, thousands, vec
 
 MINUS = "\u2212"
 NNBSP, NBSP = "\u202f", "\u00a0"
@@ -20,8 +20,8 @@ COMMA = {**PLAIN_FORMAT, "decimal": ",", "group": NNBSP, "group_from": 5, "perce
          "interval": "[{lo}; {hi}{close}", "list": "; "}
 
 
-def test_the_filter_table_holds_the_nine_filters():
-    assert FILTERS == {"fixed": fixed, "pct": pct, "num": num, "sig": sig, "vec": vec, "thousands": thousands,
+def test_the_filter_table_holds_the_ten_filters():
+    assert FILTERS == {"fixed": fixed, "pct": pct, "num": num, "sig": sig, "temp": temp, "vec": vec, "thousands": thousands,
                        "interval": interval, "seq": seq, "series": series}
     assert set(number_filters(SPANISH)) == set(FILTERS)
 

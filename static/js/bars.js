@@ -3,7 +3,12 @@
  * grid point, restyling a bar only when its length changes visibly. */
 (function (CT) {
   "use strict";
-  var CLASS_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  /* The label of class k, from one place: a payload's own class names (`class_names`, as a reader's
+   * data would bring) where it has them, otherwise strings ui.class_name with the class number counted
+   * from zero, the way the prose and its tables count. */
+  CT.className = function (k, names) {
+    return names && names[k] != null ? String(names[k]) : CT.fill(CT.strings().ui.class_name, { index: k });
+  };
   var STEP = 4;  // bar lengths move in steps of 0.004 (about a pixel); the printed value is exact
 
   function span(className, parent) {
@@ -29,13 +34,15 @@
   /* Rebuild the cards of `model`'s examples (only `example` in single mode). */
   Bars.prototype.setData = function (model, example) {
     var ui = CT.strings().ui, ex = model.examples, single = this.single, host = this.host, rows = [];
+    var names = (CT.datasets[model.name] || {}).class_names;
+    var label = function (k) { return CT.className(k, names); };
     host.textContent = "";
     var shown = single ? [example] : ex.index.map(function (_, e) { return e; });
     shown.forEach(function (e) {
       var card = document.createElement("div");
       card.className = "example";
       paragraph("example-head", CT.fill(ui.example_head, {
-        number: ex.index[e] + 1, label: CLASS_NAMES[ex.label[e]], predicted: CLASS_NAMES[ex.predicted[e]],
+        number: ex.index[e] + 1, label: label(ex.label[e]), predicted: label(ex.predicted[e]),
         verdict: ex.predicted[e] === ex.label[e] ? ui.verdict_right : ui.verdict_wrong
       }), card);
       if (single) paragraph("example-logits", CT.fill(ui.example_logits, { logits: CT.list(ex.logits[e].map(CT.num)) }), card);
@@ -43,7 +50,7 @@
       for (var c = 0; c < model.k; c++) {
         var row = document.createElement("div");
         row.className = "bar-row" + (c === ex.predicted[e] ? " predicted" : "") + (c === ex.label[e] ? " truth" : "");
-        span("bar-name", row).textContent = CLASS_NAMES[c];
+        span("bar-name", row).textContent = label(c);
         var fill = span("bar-fill", span("bar-track", row));
         var value = span("bar-value", row);
         card.appendChild(row);

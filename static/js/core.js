@@ -91,8 +91,8 @@
     return CT.fill(format().interval, { lo: lo, hi: hi, close: closed ? "]" : ")" });
   };
   CT.points = function (units) { return CT.fill(CT.strings().ui.points, { value: CT.fixed(units, 1, true) }); };
-  /* Temperatures are grid values, printed to a number of significant digits. */
-  CT.temp = function (t, digits) { return t.toPrecision(digits || 4).replace(".", format().decimal); };
+  /* The one rule for printing a temperature: three significant digits (the build's `temp` filter agrees). */
+  CT.temp = function (t) { return t.toPrecision(3).replace(".", format().decimal); };
   /* A dataset's short name in the page's language (its id in English). */
   CT.shortName = function (name) {
     var table = CT.strings().datasets || {};

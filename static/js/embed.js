@@ -15,7 +15,8 @@
  * back to its no-script state (static figures where the widget has them) and says why.
  *
  * The "open in the full tutorial" link keeps its no-script address (the widget's section) until the
- * reader reaches for it; then it carries the widget's state (#state/…&widget=<id>). */
+ * reader reaches for it; then it carries the widget's state to that section (#<section>/state/…&widget=<id>,
+ * hash.js's grammar), so the full page shows the same widget in the same state. */
 (function () {
   "use strict";
   var html = document.documentElement, widget = html.getAttribute("data-embed");
@@ -52,8 +53,9 @@
     var CT = window.CalibTutorial, root = document.querySelector('[data-component="explorer"]');
     var explorer = root && root.explorer;
     if (!CT || !CT.stateHash || !explorer || !explorer.state.model) return;
+    var state = CT.stateHash.format(explorer.state, explorer.options.analysis, link.getAttribute("data-widget"));
     link.setAttribute("href", link.getAttribute("href").split("#")[0] +
-      CT.stateHash.format(explorer.state, explorer.options.analysis, link.getAttribute("data-widget")));
+      CT.stateHash.build(link.getAttribute("data-section"), CT.stateHash.parse(state).fields));
   }
   ["pointerdown", "focusin", "click"].forEach(function (type) {
     document.addEventListener(type, function (event) {

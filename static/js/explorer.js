@@ -40,9 +40,9 @@
     };
     this.views = {};  // cards, curves, reliability, bars, compare, sweep: see makeViews
     this.panels = {};  // panel name -> the node watched for visibility (it carries data-index)
-    // Started by the reader's first touch, the dataset picker may already hold another choice.
-    var picked = this.$("dataset");
-    if (picked && picked.value) this.state.dataset = picked.value;
+    // Started by a first input (a reader's, a script's or assistive technology's), the controls may
+    // already hold other values than the template's: the state starts from what they show.
+    this.readControls();
     this.bind();
     this.watchPanels();
     if (CT.stateHash.isFor(root)) CT.stateHash.read(this.state);
@@ -51,6 +51,28 @@
 
   Explorer.prototype.$ = function (suffix) {
     return document.getElementById(this.id + "-" + suffix);
+  };
+
+  /* Copy what the controls show into the state (before the first render). */
+  Explorer.prototype.readControls = function () {
+    var s = this.state, root = this.root, id = this.id;
+    var picked = this.$("dataset"), slider = this.$("t"), bins = this.$("bins"), example = this.$("example");
+    if (picked && picked.value) s.dataset = picked.value;
+    if (example && example.value) {
+      var parts = example.value.split(":");
+      s.dataset = parts[0];
+      s.example = Number(parts[1]) || 0;
+    }
+    var index = Number(slider.value);
+    if (index >= 0 && index < CT.core.grid.length) s.index = index;
+    if (bins && Number(bins.value) > 0) s.bins = Number(bins.value);
+    ["scheme", "part"].forEach(function (name) {
+      var checked = root.querySelector('input[name="' + id + "-" + name + '"]:checked');
+      if (checked) s[name] = checked.value;
+    });
+    var bands = this.$("bands"), smooth = this.$("smooth");
+    if (bands) s.bands = bands.checked;
+    if (smooth) s.smooth = smooth.checked;
   };
 
   /* ---- handlers: each updates the state, then redraws what depends on it ---- */
@@ -70,10 +92,7 @@
     });
     this.onClick("reset", function () { self.jumpTo(CT.core.t1_index); });
     this.onClick("fit", function () { if (s.model) self.jumpTo(s.model.fittedIndex); });
-    this.onClick("pin", function () {
-      if (s.pins.indexOf(s.index) < 0) s.pins.push(s.index);
-      self.renderCompare();
-    });
+    this.onClick("pin", function () { self.pin(); });
     this.onChange("dataset", function (value) { self.loadDataset(value, false); });
     this.onChange("bins", function (value) { s.bins = Number(value); self.renderConfig(); self.writeHash(); });
     this.onChange("example", function (value) {
@@ -142,7 +161,7 @@
       var changed = !s.model || s.model.name !== name;
       s.dataset = name;
       s.model = CT.model(name);
-      if (changed) { s.pins = []; s.group = "pooled"; s.own = false; }
+      if (changed) { s.group = "pooled"; s.own = false; }  // pins keep their own configuration
       var parts = s.model.partNames;
       if (parts.indexOf(s.part) < 0) s.part = parts.indexOf("test") >= 0 ? "test" : parts[0];
       if (s.example >= s.model.examples.index.length) s.example = 0;
@@ -269,11 +288,11 @@
     var summary = this.$("summary");
     if (summary) {
       summary.textContent = CT.datasetSummary(m.name) + " " + CT.fill(ui.dataset_line, {
-        n: CT.count(info.n), t: CT.temp(m.fittedT, 5), on: ui["fitted_on_" + m.fittedOn]
+        n: CT.count(info.n), t: CT.temp(m.fittedT), on: ui["fitted_on_" + m.fittedOn]
       });
     }
     var fitButton = this.$("fit");
-    if (fitButton) fitButton.textContent = CT.fill(ui.button_fitted, { t: CT.temp(m.fittedT, 4) });
+    if (fitButton) fitButton.textContent = CT.fill(ui.button_fitted, { t: CT.temp(m.fittedT) });
     if (!CT.isDetailed(s.bins) && !part.hasDetail()) {
       this.needs("bins", m.name + "-" + s.part, ui.error_bins);  // the other bin counts' MCE and diagrams
       CT.setText(this.$("diagram-at") || {}, CT.fill(ui.diagram_loading, { bins: s.bins }));
@@ -299,7 +318,7 @@
     if (v.curves) {
       var score = function (u) { return CT.score(u); }, pct = function (u) { return CT.pct(u); };
       v.curves.setData(CT.core.grid, [
-        { label: ui.metric_nll, values: part.nll.value, format: score },
+        { label: ui.metric_nll, values: part.nll.value, format: score, zoom: true },
         { label: ui.metric_brier, values: part.brier.value, format: score },
         { label: this.eceLabel(), values: series.ece.value, format: pct }  // the part's, also in the own view
       ], CT.core.t1_index, part.nllArgmin);
@@ -345,8 +364,8 @@
       k = CT.nearestIndex(d.temps, CT.core.grid[i]);
       shown = d.subgrid[k];
       if (shown !== i) {
-        note = CT.fill(ui.diagram_nearest, { t: CT.temp(d.temps[k], 4), count: d.temps.length, bins: s.bins,
-          now: CT.temp(CT.core.grid[i], 4) });
+        note = CT.fill(ui.diagram_nearest, { t: CT.temp(d.temps[k]), count: d.temps.length, bins: s.bins,
+          now: CT.temp(CT.core.grid[i]) });
       }
     }
     view.setIndex(k);
@@ -360,7 +379,7 @@
     this.ownNote = "";
     if (own) {
       var temps = s.groups.names.filter(function (g) { return s.group === "pooled" || g === s.group; })
-        .map(function (g) { return CT.fill(ui.own_temp, { name: g, t: CT.temp(s.groups.temperatures[g], 4) }); });
+        .map(function (g) { return CT.fill(ui.own_temp, { name: g, t: CT.temp(s.groups.temperatures[g]) }); });
       this.ownNote = CT.fill(ui.own_note, { temps: temps.join("; ") });
     }
     ["t", "reset", "fit"].forEach(function (suffix) { var node = self.$(suffix); if (node) node.disabled = !!own; });
@@ -406,13 +425,39 @@
     if (!s.model) return;
     var i = s.index, ui = CT.strings().ui, series = s.series, t = CT.core.grid[i];
     var readout = this.$("t-readout");
-    if (readout) CT.setText(readout, CT.temp(t, 4));
-    CT.setAttrs(this.$("t"), { "aria-valuetext": CT.fill(ui.slider_valuetext, { t: CT.temp(t, 3), ece: CT.pct(series.ece.value[i]) }) });
+    if (readout) CT.setText(readout, CT.temp(t));
+    CT.setAttrs(this.$("t"), { "aria-valuetext": CT.fill(ui.slider_valuetext, { t: CT.temp(t), ece: CT.pct(series.ece.value[i]) }) });
     this.views.cards.setIndex(i);
     for (var p = 0; p < PANELS.length; p++) {
       if (force || this.live(PANELS[p])) this.refreshPanel(PANELS[p], i);
     }
     this.renderAnalysis(false);
+  };
+
+  /* Pin the current state: its whole configuration and its values, looked up now, so that a pinned
+   * row never changes when the controls do (the same state twice is pinned once). */
+  Explorer.prototype.pin = function () {
+    var s = this.state, ui = CT.strings().ui, m = s.model, i = s.index;
+    if (!m) return;
+    var key = [m.name, s.part, s.group, s.own, s.scheme, s.bins, i].join("|");
+    if (s.pins.some(function (p) { return p.key === key; })) return;
+    var part = m.partNames.length > 1 ? ui["part_short_" + s.part] : ui.part_all;
+    if (s.group !== "pooled") part += ", " + CT.fill(ui.group_one, { name: s.group });
+    if (s.own) part += ", " + ui.own_t;
+    s.pins.push({
+      key: key, index: i,
+      label: CT.fill(ui.pin_config, { number: s.pins.length + 1, dataset: this.datasetLabel(m.name),
+        part: part, scheme: ui["scheme_" + s.scheme], bins: s.bins }),
+      values: { nll: s.series.nll.value[i], brier: s.series.brier.value[i], ece: s.series.ece.value[i],
+        accuracy: s.partView.accuracy }
+    });
+    this.renderCompare();
+  };
+
+  /* A dataset's name as the dataset picker shows it (its payload name where there is no picker). */
+  Explorer.prototype.datasetLabel = function (name) {
+    var option = this.root.querySelector('option[value="' + name + '"]');
+    return option ? option.textContent : name;
   };
 
   /* The comparison table: T = 1, fitted T, the current state and the reader's pins. */
@@ -421,7 +466,7 @@
     if (!compare || !s.model) return;
     compare.setData({
       nll: s.series.nll, brier: s.series.brier, ece: s.series.ece, accuracy: s.partView.accuracy,
-      eceLabel: this.eceLabel(), fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
+      fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
     });
   };
 
@@ -433,7 +478,7 @@
     if (!a || !s.model || a.raw.name !== s.model.name) {
       s.sub = null;
       if (v.uncertainty) v.uncertainty.pending();
-      if (v.reliability) { v.reliability.setBands(null); v.reliability.setSmooth(null); }
+      if (v.reliability) { v.reliability.setBands(null); v.reliability.setSmooth(null); v.reliability.setBandNote(null); }
       return;
     }
     if (s.group !== "pooled" || s.own) {
@@ -450,7 +495,7 @@
     if (!force && k === s.sub) return;
     s.sub = k;
     var gi = a.subgrid[k], part = a.part(s.part);
-    var where = { t: CT.temp(CT.core.grid[gi], 4), count: a.subgrid.length };
+    var where = { t: CT.temp(CT.core.grid[gi]), count: a.subgrid.length };
     var note = CT.fill(ui.unc_at_note, where);
     if (v.uncertainty) {
       v.uncertainty.draw({ at: CT.fill(ui.unc_at, where), k: k, part: part, scheme: s.scheme, bins: s.bins,
@@ -458,14 +503,16 @@
     }
     var sweepHost = this.$("sweep");
     if (sweepHost) {
-      if (!v.sweep) v.sweep = new CT.Sweep(sweepHost);
+      if (!v.sweep) v.sweep = new CT.Sweep(sweepHost, this.$("sweep-b"), this.$("sweep-value"));
       var sw = part.sweep(s.scheme);
       v.sweep.draw({ ece: sw.ece[k], mid: sw.mid[k], hi: sw.hi[k] }, s.bins);
       CT.setText(this.$("sweep-at"), note);
     }
     if (v.reliability) {
-      var band = s.bands && s.diagram && s.diagram.mode === "grid" ? part.band(s.scheme, s.bins) : null;
-      v.reliability.setBands(band, gi, k);
+      // Bands exist for the detailed bin counts, on the grid's own diagram: listed in the table, and drawn if asked.
+      var band = s.diagram && s.diagram.mode === "grid" ? part.band(s.scheme, s.bins) : null;
+      v.reliability.setBands(band, gi, k, s.bands);
+      v.reliability.setBandNote(band && this.$("band-note"), CT.fill(ui.bin_table_band_note, where));
       var smooth = s.smooth ? part.smooth() : null;
       v.reliability.setSmooth(smooth && smooth.curve[k], smooth && smooth.density[k]);
       var overlayNote = this.$("overlay-at");

@@ -1,40 +1,74 @@
-/* hash.js — an explorer's state in the URL: #state/dataset=…&t=…&scheme=…&bins=…&part=…, plus
- * &bands=…&smooth=… where the overlays are offered. The explorer marked data-hash="on" uses it; a
- * hash ending in &widget=<id> is for the explorer with that id instead (an embed page's link to the
- * full tutorial names the widget it came from). */
+/* hash.js — the page's one URL grammar (README, "Links and state"). The fragment holds a place, a
+ * state, or both:
+ *
+ *   #<id>                  a place: the id of a section (or of any element) to scroll to
+ *   #state/<fields>        a state, at the explorer that keeps its state in the URL
+ *   #<id>/state/<fields>   both: the state, shown at that place
+ *
+ * <fields> are key=value pairs joined by "&" (";" is read as well), each part percent-encoded. The
+ * main explorer (data-hash="on") writes dataset, t, scheme, bins, part, and bands and smooth where
+ * it offers the overlays; a field nobody here knows (one a language switcher, an embed or a later
+ * view adds) is kept when the explorer rewrites the others. Following an in-page link keeps the
+ * state: the place changes, the fields stay. parse and build are the only readers and writers.
+ *
+ * One field is the URL's own: widget=<id> says which explorer the state is for (an embed page's link
+ * to the full tutorial sets it to the widget it came from); without it, the state is the main
+ * explorer's. isFor(root) tells an explorer whether the state is its own. */
 (function (CT) {
   "use strict";
-  var PREFIX = "#state/";
+  var MARK = "state/";
   var DELAY = 250;  // ms after the last change
   var timer = null;
 
-  /* True when the page was opened on a #state/ hash. */
-  function present() {
-    return window.location.hash.indexOf(PREFIX) === 0;
+  /* {place, fields} of a fragment ("#…" or ""): place is "" when absent, fields null when there is no state. */
+  function parse(hash) {
+    var text = String(hash || "").replace(/^#/, ""), place = text, body = null;
+    if (text.indexOf(MARK) === 0) { place = ""; body = text.slice(MARK.length); }
+    else if (text.indexOf("/" + MARK) >= 0) {
+      var at = text.indexOf("/" + MARK);
+      place = text.slice(0, at);
+      body = text.slice(at + 1 + MARK.length);
+    }
+    var fields = null;
+    if (body !== null) {
+      fields = {};
+      body.split(/[&;]/).forEach(function (pair) {
+        var kv = pair.split("=");
+        if (kv.length !== 2 || !kv[0]) return;
+        try { fields[decodeURIComponent(kv[0])] = decodeURIComponent(kv[1]); } catch (error) { /* malformed: ignored */ }
+      });
+    }
+    try { place = decodeURIComponent(place); } catch (error) { place = ""; }
+    return { place: place, fields: fields };
   }
 
-  /* The fields of the #state/ hash as {name: value}. */
-  function fields() {
-    var params = {};
-    window.location.hash.slice(PREFIX.length).split("&").forEach(function (pair) {
-      var kv = pair.split("=");
-      if (kv.length === 2) params[decodeURIComponent(kv[0])] = decodeURIComponent(kv[1]);
+  /* The fragment of a place and fields (either may be empty/null); "" when both are. */
+  function build(place, fields) {
+    var head = place ? encodeURIComponent(place) : "";
+    if (!fields) return head ? "#" + head : "";
+    var pairs = Object.keys(fields).map(function (key) {
+      return encodeURIComponent(key) + "=" + encodeURIComponent(fields[key]).replace(/%2C/g, ",");
     });
-    return params;
+    return "#" + (head ? head + "/" : "") + MARK + pairs.join("&");
   }
 
-  /* True when the page was opened on a #state/ hash for the explorer `root`: the one its widget
-   * field names, or without that field the one marked data-hash="on". */
+  function current() { return parse(window.location.hash); }
+
+  /* True when the page's URL carries a state. */
+  function present() { return current().fields !== null; }
+
+  /* True when the URL's state is for the explorer `root`: the one its widget field names, or
+   * without that field the one marked data-hash="on". */
   function isFor(root) {
-    if (!present()) return false;
-    var widget = fields().widget;
-    return widget ? widget === root.id : root.getAttribute("data-hash") === "on";
+    var fields = current().fields;
+    if (!fields) return false;
+    return fields.widget ? fields.widget === root.id : root.getAttribute("data-hash") === "on";
   }
 
-  /* Copy every valid field of the #state/ hash into `state`; malformed fields are ignored. */
+  /* Copy every valid field of the URL's state into `state`; malformed fields are ignored. */
   function read(state) {
-    if (!present()) return;
-    var params = fields();
+    var params = current().fields;
+    if (!params) return;
     if (params.dataset && CT.datasetInfo(params.dataset)) state.dataset = params.dataset;
     var t = Number(params.t);
     if (t > 0 && isFinite(t)) state.index = CT.nearestIndex(CT.core.grid, t);
@@ -45,13 +79,19 @@
     if (params.smooth) state.smooth = params.smooth === "1";
   }
 
-  /* The hash of `state`; `overlays` adds the bands and smooth-curve switches, `widget` (an explorer's
-   * id, optional) the explorer it is for. */
+  /* The fragment for `state` at the current place, keeping fields the explorer does not own;
+   * `overlays` adds the bands and smooth-curve switches, `widget` (an explorer's id; none for the
+   * main explorer) the explorer the state is for. */
   function format(state, overlays, widget) {
-    return PREFIX + "dataset=" + state.dataset + "&t=" + Number(CT.core.grid[state.index].toPrecision(5)) +
-      "&scheme=" + state.scheme + "&bins=" + state.bins + "&part=" + state.part +
-      (overlays ? "&bands=" + (state.bands ? 1 : 0) + "&smooth=" + (state.smooth ? 1 : 0) : "") +
-      (widget ? "&widget=" + encodeURIComponent(widget) : "");
+    var now = current(), fields = now.fields || {};
+    var own = { dataset: state.dataset, t: Number(CT.core.grid[state.index].toPrecision(5)), scheme: state.scheme,
+      bins: state.bins, part: state.part };
+    if (overlays) { own.bands = state.bands ? 1 : 0; own.smooth = state.smooth ? 1 : 0; }
+    var merged = {};
+    Object.keys(own).forEach(function (key) { merged[key] = own[key]; });
+    Object.keys(fields).forEach(function (key) { if (!(key in merged) && key !== "widget") merged[key] = fields[key]; });
+    if (widget) merged.widget = widget;
+    return build(now.place, merged);
   }
 
   /* Replace the hash with make() a moment after the controls settle: holding an arrow key fires
@@ -62,9 +102,56 @@
       timer = null;
       var hash = make();
       // A sandboxed frame without same-origin access (an embed) may refuse: the state then stays unwritten.
-      try { if (window.location.hash !== hash) history.replaceState(null, "", hash); } catch (error) { /* kept */ }
+      try {
+        if (window.location.hash !== hash) history.replaceState(null, "", hash || window.location.pathname);
+      } catch (error) { /* kept as it was */ }
     }, DELAY);
   }
 
-  CT.stateHash = { present: present, isFor: isFor, read: read, format: format, write: write };
+  /* Keep `target` at the top while the sections above it take their real sizes (sections off screen
+   * are laid out at an estimated height until they come near: base.css), for a moment or until the
+   * reader scrolls, taps or types. */
+  function hold(target) {
+    var frames = 0, stopped = false, events = ["wheel", "touchstart", "keydown", "pointerdown"];
+    var stop = function () { stopped = true; };
+    events.forEach(function (type) { window.addEventListener(type, stop, { passive: true }); });
+    (function check() {
+      if (stopped || ++frames > 45) {
+        events.forEach(function (type) { window.removeEventListener(type, stop); });
+        return;
+      }
+      if (Math.abs(target.getBoundingClientRect().top) > 1) target.scrollIntoView();
+      requestAnimationFrame(check);
+    })();
+  }
+
+  /* Scroll to the element a place names and move the keyboard's starting point there; false if none. */
+  function go(place) {
+    var target = place && document.getElementById(place);
+    if (!target) return false;
+    target.scrollIntoView();
+    hold(target);
+    if (!target.hasAttribute("tabindex") && !/^(A|BUTTON|INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) {
+      target.setAttribute("tabindex", "-1");
+    }
+    target.focus({ preventScroll: true });
+    return true;
+  }
+
+  /* An in-page link: go to the link's place and keep the URL's state, if any (a new history entry, as
+   * any link makes). A link that carries a state of its own is left to the browser. */
+  document.addEventListener("click", function (event) {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    var link = event.target.closest && event.target.closest('a[href^="#"]');
+    if (!link) return;
+    var now = current(), to = parse(link.getAttribute("href"));
+    if (to.fields || !to.place || !document.getElementById(to.place)) return;
+    event.preventDefault();
+    var hash = build(to.place, now.fields);
+    if (window.location.hash !== hash) history.pushState(null, "", hash);
+    go(to.place);
+  });
+
+  CT.stateHash = { parse: parse, build: build, present: present, isFor: isFor, read: read, format: format, write: write, go: go,
+    place: function () { return current().place; } };
 })(window.CalibTutorial);

@@ -1,20 +1,25 @@
 /* main.js — start each component when it comes near the viewport, so that loading the page
- * decodes and draws only what the reader is about to see. The explorer named in a #state/ hash
- * starts at once. */
+ * decodes and draws only what the reader is about to see. Any first input also starts a component
+ * (a reader's, a script's or assistive technology's), and the component honours it. The explorer that
+ * keeps its state in the URL starts at once when the URL carries a state (hash.js), and the page
+ * scrolls to the URL's place, or to that explorer. Also: the table of contents, open beside the text
+ * on wide screens, marks the section being read. */
 (function (CT) {
   "use strict";
+  var WIDE = "(min-width: 75rem)";  // keep in step with base.css
+
   function startOne(root) {
     if (root.explorer) return;
     root.explorer = new CT.Explorer(root);
   }
-  function start() {
-    document.documentElement.classList.add("js-ready");
-    if (!CT.core) return;
+  function startExplorers() {
     var roots = Array.prototype.slice.call(document.querySelectorAll('[data-component="explorer"]'));
+    // The explorer the URL's state is for (hash.js isFor) starts at once. An embed page shows its one
+    // widget at the top: scrolling to it could scroll the course page around the frame.
     var eager = roots.filter(CT.stateHash.isFor);
-    // An embed page shows its one widget at the top: scrolling it into view could scroll the course page.
+    eager.forEach(startOne);
     var embedded = document.documentElement.hasAttribute("data-embed");
-    eager.forEach(function (root) { startOne(root); if (!embedded) root.scrollIntoView(); });
+    if (eager.length && !embedded && !CT.stateHash.go(CT.stateHash.place())) eager[0].scrollIntoView();
     if (!("IntersectionObserver" in window)) { roots.forEach(startOne); return; }
     var observer = new IntersectionObserver(function (entries) {
       entries.forEach(function (entry) {
@@ -24,11 +29,49 @@
     roots.forEach(function (root) {
       if (root.explorer) return;
       observer.observe(root);
-      // A reader (or a test) may reach a control before the observer fires: start on first touch.
+      // The first event on a control may come before the observer fires. The explorer is made while the
+      // event is on its way (capture phase), so its own handlers still receive this very event.
       ["pointerdown", "focusin", "input", "change", "keydown"].forEach(function (type) {
         root.addEventListener(type, function () { startOne(root); }, { capture: true, once: true });
       });
     });
+  }
+
+  /* The contents: open on wide screens (it sits in its own column); aria-current on the link of the
+   * section crossing a line a third of the way down the window. */
+  function startContents() {
+    var box = document.getElementById("toc");
+    if (!box) return;
+    var wide = window.matchMedia ? window.matchMedia(WIDE) : null;
+    if (wide) {
+      box.open = wide.matches;
+      var follow = function (event) { if (event.matches) box.open = true; };
+      if (wide.addEventListener) wide.addEventListener("change", follow);
+    }
+    if (!("IntersectionObserver" in window)) return;
+    var links = {}, current = null;
+    Array.prototype.forEach.call(box.querySelectorAll('a[href^="#"]'), function (link) {
+      links[link.getAttribute("href").slice(1)] = link;
+    });
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        var link = links[entry.target.id];
+        if (!entry.isIntersecting || !link || link === current) return;
+        if (current) current.removeAttribute("aria-current");
+        link.setAttribute("aria-current", "location");
+        current = link;
+      });
+    }, { rootMargin: "-33% 0px -66% 0px" });
+    Object.keys(links).forEach(function (id) {
+      var section = document.getElementById(id);
+      if (section) observer.observe(section);
+    });
+  }
+
+  function start() {
+    document.documentElement.classList.add("js-ready");
+    startContents();
+    if (CT.core) startExplorers();
   }
   // After the first paint: decoding and drawing never delay the page's text (its largest paint).
   function afterPaint() { requestAnimationFrame(function () { setTimeout(start, 0); }); }

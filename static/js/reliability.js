@@ -1,4 +1,5 @@
-/* reliability.js — the reliability diagram (square plot, both axes 0–1) and its per-bin table. */
+/* reliability.js — the reliability diagram (square plot, both axes 0–1) and its per-bin table, whose
+ * last column lists each bin's consistency band (where the analyses offer one) and marks bins outside it. */
 (function (CT) {
   "use strict";
   var S = CT.svg;
@@ -30,6 +31,7 @@
       ui.axis_accuracy, svg);
     this.histLabel = S.text("text", { x: 12, y: histTop + HIST / 2, class: "axis-label middle small",
       transform: "rotate(-90 12 " + (histTop + HIST / 2) + ")" }, "", svg);
+    this.table = table;
     this.tbody = table.querySelector("tbody");
     this.totalCount = table.querySelector("tfoot .total-count");
     this.totalEce = table.querySelector("tfoot .total-ece");
@@ -58,7 +60,8 @@
       this.dotNodes.push(S.el("circle", { r: 5, class: "dot" }, this.dots));
       this.barNodes.push(S.el("rect", { class: scheme === "adaptive" ? "range-bar" : "count-bar" }, this.hist));
       var row = document.createElement("tr");
-      for (var c = 0; c < 5; c++) row.appendChild(document.createElement(c ? "td" : "th"));
+      for (var c = 0; c < 6; c++) row.appendChild(document.createElement(c ? "td" : "th"));
+      row.lastChild.className = "band-col";
       row.firstChild.setAttribute("scope", "row");
       this.tbody.appendChild(row);
       this.rows.push(row);
@@ -111,12 +114,23 @@
   };
   /* Consistency bands: for each non-empty bin at grid index gi (sub-grid position k, a computed
    * temperature), the 5–95% range of accuracy a perfectly calibrated model with those confidences
-   * would show, drawn at that bin's mean confidence. null hides them. */
-  Reliability.prototype.setBands = function (band, gi, k) {
-    var layer = this.bandLayer, bins = this.bins;
-    if (!band) { layer.setAttribute("visibility", "hidden"); return; }
+   * would show. The table lists them, marking a bin whose accuracy at gi lies outside; `draw` also
+   * draws them at each bin's mean confidence. null hides both. */
+  Reliability.prototype.setBands = function (band, gi, k, draw) {
+    var layer = this.bandLayer, bins = this.bins, ui = CT.strings().ui;
+    this.table.classList.toggle("no-band", !band);
+    if (band) {
+      for (var r = 0; r < this.rows.length; r++) {
+        var cell = this.rows[r].lastChild, filled = r < band.lo.length && bins.count[r][gi] > 0;
+        if (!filled) { CT.setText(cell, ui.band_none); cell.classList.remove("outside"); continue; }
+        var lo = band.lo[r][k], hi = band.hi[r][k], acc = bins.accuracy[r][gi];
+        var range = CT.fill(ui.band_range, { lo: CT.prob(lo), hi: CT.prob(hi) }), outside = acc < lo || acc > hi;
+        CT.setText(cell, outside ? CT.fill(ui.band_outside, { range: range }) : range);
+        cell.classList.toggle("outside", outside);
+      }
+    }
+    if (!band || !draw) { layer.setAttribute("visibility", "hidden"); return; }
     layer.setAttribute("visibility", "visible");
-    var ui = CT.strings().ui;
     while (layer.childNodes.length < band.lo.length) S.el("title", {}, S.el("rect", { class: "band" }, layer));
     for (var b = 0; b < layer.childNodes.length; b++) {
       var node = layer.childNodes[b], show = b < band.lo.length && bins.count[b][gi] > 0;
@@ -126,6 +140,14 @@
         y: top.toFixed(1), height: Math.max(bottom - top, 1).toFixed(1) });
       CT.setText(node.firstChild, CT.fill(ui.band_title, { bin: b + 1, lo: CT.prob(band.lo[b][k]), hi: CT.prob(band.hi[b][k]) }));
     }
+  };
+  /* The note under the table saying at which computed temperature the band column is (null hides it). */
+  Reliability.prototype.setBandNote = function (node, text) {
+    if (this.noteNode && !node) this.noteNode.hidden = true;
+    if (!node) return;
+    this.noteNode = node;
+    node.hidden = false;
+    CT.setText(node, text);
   };
   /* The kernel-smoothed reliability curve on its mesh (accuracy ×1000 per mesh point; density 0 = not drawn). */
   Reliability.prototype.setSmooth = function (curve, density) {

@@ -102,8 +102,10 @@ def test_every_control_has_an_accessible_name(open_explorer, expect):
 
 def test_explorer_controls_have_their_roles_and_names(open_explorer, expect):
     ex = open_explorer()
-    expect(ex.root.get_by_role("slider")).to_have_count(1)
+    # Two sliders: the temperature, and the bin-count chart's reading position.
+    expect(ex.root.get_by_role("slider")).to_have_count(2)
     expect(ex.slider).to_have_count(1)
+    expect(ex.root.get_by_role("slider", name=ex.ui["sweep_read"], exact=True)).to_have_count(1)
     expect(ex.slider).to_have_attribute("aria-valuetext", re.compile(r"^T \d+(\.\d+)?, ECE \d+\.\d\u00a0?%$"))
     expect(ex.status).to_have_count(1)
     expect(ex.status).to_have_attribute("aria-live", "polite")

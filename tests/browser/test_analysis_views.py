@@ -80,7 +80,7 @@ def test_uncertainty_panel_shows_the_engine_values(open_explorer, engine, analys
     wait_panel(ex, expected_panel(analyses, engine, dataset, part, index, "adaptive", 5, ui, number))
     result = analyses.datasets[dataset]
     grid_t = engine.grid[result.subgrid[nearest_sub(result, engine.grid, index)]]
-    at = fill(ui["unc_at"], t=number["sig"](grid_t, 4), count=len(result.subgrid))
+    at = fill(ui["unc_at"], t=number["temp"](grid_t), count=len(result.subgrid))
     expect(ex.uncertainty.get_by_text(at, exact=True)).to_be_visible()
 
 

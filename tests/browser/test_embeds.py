@@ -282,7 +282,7 @@ def test_the_state_hash_presets_an_embed_and_its_link_opens_the_full_tutorial_th
         link.click()
     tab = opened.value
     tab.wait_for_load_state("load")
-    assert tab.url.startswith(site_url + page_path(lang, "index.html#state/")), tab.url
+    assert tab.url.startswith(site_url + page_path(lang, "index.html#reliability/state/")), tab.url
     assert "widget=rel1" in tab.url and "dataset=twelve" in tab.url and "bins=10" in tab.url
     full = Explorer(tab, ui, expect, root="#rel1", number=number)
     expect(full.slider).to_have_value(str(start + 5))

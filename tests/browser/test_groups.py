@@ -74,7 +74,7 @@ def test_each_group_at_its_own_fitted_t(open_explorer, engine, ui, expect, subgr
     note = ex.root.locator("#ex1-diagram-at")
     for group in (["A", "B"] if who == "pooled" else [who]):
         t = subgroups.temperatures[group]
-        expect(note).to_contain_text(ui["own_temp"].replace("{name}", group).replace("{t}", f"{t:.4g}"))
+        expect(note).to_contain_text(ui["own_temp"].replace("{name}", group).replace("{t}", f"{t:#.3g}"))
     # the per-bin table adds up to that ECE
     expect(ex.bin_table.locator("tfoot .total-ece")).to_have_text(pct(metrics.ece["equal-width"][TABLE_BINS]))
     own_box(ex, ui).uncheck()

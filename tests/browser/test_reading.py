@@ -1,0 +1,357 @@
+"""The page as a student reads it: tables that never overlap or clip, components that start on any
+first input and honour it, pins that keep their configuration, one rule for class labels and
+temperatures, a NLL curve that shows its valley, reliability diagrams wide enough to read with their
+consistency bands in the table, a bin-count chart with ticks and a readout, the contents and key
+points, and one URL grammar for places and state (hash.js)."""
+
+import re
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+import pytest
+
+from sitegen.facts import fixed, pct
+
+from .explorer_ui import Explorer
+
+SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "paradox", "explorer", "held-out", "chance",
+            "bins", "smooth", "groups", "contract", "reproduce", "equations", "data", "sources")
+
+
+def strings():
+    from sitegen.content import load_strings
+    from .conftest import ROOT
+    return load_strings(ROOT / "content" / "en")
+
+
+def temp(t):
+    """The page's one rule for a temperature: three significant digits."""
+    return f"{float(t):#.3g}"
+
+
+def start_every_component(page):
+    """Lay out every section and start every explorer (as a reader scrolling by would), then wait for
+    their data and analyses."""
+    page.add_style_tag(content=".section { content-visibility: visible !important; }")
+    page.evaluate("""() => document.querySelectorAll('[data-component="explorer"]').forEach(
+        root => root.dispatchEvent(new FocusEvent('focusin')))""")
+    page.wait_for_load_state("networkidle")
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-component="explorer"]'))
+        .every(root => root.explorer && root.explorer.state.model)""")
+    page.wait_for_timeout(300)
+
+
+# --------------------------------------------------------------------------- tables
+
+TABLE_LAYOUT = """() => {
+    const visible = e => e.getClientRects().length > 0;
+    const spills = [], unscrolled = [], clipped = [];
+    for (const cell of document.querySelectorAll('main table th, main table td')) {
+        if (!visible(cell) || !cell.textContent.trim()) continue;
+        const box = cell.getBoundingClientRect(), range = document.createRange();
+        range.selectNodeContents(cell);
+        for (const r of range.getClientRects()) {
+            if (r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)) {
+                spills.push(`${cell.closest('table').id || cell.closest('section').id}: "${cell.textContent.trim().slice(0, 30)}"`);
+                break;
+            }
+        }
+    }
+    for (const table of document.querySelectorAll('main table')) {
+        if (!visible(table)) continue;
+        const wrap = table.parentElement, where = table.id || table.closest('section').id;
+        if (table.getBoundingClientRect().width > wrap.clientWidth + 1) {
+            const style = getComputedStyle(wrap);
+            const named = (wrap.getAttribute('aria-label') || '').trim() || (wrap.getAttribute('aria-labelledby') || '').trim();
+            if (!wrap.classList.contains('table-wrap') || wrap.getAttribute('role') !== 'region' || !named
+                || wrap.getAttribute('tabindex') !== '0' || !/auto|scroll/.test(style.overflowX)) {
+                unscrolled.push(where);
+            }
+        }
+        const caption = table.querySelector('caption');
+        if (caption && visible(caption)) {  // its text, not its box (as wide as the table), must be in view
+            const w = wrap.getBoundingClientRect(), range = document.createRange();
+            range.selectNodeContents(caption);
+            for (const c of range.getClientRects()) {
+                if (c.width > 0 && (c.right > w.right + 1 || c.left < w.left - 1)) { clipped.push(where); break; }
+            }
+        }
+    }
+    return {spills, unscrolled, clipped, pageWidth: document.documentElement.scrollWidth, viewport: innerWidth};
+}"""
+
+
+@pytest.mark.parametrize("width", [320, 390, 768, 1280])
+def test_tables_never_overlap_or_clip(open_page, width):
+    page = open_page(viewport={"width": width, "height": 900})
+    start_every_component(page)
+    ex = Explorer(page, strings()["ui"], None)
+    ex.choose(dataset="sim-600")  # a split dataset, its band column shown
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(300)
+    found = page.evaluate(TABLE_LAYOUT)
+    assert found["spills"] == [], f"at {width} px, text spills out of its cell: {found['spills']}"
+    assert found["unscrolled"] == [], (f"at {width} px, tables wider than their box do not scroll inside a labelled, "
+                                       f"focusable region: {found['unscrolled']}")
+    assert found["clipped"] == [], f"at {width} px, captions reach outside their table's region: {found['clipped']}"
+    assert found["pageWidth"] <= found["viewport"], f"at {width} px the page scrolls sideways: {found}"
+
+
+def test_a_wide_table_scrolls_inside_its_region(open_page, expect):
+    page = open_page(viewport={"width": 320, "height": 800})
+    region = page.get_by_role("region", name=re.compile(r"^Table 1 of .Fitting the temperature"))
+    region.scroll_into_view_if_needed()
+    sizes = region.evaluate("e => [e.scrollWidth, e.clientWidth]")
+    assert sizes[0] > sizes[1], "the six-example table fits at 320 px: pick a wider table for this test"
+    region.focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(region).to_be_focused()
+    assert region.evaluate("e => e.scrollLeft") > 0
+    assert page.evaluate("() => scrollX") == 0
+
+
+# --------------------------------------------------------------------------- first input
+
+def test_a_script_input_starts_the_softmax_demo_from_a_file_url(open_page, engine, expect):
+    page = open_page(file=True)
+    ui = strings()["ui"]
+    demo = page.locator("#sm1")
+    readout = demo.locator("output")
+    expect(readout).to_have_text(temp(1.0))
+    index = engine.t1_index + 40
+    page.evaluate("""i => { const s = document.getElementById('sm1-t'); s.value = i;
+        s.dispatchEvent(new Event('input', {bubbles: true})); }""", index)
+    expect(readout).to_have_text(temp(engine.grid[index]))
+    expect(demo.get_by_role("slider", name=ui["temperature"], exact=True)).to_have_value(str(index))
+    # The bars moved with it: the first example's class probabilities at that temperature.
+    expect(demo.locator(".bar-value").first).not_to_have_text("")
+
+
+def test_the_bins_select_as_first_touch(open_page, engine, expect):
+    page = open_page(file=True)
+    demo = page.locator("#rel1")
+    page.evaluate("""() => { const b = document.getElementById('rel1-bins'); b.value = '10';
+        b.dispatchEvent(new Event('change', {bubbles: true})); }""")
+    six = engine.datasets["six"].parts["all"]
+    want = pct(six.ece["equal-width"][10][engine.t1_index])
+    expect(demo.locator(".total-ece")).to_have_text(want)
+    expect(demo.get_by_role("combobox", name=strings()["ui"]["bins"], exact=True)).to_have_value("10")
+
+
+# --------------------------------------------------------------------------- pins
+
+def test_a_pin_keeps_its_whole_configuration(open_explorer, engine, expect):
+    ex = open_explorer()
+    ui = ex.ui
+    ex.choose(dataset="sim-600", scheme="adaptive", bins=10, part="calibration")
+    ex.fit.click()
+    ex.pin.click()
+    compare = ex.root.get_by_role("table", name=re.compile("^" + re.escape(ui["compare_caption"][:20])))
+    label = f"pin 1: Simulated, 600 examples; {ui['part_short_calibration']}; {ui['scheme_adaptive']}, 10 bins"
+    pinned = compare.get_by_role("row", name=re.compile("^" + re.escape(label)))
+    expect(pinned).to_have_count(1)
+    result = engine.datasets["sim-600"]
+    fit = engine.index_of(result.fitted_t)
+    ece = pct(result.parts["calibration"].ece["adaptive"][10][fit])
+    expect(pinned.get_by_role("cell").nth(3)).to_have_text(ece)
+    expect(pinned.get_by_role("cell").nth(0)).to_have_text(temp(result.fitted_t))
+    # Change everything: the pinned row stays as it was.
+    ex.choose(bins=4, scheme="equal-width", part="test")
+    ex.press("ArrowLeft", 30)
+    ex.choose(dataset="six")
+    assert ex.index() == fit - 30
+    expect(ex.card("ece-w")).to_have_text(pct(engine.datasets["six"].parts["all"].ece["equal-width"][4][fit - 30]))
+    expect(pinned.get_by_role("cell").nth(3)).to_have_text(ece)
+    expect(pinned.get_by_role("cell").nth(0)).to_have_text(temp(result.fitted_t))
+
+
+# --------------------------------------------------------------------------- labels
+
+def test_one_class_naming_and_one_temperature_rule(open_explorer, engine, facts_six, expect):
+    ex = open_explorer()
+    page = ex.page
+    ex.root.scroll_into_view_if_needed()
+    fitted = engine.datasets["six"].fitted_t
+    expect(ex.fit).to_have_text(f"{ex.ui['button_fitted_plain']} = {temp(fitted)}")
+    expect(ex.readout).to_have_text(temp(1.0))
+    expect(ex.root.locator(".dataset-summary")).to_contain_text(f"fitted T = {temp(fitted)}")
+    # Classes: the bars name them as the prose's table does (numbers from zero).
+    first = facts_six.examples[0]
+    head = ex.root.locator(".example-head").first
+    expect(head).to_contain_text(f"true class {first.label}, predicted {first.predicted}")
+    expect(ex.root.locator(".bar-name").first).to_have_text("0")
+    # The six examples' fitted T: three significant digits everywhere but the fitting section (which
+    # says so) and the reproduction's printout.
+    page.add_style_tag(content=".section { content-visibility: visible !important; }")
+    text = page.evaluate("""() => Array.from(document.querySelectorAll('main > section'))
+        .filter(s => !['fitting', 'reproduce'].includes(s.id)).map(s => s.innerText).join('\\n')""")
+    for digits in (3, 4, 5):
+        found = [text[max(0, m.start() - 60):m.end()] for m in re.finditer(rf"(?<![\d.]){re.escape(fixed(fitted, digits))}(?!\d)", text)]
+        assert not found, f"the fitted T printed to {digits} decimals: {found}"
+    assert temp(fitted) in text
+    fitting = page.locator("#fitting")
+    expect(fitting).to_contain_text(fixed(fitted, 5))
+    expect(fitting.locator(".t-rule-note")).to_contain_text("three significant digits")
+
+
+@pytest.fixture(scope="module")
+def facts_six(engine):
+    from sitegen.facts import build_facts
+    return build_facts(engine)["six"]
+
+
+# --------------------------------------------------------------------------- figures
+
+def test_the_nll_curve_shows_its_valley(open_page, engine):
+    page = open_page()
+    curves = page.locator("#fit1-curves")
+    curves.scroll_into_view_if_needed()
+    page.wait_for_function("() => document.querySelector('#fit1-curves svg path.curve-line')")
+    nll = curves.locator("svg").first
+    ring = nll.locator("circle.ring")
+    dot = nll.locator("circle.dot")
+    top = float(nll.locator("text.tick.end").first.get_attribute("y"))
+    base = float(nll.locator("line.axis").first.get_attribute("y1"))
+    ring_y, dot_y = float(ring.get_attribute("cy")), float(dot.get_attribute("cy"))
+    height = base - top
+    assert top <= dot_y <= base and top <= ring_y <= base, "a marker is outside the plot"
+    # The rise from the minimum to T = 1 takes a visible share of the height (not a flat line).
+    assert ring_y - dot_y >= 0.15 * height, f"valley too flat: ring at {ring_y}, T = 1 dot at {dot_y}, height {height}"
+    six = engine.datasets["six"].parts["all"]
+    assert six.nll[engine.t1_index] > six.nll.min()
+
+
+def test_reliability_diagrams_are_wide_and_list_their_bands(open_explorer, engine, expect):
+    ex = open_explorer(viewport={"width": 1280, "height": 900})
+    ex.bands.check()
+    ex.choose(dataset="sim-60", bins=15)
+    ex.diagram.scroll_into_view_if_needed()
+    width = ex.diagram.locator("svg").evaluate("e => e.getBoundingClientRect().width")
+    assert width >= 360, f"the reliability diagram is {width:.0f} px wide at 1280 px"
+    header = ex.bin_table.get_by_role("columnheader", name=ex.ui["col_band"])
+    expect(header).to_be_visible()
+    cells = ex.bin_table.locator("tbody tr:visible td.band-col")
+    expect(cells.first).to_have_text(re.compile(r"^\d\.\d{3}–\d\.\d{3}(, outside)?$"))
+    # A bin marked outside has its accuracy beyond the listed range, and the others within it.
+    for row in ex.bin_table.locator("tbody tr:visible").all():
+        texts = [c.inner_text() for c in row.locator("th, td").all()]
+        band = re.match(r"(\d\.\d{3})–(\d\.\d{3})", texts[5])
+        if not band:
+            continue
+        lo, hi = float(band.group(1)), float(band.group(2))
+        note = ex.root.locator(".band-note")
+        shown_t = float(re.search(r"T = (\d+\.\d+)", note.inner_text()).group(1))
+        if abs(shown_t - float(engine.grid[ex.index()])) < 1e-9 or temp(engine.grid[ex.index()]) == f"{shown_t:#.3g}":
+            acc = float(texts[3])
+            assert texts[5].endswith("outside") == (acc < lo or acc > hi), texts
+
+
+def test_the_bin_count_chart_has_ticks_and_a_readout(open_explorer, engine, expect):
+    ex = open_explorer(viewport={"width": 1280, "height": 900}, has_touch=True)
+    ui = ex.ui
+    ex.choose(dataset="overconfident", bins=15)
+    chart = ex.root.locator(".sweep svg")
+    chart.scroll_into_view_if_needed()
+    expect(chart.locator("text.tick.end")).not_to_have_count(0)
+    assert chart.locator("text.tick.end").count() >= 3, "the ECE axis needs labelled ticks"
+    assert chart.locator("text.tick.middle").count() >= 6, "the bin axis needs labelled ticks"
+    reader = ex.root.get_by_role("slider", name=ui["sweep_read"], exact=True)
+    value = ex.root.locator(".sweep-value")
+    expect(value).to_contain_text("15 bins: ECE")
+    reader.focus()
+    ex.page.keyboard.press("ArrowRight")
+    expect(value).to_contain_text("16 bins: ECE")
+    expect(reader).to_have_attribute("aria-valuetext", re.compile("^16 bins: ECE"))
+    ex.page.keyboard.press("Home")
+    expect(value).to_contain_text("1 bins: ECE")
+    # Touch: a tap near the right end reads the largest bin count.
+    box = chart.bounding_box()
+    ex.page.touchscreen.tap(box["x"] + box["width"] - 6, box["y"] + box["height"] / 2)
+    expect(value).to_contain_text("50 bins: ECE")
+
+
+# --------------------------------------------------------------------------- contents and key points
+
+def test_contents_are_sticky_on_wide_screens_and_mark_the_section(open_page, expect):
+    page = open_page(viewport={"width": 1280, "height": 900})
+    toc = page.get_by_role("navigation", name=strings()["meta"]["toc"])
+    expect(toc).to_be_visible()
+    links = toc.get_by_role("link")
+    expect(links).to_have_count(len(SECTIONS))
+    expect(toc.locator("details")).to_have_attribute("open", "")
+    toc.get_by_role("link", name=re.compile("^Same model")).click()
+    current = toc.locator('a[aria-current="location"]')
+    expect(current).to_have_attribute("href", "#bins")
+    assert toc.evaluate("e => getComputedStyle(e).position") == "sticky"
+    assert toc.bounding_box()["y"] <= 1
+
+
+def test_contents_collapse_on_narrow_screens_and_work_without_javascript(open_page, expect):
+    page = open_page(viewport={"width": 390, "height": 800})
+    summary = page.get_by_text(strings()["meta"]["toc"], exact=True)
+    link = page.get_by_role("navigation").get_by_role("link", name=re.compile("^Same model"))
+    expect(link).to_be_hidden()
+    summary.click()
+    expect(link).to_be_visible()
+    plain = open_page(viewport={"width": 390, "height": 800}, java_script_enabled=False)
+    plain.get_by_text(strings()["meta"]["toc"], exact=True).click()
+    plain.get_by_role("navigation").get_by_role("link", name=re.compile("^Same model")).click()
+    expect(plain).to_have_url(re.compile("#bins$"))
+
+
+def test_key_points_link_into_their_sections(open_page, expect):
+    page = open_page()
+    box = page.get_by_role("complementary", name=strings()["meta"]["key_points"])
+    expect(box).to_be_visible()
+    items = box.get_by_role("listitem")
+    expect(items).to_have_count(5)
+    for item in items.all():
+        href = item.get_by_role("link").get_attribute("href")
+        assert href.lstrip("#") in SECTIONS, href
+        assert not re.search(r"\{\{|\{%", item.inner_text())
+
+
+# --------------------------------------------------------------------------- one URL grammar
+
+def test_following_a_section_link_keeps_the_explorer_state(open_explorer, engine, expect):
+    ex = open_explorer()
+    ex.choose(dataset="twelve", bins=10)
+    ex.press("ArrowRight", 3)
+    ex.expect_hash(dataset="twelve", bins=10)
+    ex.page.get_by_role("navigation").get_by_role("link", name=re.compile("^Same model")).click()
+    expect(ex.page).to_have_url(re.compile(r"#bins/state/dataset=twelve&.*bins=10"))
+    expect(ex.page.locator("#bins-title")).to_be_in_viewport()
+    expect(ex.dataset).to_have_value("twelve")
+    expect(ex.bins).to_have_value("10")
+    assert ex.index() == engine.t1_index + 3
+    # The explorer keeps writing its state behind the new place.
+    ex.choose(bins=5)
+    expect(ex.page).to_have_url(re.compile(r"#bins/state/dataset=twelve&.*bins=5"))
+
+
+def test_a_link_with_a_place_and_a_state_restores_both(open_explorer, engine, expect):
+    t = float(engine.grid[engine.t1_index + 25])
+    ex = open_explorer(f"#groups/state/dataset=sim-600&t={t:.5g}&scheme=adaptive&bins=10&part=calibration")
+    expect(ex.dataset).to_have_value("sim-600")
+    expect(ex.bins).to_have_value("10")
+    expect(ex.scheme("adaptive")).to_be_checked()
+    expect(ex.part("calibration")).to_be_checked()
+    assert ex.index() == engine.t1_index + 25
+    expect(ex.page.locator("#groups-title")).to_be_in_viewport()
+    fragment = unquote(urlsplit(ex.page.url).fragment)
+    assert fragment.startswith("groups/state/")
+
+
+def test_the_grammar_parses_and_builds(open_page):
+    page = open_page()
+    got = page.evaluate("""() => {
+        const h = CalibTutorial.stateHash;
+        return [h.parse('#bins'), h.parse('#state/a=1&b=x'), h.parse('#bins/state/a=1;b=x'), h.parse(''),
+                h.build('bins', null), h.build('', {a: 1}), h.build('bins', {a: 1, b: 'x'})];
+    }""")
+    assert got[0] == {"place": "bins", "fields": None}
+    assert got[1] == {"place": "", "fields": {"a": "1", "b": "x"}}
+    assert got[2] == {"place": "bins", "fields": {"a": "1", "b": "x"}}
+    assert got[3] == {"place": "", "fields": None}
+    assert got[4:] == ["#bins", "#state/a=1", "#bins/state/a=1&b=x"]
