@@ -11,6 +11,10 @@ atomically (a failed build leaves the previous folder untouched).
     python build.py --lang es       # only content/es/, as a complete one-language site in site/
     python build.py --out DIR       # writes DIR/
     python build.py --serve         # builds, then previews on http://127.0.0.1:8000/
+    python build.py --base-url https://USER.github.io/REPO
+                                    # absolute embed snippets, and an oEmbed file per embed page
+    python build.py --single-file OUT.html [--lang es]
+                                    # the whole tutorial in one language as one self-contained file
 """
 
 import argparse
@@ -19,6 +23,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent
 # Keep the build byte-identical and free of user settings, whatever the caller's environment.
@@ -35,13 +40,21 @@ def stage(name):
 
 
 def parse_args(argv):
-    """The command line: --out, --lang, --serve, --port, --base-url (a usage error exits with status 2, as argparse does)."""
+    """The command line: --out, --lang, --serve, --port, --base-url, --single-file (a usage error exits with
+    status 2, as argparse does). ``--base-url`` comes back without its trailing slash (actions/configure-pages
+    gives none, a reader may type one)."""
 
     def port(text):
         number = int(text)
         if not 1 <= number <= 65535:
             raise argparse.ArgumentTypeError(f"{text} is not a port number (1-65535)")
         return number
+
+    def base_url(text):
+        parts = urlsplit(text.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an http(s) address without ?query or #fragment")
+        return text.strip().rstrip("/")
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "site"), help="output folder (default: site/)")
@@ -50,9 +63,15 @@ def parse_args(argv):
                              "language of sitegen.settings.LANGUAGES, each in its folder)")
     parser.add_argument("--serve", action="store_true", help="after building, preview on 127.0.0.1")
     parser.add_argument("--port", type=port, default=8000, help="preview port (default: 8000)")
-    parser.add_argument("--base-url", metavar="URL", default=None,
+    parser.add_argument("--base-url", metavar="URL", type=base_url, default=None,
                         help="absolute URL the site is published at (enables oEmbed files and absolute embed snippets)")
-    return parser.parse_args(argv)
+    parser.add_argument("--single-file", metavar="OUT.html", default=None,
+                        help="write the whole tutorial in one language (--lang, default the reference language) as "
+                             "one self-contained HTML file instead of the site (--out is not used)")
+    args = parser.parse_args(argv)
+    if args.single_file is not None and args.serve:
+        parser.error("--single-file writes one file; it cannot be combined with --serve")
+    return args
 
 
 def serve(folder, port):
@@ -72,13 +91,17 @@ def build(args):
     from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
     from sitegen.facts import build_facts
     from sitegen.figures import render_figures
-    from sitegen.page import Edition, assemble_files
+    from sitegen.page import Edition, assemble_files, assemble_single_file
     from sitegen.precompute import precompute_all
     from sitegen.settings import LANGUAGES, REFERENCE_LANGUAGE
-    from sitegen.writer import write_site
+    from sitegen.writer import write_file, write_site
 
-    languages = {args.lang: ""} if args.lang is not None else dict(LANGUAGES)
-    print(f"building the tutorial ({', '.join(languages)}) into {args.out}", file=sys.stderr)
+    if args.single_file is not None:
+        languages = {args.lang or REFERENCE_LANGUAGE: ""}
+    else:
+        languages = {args.lang: ""} if args.lang is not None else dict(LANGUAGES)
+    target = args.single_file if args.single_file is not None else args.out
+    print(f"building the tutorial ({', '.join(languages)}) into {target}", file=sys.stderr)
     total = time.perf_counter()
     with stage("content"):
         reference_dir = ROOT / "content" / REFERENCE_LANGUAGE
@@ -100,8 +123,16 @@ def build(args):
     with stage("figures"):
         editions = [Edition(lang, folder, *content[lang], render_figures(precomputed, content[lang][0]))
                     for lang, folder in languages.items()]
+    if args.single_file is not None:
+        with stage("render"):
+            page = assemble_single_file(ROOT, precomputed, analyses, facts, editions[0], base_url=args.base_url,
+                                        published_folder=LANGUAGES.get(editions[0].lang, ""))
+        with stage("write"):
+            write_file(args.single_file, page)
+        print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, one file", file=sys.stderr)
+        return Path(args.single_file)
     with stage("render"):
-        files = assemble_files(ROOT, precomputed, analyses, facts, editions)
+        files = assemble_files(ROOT, precomputed, analyses, facts, editions, base_url=args.base_url)
     with stage("write"):
         write_site(args.out, files)
     print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, {len(files)} files", file=sys.stderr)
@@ -130,6 +161,9 @@ def main(argv=None):
         from sitegen.settings import LANGUAGES
         for lang in [args.lang] if args.lang is not None else LANGUAGES:
             content_folder(ROOT / "content", lang)
+        if args.single_file is not None:
+            from sitegen.writer import check_file_target
+            check_file_target(args.single_file)  # before the long build: a bad path fails at once
         out = build(args)
         if args.serve:
             try:

@@ -11,6 +11,8 @@ Figures, all against the site served on 127.0.0.1 (nothing leaves the machine):
    every response until the network is idle, each body gzip-compressed with Python's gzip at
    level 6 (what a static host serving gzip would send), summed. The on-demand dataset scripts,
    shared by every language, are listed too.
+   Then each embed page (embed/<widget>.html, es/embed/…) the same way, counting only what comes
+   before its data: the page, app.js and the favicon (budget: 60 KB gzip), with its data listed apart.
 2. Slider responsiveness on each language's page, per keyboard step (ArrowRight/ArrowLeft on the
    temperature slider):
    * the explorer's own timings, ``window.CalibTutorial.perf`` (start of its input handler to
@@ -123,6 +125,18 @@ def first_view(browser, url, site, path=""):
     on_demand = sorted((f"data/{p.name}", p.stat().st_size, len(gzip.compress(p.read_bytes(), 6)))
                        for p in (site / "data").glob("*.js"))
     return rows, on_demand
+
+
+def embed_first_views(browser, url, site):
+    """Each embed page's first view: ``[(page, before-data gzip bytes, requests, data gzip bytes)]``."""
+    rows = []
+    for path in sorted(site.glob("**/embed/*.html")):
+        relative = path.relative_to(site).as_posix()
+        responses, _ = first_view(browser, url, site, relative)
+        before = [r for r in responses if "data/" not in r[0]]
+        data = [r for r in responses if "data/" in r[0]]
+        rows.append((relative, sum(r[3] for r in before), len(before), sum(r[3] for r in data)))
+    return rows
 
 
 def slider_timings(browser, url, dataset, steps):
@@ -283,6 +297,10 @@ def main(argv=None):
                 totals[lang] = total_gzip
                 print(f"  {'TOTAL (' + str(len(rows)) + ' requests)':<40}      raw {kib(total_raw)}   gzip {kib(total_gzip)}")
             print("  first view, gzip: " + ", ".join(f"{lang} {n:,} bytes ({n / 1024:.1f} KiB)" for lang, n in totals.items()))
+            print("  embed pages (embed/<widget>.html): first view before data, gzip (budget 60,000 bytes)")
+            for name, before, count, data in embed_first_views(browser, url, site):
+                print(f"    {name:<38} {before:7,} bytes ({before / 1024:5.1f} KiB), {count} requests;"
+                      f" then data {data / 1024:7.1f} KiB")
             print("  on demand, per dataset chosen (shared by every language):")
             for name, raw, packed in on_demand:
                 print(f"    {name:<38}      raw {kib(raw)}   gzip {kib(packed)}")

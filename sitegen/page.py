@@ -3,8 +3,15 @@
 One build writes one page per language edition (``index.html`` at the root, ``es/index.html``, …)
 from the same templates, facts and data files: the data scripts and CSV downloads are language-neutral
 and written once, at the root, and every page refers to them relative to its own folder.
+
+Every interactive widget (a component whose template calls the ``explorer`` macro) is also an embed
+page of its edition, ``embed/<widget>.html`` (``es/embed/…``): the widget alone, for a course page's
+iframe, and on the full page an "Embed" box holds the iframe snippet. With a base URL the snippets are
+absolute and each embed page gets an oEmbed file, ``embed/<widget>.oembed.json``. The one-file edition
+(:func:`assemble_single_file`) is one edition's page with the script and every data file inlined.
 """
 
+import base64
 import json
 import re
 import subprocess
@@ -16,16 +23,17 @@ import jinja2
 import markupsafe
 
 from .analysis_payload import analysis_payload
-from .content import MissingName, render_section, require_script_strings, require_strings, tex_to_mathml_core
+from .content import MissingName, _missing, render_section, require_script_strings, require_strings, tex_to_mathml_core
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError, template_lines
 from .facts import FILTERS, number_filters
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
-from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS
+from .settings import DEFAULT_DATASET, EMBED_DEFAULT_HEIGHT, EMBED_HEIGHTS, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS
 from .tables import build_tables
 
 __all__ = ["Edition", "template_environment", "content_environment", "render_template", "page_context",
-           "engine_constants", "fill_constants", "localised_filters", "assemble_files"]
+           "engine_constants", "fill_constants", "localised_filters", "assemble_files", "assemble_single_file",
+           "embeddable_components", "page_widgets", "embed_snippet", "EMBED_SANDBOX"]
 
 
 class Edition(NamedTuple):
@@ -221,12 +229,21 @@ def _read_static(root):
 APP_SCRIPT = "app.js"
 
 
+_FILE_HEADERS = re.compile(r"^/\* (?:js|css)/\S+ \*/\n", re.M)
+
+
+def shipped(text):
+    """The stylesheet or script as pages get it: without the ``/* js/<file> */`` headers, which only
+    serve the build's own messages (a strings key a script reads names its file)."""
+    return _FILE_HEADERS.sub("", text)
+
+
 def app_script(core, js):
     """The site's one script, shared by every language and loaded with ``defer`` so that nothing runs
     before the first paint: the core payload and the front end in ``order.txt`` order. The interface
     strings are each page's own (``<script type="application/json" id="ct-strings">``); datasets are
     not in it either: each explorer loads ``data/<name>.js`` when it starts."""
-    return to_script("core", core) + js
+    return to_script("core", core) + shipped(js)
 
 
 def run_reproduction(program):
@@ -244,7 +261,9 @@ def run_reproduction(program):
 
 
 # Names only the page template receives (see assemble_files); no fact may take them either.
-_INDEX_NAMES = ("sections", "inline_css", "app_script", "strings_json")
+_INDEX_NAMES = ("sections", "inline_css", "app_script", "strings_json", "favicon_href", "inline_scripts",
+                "edition_note", "widget", "widget_html", "embed_script", "full_page", "explorer_id", "main_explorer",
+                "snippet", "base_url")
 
 
 def page_context(page, facts):
@@ -301,24 +320,88 @@ def _languages(edition, editions):
             "x_default": _link(edition, root)}
 
 
-def assemble_files(root, precomputed, analyses, facts, editions):
-    """Every file of the site as ``{relative path: text}``: one page per :class:`Edition`, and once for all
-    of them the data scripts, downloads and favicon."""
+def assemble_files(root, precomputed, analyses, facts, editions, base_url=None):
+    """Every file of the site as ``{relative path: text}``: one page per :class:`Edition` with an embed
+    page per widget, and once for all of them the data scripts, downloads and favicon.
+
+    ``base_url`` (the address the site is published at, without a trailing slash) makes the embed
+    snippets absolute and adds an oEmbed file per embed page; without it every address is relative.
+    """
     root = Path(root)
     env = template_environment(root / "templates")
     css, js = _read_static(root)
     reproduce = run_reproduction(root / "content" / "reproduce.py")
+    core = core_payload(precomputed, DEFAULT_DATASET)
     files = _data_files(precomputed, analyses)
-    files[APP_SCRIPT] = app_script(core_payload(precomputed, DEFAULT_DATASET), js)
+    files[APP_SCRIPT] = app_script(core, js)
+    embed_script = _read_script(root, "embed.js")
     for edition in editions:
-        files[_page_path(edition)] = _render_page(root, env, precomputed, analyses, facts, edition, editions,
-                                                  css, js, reproduce)
+        site_root = "../" * (edition.folder.count("/") + 1) if edition.folder else ""
+        shared, strings, strings_json, number_filters = _edition_context(
+            root, env, precomputed, analyses, facts, edition, _languages(edition, editions), js, reproduce, core,
+            site_root=site_root, downloads_root=site_root)
+        widgets = page_widgets(root, edition, strings, base_url=base_url)
+        files[_page_path(edition)] = _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
+                                                  inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
+                                                  inline_scripts=None, edition_note=None)
+        for widget in widgets:
+            files[widget.path] = _render_embed(root, env, shared, widget, strings_json, css, embed_script)
+            if widget.oembed:
+                files[widget.path[:-len(".html")] + ".oembed.json"] = oembed_json(widget, strings, base_url, edition.folder)
     files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
     return files
 
 
-def _render_page(root, env, precomputed, analyses, facts, edition, editions, css, js, reproduce):
-    """One edition's ``index.html``."""
+def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=None, published_folder=""):
+    """The whole tutorial in one language as one self-contained HTML page (its text).
+
+    The stylesheet, ``app.js`` and every data script (datasets, analyses, groups) are inlined, the
+    favicon is a data URL: opened from disk it needs no other file and no network. Two things are left
+    out, and the page says so: the bins files of the bin counts beyond the detailed ones (their
+    diagrams would about triple the file; the bin selectors offer the detailed counts only), and the
+    CSV downloads (linked on the published site when ``base_url`` is given, whose ``published_folder``
+    holds this language; named otherwise). The embed boxes appear only with ``base_url``: a snippet
+    must point at the published embed pages.
+    """
+    root = Path(root)
+    env = template_environment(root / "templates")
+    css, js = _read_static(root)
+    reproduce = run_reproduction(root / "content" / "reproduce.py")
+    core = core_payload(precomputed, DEFAULT_DATASET)
+    core = dict(core, bin_counts=list(core["detailed_bin_counts"]))
+    shared, strings, strings_json, number_filters = _edition_context(
+        root, env, precomputed, analyses, facts, edition, _languages(edition, [edition]), js, reproduce, core,
+        site_root="", downloads_root=f"{base_url}/" if base_url else None)
+    published = edition._replace(folder=published_folder)
+    widgets = page_widgets(root, published, strings, base_url=base_url) if base_url else []
+    scripts = [app_script(core, js)] + [text for name, text in sorted(_data_files(precomputed, analyses).items())
+                                        if name.endswith(".js") and not name.endswith("-bins.js")]
+    inline = markupsafe.Markup("").join(
+        markupsafe.Markup(f"<script>\n{_inline_script(text)}</script>\n") for text in scripts)
+    favicon = (root / "static" / "favicon.svg").read_bytes()
+    note = markupsafe.Markup(render_template(env, "single-file-note.html.j2", dict(shared, base_url=base_url)))
+    return _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
+                        inline_css=shipped(css), app_script=None, inline_scripts=inline, edition_note=note,
+                        favicon_href="data:image/svg+xml;base64," + base64.b64encode(favicon).decode("ascii"))
+
+
+def _inline_script(text):
+    """A script's text made safe inside an HTML ``<script>`` element (no ``</script`` or ``<!--`` in it)."""
+    return re.sub(r"</(script)", r"<\\/\1", text, flags=re.I).replace("<!--", "<\\!--")
+
+
+def _read_script(root, name):
+    """``static/js/<name>``, a script only some pages inline, compacted like the others."""
+    path = Path(root) / "static" / "js" / name
+    if not path.is_file():
+        raise BuildError(f"{path} is missing")
+    return compact(path.read_text(encoding="utf-8")) + "\n"
+
+
+def _edition_context(root, env, precomputed, analyses, facts, edition, languages, js, reproduce, core, *,
+                     site_root, downloads_root):
+    """The names shared by one edition's page, its components and its embed pages, with the edition's
+    strings (engine constants filled) and the strings JSON its scripts read; sets ``env``'s number filters."""
     strings = edition.strings
     require_strings(strings, precomputed.datasets)
     number_filters = localised_filters(strings["format"])
@@ -328,23 +411,38 @@ def _render_page(root, env, precomputed, analyses, facts, edition, editions, css
     env.filters.update(number_filters)
     env.filters.update(math_filters(strings["format"]))
     descriptions = strings["datasets"]
-    core = core_payload(precomputed, DEFAULT_DATASET)
     require_script_strings(js, strings)
-    site_root = "../" * (edition.folder.count("/") + 1) if edition.folder else ""
     shared = page_context({
         "lang": edition.lang, "t": strings, "figures": edition.figures, "core": core,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
         "example_datasets": [name for name, r in precomputed.datasets.items()
                              if r.dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS],
-        "site_root": site_root, "languages": _languages(edition, editions),
+        "site_root": site_root, "languages": languages,
         "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),
+        "downloads_root": downloads_root, "embed_page": False,
     }, facts)
+    script_strings = {"ui": strings["ui"], "format": strings["format"],
+                      "datasets": {name: {"short": table["short"], "summary": table["summary"]}
+                                   for name, table in descriptions.items()}}
+    strings_json = markupsafe.Markup(json.dumps(script_strings, sort_keys=True, ensure_ascii=False).replace("</", "<\\/"))
+    return shared, strings, strings_json, number_filters
+
+
+def _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json, **page):
+    """One edition's page: its sections, each widget followed by its embed box (when ``widgets`` has it)."""
+    boxes = {widget.name: widget for widget in widgets}
 
     def render_component(name):
         if not (root / "templates" / "components" / f"{name}.html.j2").is_file():
             raise BuildError(f"unknown component (there is no templates/components/{name}.html.j2)")
-        return render_template(env, f"components/{name}.html.j2", shared)
+        html = render_template(env, f"components/{name}.html.j2", shared)
+        if name in boxes:
+            widget = boxes[name]
+            # In a textarea only "&" and "<" need escaping: the quotes stay quotes (fewer bytes).
+            code = embed_snippet(widget).replace("&", "&amp;").replace("<", "&lt;")
+            html += render_template(env, "embed-box.html.j2", dict(shared, widget=widget, snippet=markupsafe.Markup(code)))
+        return html
 
     content_env = content_environment()
     content_env.filters.update(number_filters)
@@ -352,11 +450,102 @@ def _render_page(root, env, precomputed, analyses, facts, edition, editions, css
     for s in edition.sections:
         section_html = render_section(s, content_env, shared, render_component, strings)
         rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html)})
-    script_strings = {"ui": strings["ui"], "format": strings["format"],
-                      "datasets": {name: {"short": table["short"], "summary": table["summary"]}
-                                   for name, table in descriptions.items()}}
-    return render_template(env, "index.html.j2", dict(
-        shared, sections=rendered, inline_css=css, app_script=APP_SCRIPT,
-        strings_json=markupsafe.Markup(json.dumps(script_strings, sort_keys=True, ensure_ascii=False)
-                                       .replace("</", "<\\/")),
-    ))
+    return render_template(env, "index.html.j2", dict(shared, sections=rendered, strings_json=strings_json, **page))
+
+
+# ---------------------------------------------------------------------------------------- embeds
+
+EMBED_FOLDER = "embed"
+# An embed frame may run scripts and open the full tutorial in a new, unsandboxed tab; it gets no
+# same-origin access (no storage, cookies or window.top).
+EMBED_SANDBOX = "allow-scripts allow-popups allow-popups-to-escape-sandbox"
+_EXPLORER_IMPORT = re.compile(r"\bimport\s+explorer\b")
+_SECTION_COMPONENT = re.compile(r"\[\[component:([a-z0-9-]+)\]\]")
+
+
+class Widget(NamedTuple):
+    """An embeddable widget of one edition."""
+
+    name: str       # its component, e.g. "reliability-demo"
+    section: str    # the slug of the section that shows it on the full page
+    title: str      # its title in the edition's language
+    path: str       # its embed page in the site, e.g. "es/embed/reliability-demo.html"
+    src: str        # the snippet's address: relative to the edition's page, or absolute with a base URL
+    height: int     # the snippet's starting height, CSS pixels
+    oembed: object  # the absolute address of its oEmbed file (with a base URL), or None
+
+
+def embeddable_components(root):
+    """The interactive widgets: components whose template calls the ``explorer`` macro, sorted by name."""
+    folder = Path(root) / "templates" / "components"
+    return sorted(path.name[:-len(".html.j2")] for path in folder.glob("*.html.j2")
+                  if not path.name.startswith("_") and _EXPLORER_IMPORT.search(path.read_text(encoding="utf-8")))
+
+
+def _string(table, *keys):
+    """``table[keys[0]][keys[1]]…``; a missing key stops the build naming the strings file and table."""
+    for key in keys:
+        if not isinstance(table, dict) or key not in table:
+            raise BuildError(_missing(table, key) or f"strings.toml: no {'.'.join(keys)}")
+        table = table[key]
+    return table
+
+
+def page_widgets(root, edition, strings, base_url=None):
+    """The edition's embeddable widgets in page order: each component once, in the first section that
+    shows it. ``strings`` is the edition's strings table (titles); ``base_url`` makes addresses absolute."""
+    embeddable = set(embeddable_components(root))
+    found = {}
+    for section in edition.sections:
+        for name in _SECTION_COMPONENT.findall(section.source):
+            if name in embeddable:
+                found.setdefault(name, section.slug)
+    prefix = f"{edition.folder}/" if edition.folder else ""
+    widgets = []
+    for name, slug in found.items():
+        path = f"{prefix}{EMBED_FOLDER}/{name}.html"
+        widgets.append(Widget(
+            name=name, section=slug, title=_string(strings, "embed", "widgets", name), path=path,
+            src=f"{base_url}/{path}" if base_url else f"{EMBED_FOLDER}/{name}.html",
+            height=int(EMBED_HEIGHTS.get(name, EMBED_DEFAULT_HEIGHT)),
+            oembed=f"{base_url}/{prefix}{EMBED_FOLDER}/{name}.oembed.json" if base_url else None))
+    return widgets
+
+
+def _frame_title(widget, strings):
+    return _string(strings, "embed", "frame_title").replace("{widget}", widget.title).replace(
+        "{site}", _string(strings, "meta", "short_title"))
+
+
+def embed_snippet(widget):
+    """The ``<iframe>`` a course page embeds ``widget`` with: titled, lazily loaded, full width at a
+    starting height (the widget then reports its own), sandboxed without same-origin access."""
+    def attr(value):
+        return str(value).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    return (f'<iframe src="{attr(widget.src)}" title="{attr(widget.title)}" loading="lazy" '
+            f'width="100%" height="{widget.height}" style="border:0" sandbox="{EMBED_SANDBOX}"></iframe>')
+
+
+def oembed_json(widget, strings, base_url, folder):
+    """The oEmbed response (``type: rich``) of ``widget``, as a static JSON file's text."""
+    response = {
+        "version": "1.0", "type": "rich", "html": embed_snippet(widget),
+        "width": EMBED_WIDTH, "height": widget.height, "title": _frame_title(widget, strings),
+        "provider_name": _string(strings, "meta", "short_title"),
+        "provider_url": f"{base_url}/{folder}/" if folder else f"{base_url}/",
+    }
+    return json.dumps(response, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+
+
+def _render_embed(root, env, shared, widget, strings_json, css, embed_script):
+    """The embed page of ``widget``: the widget alone (no page chrome), its state from the ``#state/``
+    hash, a link to its section of the full page, and the script that reports its height."""
+    site_root = "../" + shared["site_root"]
+    context = dict(shared, site_root=site_root, embed_page=True)
+    html = render_template(env, f"components/{widget.name}.html.j2", context)
+    main_explorer = 'data-hash="on"' in render_template(env, f"components/{widget.name}.html.j2", shared)
+    return render_template(env, "embed.html.j2", dict(
+        context, widget=widget, widget_html=markupsafe.Markup(html), strings_json=strings_json,
+        inline_css=shipped(css), app_script=APP_SCRIPT, embed_script=markupsafe.Markup(_inline_script(embed_script)),
+        full_page="../index.html", explorer_id=re.search(r'id="([^"]+)" data-component="explorer"', html).group(1),
+        main_explorer=main_explorer))

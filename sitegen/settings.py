@@ -81,4 +81,15 @@ LANGUAGES = {
 }
 REFERENCE_LANGUAGE = next(iter(LANGUAGES))
 
-__all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE"]
+# --- embeds -------------------------------------------------------------------------------------
+# The iframe snippet's starting height per widget: CSS pixels, its height on first view in a frame
+# 720 px wide (Chromium, rounded up); the embed page then reports its own height to a host that
+# listens (Canvas does), so this is what a host that does not listen shows.
+EMBED_HEIGHTS = {
+    "softmax-demo": 470, "nll-curve": 860, "reliability-demo": 960, "explorer": 3780,
+    "chance-demo": 1680, "bin-sweep": 1040, "smooth-demo": 1660,
+}
+EMBED_DEFAULT_HEIGHT = 800      # a widget not listed above
+EMBED_WIDTH = 720               # the width an oEmbed response states (the snippet itself is 100% wide)
+
+__all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_HEIGHTS", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH"]

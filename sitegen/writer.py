@@ -1,5 +1,7 @@
-"""Writing the site atomically: build into a temporary sibling, then swap it into place."""
+"""Writing the site atomically: build into a temporary sibling, then swap it into place (the one-file
+edition likewise: a temporary file beside it, then ``os.replace``)."""
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -7,7 +9,7 @@ from pathlib import Path
 
 from .errors import BuildError
 
-__all__ = ["write_site"]
+__all__ = ["write_site", "write_file", "check_file_target"]
 
 _MARKER = ".calib-tutorial-site"
 
@@ -93,3 +95,35 @@ def write_site(out_dir, files):
         except OSError as error:
             raise BuildError(f"the new site is in {out}, but the previous copy could not be removed: "
                              f"{aside}: {error.strerror or error}") from error
+
+
+def check_file_target(path):
+    """Refuse, with a one-line :class:`BuildError`, a path :func:`write_file` could not write: a folder,
+    or a file whose folder does not exist."""
+    target = Path(path)
+    if target.is_dir():
+        raise BuildError(f"cannot write the file {target}: it is a folder")
+    if not target.parent.is_dir():
+        raise BuildError(f"cannot write the file {target}: its folder {target.parent} does not exist")
+
+
+def write_file(path, text):
+    """Write ``text`` (UTF-8) as the file ``path``, all or nothing: into a temporary file beside it,
+    then ``os.replace``; on any failure the temporary file is removed and ``path`` is left as it was.
+    A file-system error becomes a one-line :class:`BuildError`."""
+    target = Path(path)
+    check_file_target(target)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.new-", dir=target.parent)
+        try:
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
+    except OSError as error:
+        raise BuildError(f"cannot write the file {target}: {error.strerror or error}") from error

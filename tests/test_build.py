@@ -1,10 +1,11 @@
 """Whole-site tests: ``python build.py`` as a subprocess, and its exit codes.
 
 A full build takes several seconds, so one session fixture runs the builds
-this file needs, two at a time: two good builds into fresh folders, then three
+this file needs, a few at a time: two good builds into fresh folders, then three
 failing ones (a broken Jinja expression in a copy of the sources and a missing
 ``[ui]`` string in another, each aimed at a copy of a good site; a missing
-strings table). Four of them run the whole pipeline. The exit-code tests stop
+strings table), then a build with ``--base-url`` and two one-file editions
+(``--single-file``). Seven of them run the whole pipeline. The exit-code tests stop
 early (usage, ``--lang``) or inject a bug through a tiny wrapper script, so they
 are quick. The writer's own failures are tested in ``test_sitegen_writer.py``.
 
@@ -29,6 +30,7 @@ from calib import DATASET_NAMES
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("content", "templates", "static", "calib", "sitegen", "build.py")
 TIMEOUT = 600
+BASE_URL = "https://teacher.example.org/calibration-tutorial"  # as actions/configure-pages gives it (no final /)
 
 
 def snapshot(folder):
@@ -110,6 +112,16 @@ def builds(tmp_path_factory):
     }
     results.update({key: finish(process) for key, process in running.items()})
     results["no_strings_out"] = base / "no-strings-out" / "site"
+
+    # wave 3: the published build (oEmbed files) and the one-file edition, twice (byte-identical)
+    based, singles = base / "based" / "site", [base / f"single-{i}" / "tutorial.html" for i in (1, 2)]
+    for path in singles:
+        path.parent.mkdir(parents=True)
+    running = {"based": start_build(ROOT, based, "--base-url", BASE_URL + "/")}
+    running.update({f"single_{i}": start_build(ROOT, base / "unused", "--single-file", path)
+                    for i, path in enumerate(singles, 1)})
+    results.update({key: finish(process) for key, process in running.items()})
+    results["based_dir"], results["singles"] = based, singles
     return results
 
 
@@ -327,8 +339,9 @@ def test_one_set_of_data_files_serves_every_language(builds):
     for lang, folder in LANGUAGES.items():
         if not folder:
             continue
-        assert not any(name.startswith(f"{folder}/") and name != f"{folder}/index.html" for name in files), \
-            f"{folder}/ holds more than its page"
+        assert not any(name.startswith(f"{folder}/") and name != f"{folder}/index.html"
+                       and not re.fullmatch(rf"{folder}/embed/[a-z0-9-]+\.html", name) for name in files), \
+            f"{folder}/ holds more than its page and its embed pages"
         html = editions(builds)[lang]
         assert '<script defer src="../app.js"></script>' in html and 'data-root="../"' in html
         assert 'href="../downloads/six-data.csv"' in html and 'href="../favicon.svg"' in html
@@ -356,3 +369,113 @@ def test_a_one_language_build_is_a_complete_site_at_the_root(tmp_path):
     assert '<html lang="es"' in html and '<script defer src="app.js"></script>' in html
     assert '<nav class="language-switch"' not in html and 'rel="alternate"' not in html
     assert (tmp_path / "site" / "data" / "six.js").is_file() and not (tmp_path / "site" / "es").exists()
+
+
+# --- embeds, oEmbed and the one-file edition ------------------------------------------------------
+
+WIDGETS = {"softmax-demo", "nll-curve", "reliability-demo", "explorer", "chance-demo", "bin-sweep", "smooth-demo"}
+EMBED_FIRST_VIEW_BUDGET = 60_000  # bytes gzip: an embed page, its script and favicon, before any data
+SINGLE_FILE_BUDGET = 1_000_000    # bytes gzip
+
+
+def gzip_size(data):
+    import gzip
+    return len(gzip.compress(data, compresslevel=6, mtime=0))
+
+
+def embed_pages(files, folder=""):
+    prefix = f"{folder}/embed/" if folder else "embed/"
+    return {name[len(prefix):-len(".html")]: files[name].decode("utf-8") for name in files
+            if name.startswith(prefix) and name.endswith(".html") and "/" not in name[len(prefix):]}
+
+
+def test_every_widget_has_an_embed_page_in_every_language(builds):
+    from sitegen.settings import LANGUAGES
+    files, _ = builds["first_snapshot"]
+    for lang, folder in LANGUAGES.items():
+        pages = embed_pages(files, folder)
+        assert set(pages) == WIDGETS, (lang, sorted(pages))
+        index = files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
+        for name, html in pages.items():
+            assert f'<html lang="{lang}"' in html and f'data-embed="{name}"' in html
+            up = "../" * (folder.count("/") + 2 if folder else 1)
+            assert f'data-root="{up}"' in html and f'<script defer src="{up}app.js"></script>' in html
+            assert re.search(r'<a href="\.\./index\.html#[a-z-]+" target="_blank" rel="noopener" data-full-tutorial', html)
+            section = re.search(r'href="\.\./index\.html#([a-z-]+)"', html).group(1)
+            assert f'<section id="{section}"' in index and f'id="embed-{name}-code"' in index
+            assert '<nav class="language-switch"' not in html and "<footer" not in html and "<section" not in html
+            assert "application/json+oembed" not in html, "no oEmbed link without --base-url"
+            assert f'&lt;iframe src="embed/{name}.html"' in index  # relative snippet
+    assert not any(name.endswith(".oembed.json") for name in files)
+
+
+def test_an_embed_pages_first_view_is_within_its_budget(builds):
+    from sitegen.settings import LANGUAGES
+    files, _ = builds["first_snapshot"]
+    shared = gzip_size(files["app.js"]) + gzip_size(files["favicon.svg"])
+    for folder in LANGUAGES.values():
+        for name, html in embed_pages(files, folder).items():
+            total = gzip_size(html.encode("utf-8")) + shared
+            assert total <= EMBED_FIRST_VIEW_BUDGET, f"{folder or 'root'}/embed/{name}.html: {total} bytes gzip"
+
+
+def test_base_url_makes_snippets_absolute_and_writes_oembed_files(builds):
+    import json
+    from sitegen.settings import LANGUAGES
+    assert builds["based"].returncode == 0, builds["based"].stderr
+    files, _ = snapshot(builds["based_dir"])
+    assert "//embed" not in files["index.html"].decode("utf-8")  # the trailing slash was dropped
+    for lang, folder in LANGUAGES.items():
+        prefix = f"{folder}/" if folder else ""
+        index = files[f"{prefix}index.html"].decode("utf-8")
+        for name, html in embed_pages(files, folder).items():
+            address = f"{BASE_URL}/{prefix}embed/{name}.oembed.json"
+            assert f'<link rel="alternate" type="application/json+oembed" href="{address}"' in html
+            response = json.loads(files[f"{prefix}embed/{name}.oembed.json"])
+            assert set(response) == {"version", "type", "html", "width", "height", "title", "provider_name",
+                                     "provider_url"}
+            assert response["version"] == "1.0" and response["type"] == "rich"
+            assert all(isinstance(response[key], int) and not isinstance(response[key], bool) for key in ("width", "height"))
+            assert response["provider_url"] == f"{BASE_URL}/{prefix}"
+            src = f"{BASE_URL}/{prefix}embed/{name}.html"
+            assert response["html"].startswith(f'<iframe src="{src}" title="')
+            assert f'height="{response["height"]}"' in response["html"]
+            assert f'&lt;iframe src="{src}"' in index
+    # the published build differs from the plain one only in addresses and the oEmbed files
+    plain, _ = builds["first_snapshot"]
+    assert {name for name in files if not name.endswith(".oembed.json")} == set(plain)
+    assert all(files[name] == plain[name] for name in plain if name.startswith(("data/", "downloads/")))
+
+
+def test_the_single_file_is_self_contained_deterministic_and_within_budget(builds):
+    for key in ("single_1", "single_2"):
+        assert builds[key].returncode == 0, builds[key].stderr
+    first, second = (path.read_bytes() for path in builds["singles"])
+    assert first == second, "two one-file builds differ"
+    assert not (builds["base"] / "unused").exists(), "--single-file wrote a site folder too"
+    html = first.decode("utf-8")
+    assert '<html lang="en"' in html and 'href="data:image/svg+xml;base64,' in html
+    assert not re.search(r'<script[^>]* src=|<link[^>]* href="(?!data:|https?:)', html)
+    # every data payload but the bins files, each registering itself
+    kinds = re.findall(r'\.push\(\["(\w+)",', html)
+    assert {kind: kinds.count(kind) for kind in set(kinds)} == {
+        "core": 1, "dataset": len(DATASET_NAMES), "analysis": len(DATASET_NAMES), "groups": 1}, kinds
+    assert '"bin_counts":[4,5,10,15,20]' in html
+    assert 'class="noscript-note single-file-note"' in html and 'href="downloads/' not in html
+    assert gzip_size(first) <= SINGLE_FILE_BUDGET, f"{gzip_size(first)} bytes gzip"
+    assert leftovers(builds["singles"][0].parent) == []
+
+
+@pytest.mark.parametrize("where", ["no-such-folder/tutorial.html", "."])
+def test_a_single_file_path_that_cannot_be_written_is_a_one_line_error(tmp_path, where):
+    line = assert_one_line_error(run_build("--single-file", tmp_path / where))
+    assert "cannot write the file" in line
+    assert "building the tutorial" not in run_build("--single-file", tmp_path / where).stderr  # refused at once
+
+
+@pytest.mark.parametrize("options", [["--single-file", "x.html", "--serve"], ["--base-url", "ftp://example.org/"],
+                                     ["--base-url", "example.org/tutorial"]])
+def test_single_file_and_base_url_usage_errors_exit_2(tmp_path, options):
+    result = run_build("--out", tmp_path / "site", *options)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert not (tmp_path / "site").exists()

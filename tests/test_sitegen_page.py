@@ -252,6 +252,7 @@ def test_a_template_syntax_error_names_the_template_and_line(tmp_path, precomput
 # --- inlined static files ---------------------------------------------------------------------
 
 def test_only_whole_line_comments_are_left_out_of_the_inlined_files():
-    from sitegen.page import _strip_comment_lines
+    from sitegen.page import _strip_comment_lines, shipped
     source = "  /* a */ keep();\n  also();\n  /* one\n     block */\n  // line\n  x = 1; // after code\n/* css */\nb { c: d; }\n"
     assert _strip_comment_lines(source) == "  /* a */ keep();\n  also();\n  x = 1; // after code\nb { c: d; }\n"
+    assert shipped("/* js/core.js */\na();\n/* js/x-y.js */\nb(); /* js/keep.js */\n") == "a();\nb(); /* js/keep.js */\n"

@@ -12,7 +12,9 @@
     var d = root.dataset;
     this.root = root;
     this.id = root.id;
-    this.options = { hash: d.hash === "on", analysis: !!root.querySelector("[data-needs-analysis]") };
+    // The URL's #state/ is this explorer's when it is marked data-hash="on", or the hash names it.
+    this.options = { hash: d.hash === "on" || CT.stateHash.isFor(root), analysis: !!root.querySelector("[data-needs-analysis]"),
+      widget: d.hash === "on" ? "" : root.id };
     this.state = {
       // the reader's choices
       dataset: d.dataset || CT.defaultDataset(),
@@ -43,7 +45,7 @@
     this.readControls();
     this.bind();
     this.watchPanels();
-    if (this.options.hash) CT.stateHash.read(this.state);
+    if (CT.stateHash.isFor(root)) CT.stateHash.read(this.state);
     this.loadDataset(this.state.dataset, true);
   }
 
@@ -137,9 +139,9 @@
     CT.perf.push(performance.now() - start);
   };
   Explorer.prototype.writeHash = function () {
-    var s = this.state, overlays = this.options.analysis;
+    var s = this.state, overlays = this.options.analysis, widget = this.options.widget;
     if (!this.options.hash || !s.model) return;
-    CT.stateHash.write(function () { return CT.stateHash.format(s, overlays); });
+    CT.stateHash.write(function () { return CT.stateHash.format(s, overlays, widget); });
   };
 
   /* ---- loading: the state keeps the reader's choices while a data file is on its way ---- */

@@ -9,7 +9,11 @@
  * main explorer (data-hash="on") writes dataset, t, scheme, bins, part, and bands and smooth where
  * it offers the overlays; a field nobody here knows (one a language switcher, an embed or a later
  * view adds) is kept when the explorer rewrites the others. Following an in-page link keeps the
- * state: the place changes, the fields stay. parse and build are the only readers and writers. */
+ * state: the place changes, the fields stay. parse and build are the only readers and writers.
+ *
+ * One field is the URL's own: widget=<id> says which explorer the state is for (an embed page's link
+ * to the full tutorial sets it to the widget it came from); without it, the state is the main
+ * explorer's. isFor(root) tells an explorer whether the state is its own. */
 (function (CT) {
   "use strict";
   var MARK = "state/";
@@ -53,6 +57,14 @@
   /* True when the page's URL carries a state. */
   function present() { return current().fields !== null; }
 
+  /* True when the URL's state is for the explorer `root`: the one its widget field names, or
+   * without that field the one marked data-hash="on". */
+  function isFor(root) {
+    var fields = current().fields;
+    if (!fields) return false;
+    return fields.widget ? fields.widget === root.id : root.getAttribute("data-hash") === "on";
+  }
+
   /* Copy every valid field of the URL's state into `state`; malformed fields are ignored. */
   function read(state) {
     var params = current().fields;
@@ -68,15 +80,17 @@
   }
 
   /* The fragment for `state` at the current place, keeping fields the explorer does not own;
-   * `overlays` adds the bands and smooth-curve switches. */
-  function format(state, overlays) {
+   * `overlays` adds the bands and smooth-curve switches, `widget` (an explorer's id; none for the
+   * main explorer) the explorer the state is for. */
+  function format(state, overlays, widget) {
     var now = current(), fields = now.fields || {};
     var own = { dataset: state.dataset, t: Number(CT.core.grid[state.index].toPrecision(5)), scheme: state.scheme,
       bins: state.bins, part: state.part };
     if (overlays) { own.bands = state.bands ? 1 : 0; own.smooth = state.smooth ? 1 : 0; }
     var merged = {};
     Object.keys(own).forEach(function (key) { merged[key] = own[key]; });
-    Object.keys(fields).forEach(function (key) { if (!(key in merged)) merged[key] = fields[key]; });
+    Object.keys(fields).forEach(function (key) { if (!(key in merged) && key !== "widget") merged[key] = fields[key]; });
+    if (widget) merged.widget = widget;
     return build(now.place, merged);
   }
 
@@ -87,7 +101,10 @@
     timer = setTimeout(function () {
       timer = null;
       var hash = make();
-      if (window.location.hash !== hash) history.replaceState(null, "", hash || window.location.pathname);
+      // A sandboxed frame without same-origin access (an embed) may refuse: the state then stays unwritten.
+      try {
+        if (window.location.hash !== hash) history.replaceState(null, "", hash || window.location.pathname);
+      } catch (error) { /* kept as it was */ }
     }, DELAY);
   }
 
@@ -135,6 +152,6 @@
     go(to.place);
   });
 
-  CT.stateHash = { parse: parse, build: build, present: present, read: read, format: format, write: write, go: go,
+  CT.stateHash = { parse: parse, build: build, present: present, isFor: isFor, read: read, format: format, write: write, go: go,
     place: function () { return current().place; } };
 })(window.CalibTutorial);

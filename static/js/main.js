@@ -14,11 +14,12 @@
   }
   function startExplorers() {
     var roots = Array.prototype.slice.call(document.querySelectorAll('[data-component="explorer"]'));
-    var eager = roots.filter(function (root) {
-      return root.dataset.hash === "on" && CT.stateHash.present();
-    });
+    // The explorer the URL's state is for (hash.js isFor) starts at once. An embed page shows its one
+    // widget at the top: scrolling to it could scroll the course page around the frame.
+    var eager = roots.filter(CT.stateHash.isFor);
     eager.forEach(startOne);
-    if (eager.length && !CT.stateHash.go(CT.stateHash.place())) eager[0].scrollIntoView();
+    var embedded = document.documentElement.hasAttribute("data-embed");
+    if (eager.length && !embedded && !CT.stateHash.go(CT.stateHash.place())) eager[0].scrollIntoView();
     if (!("IntersectionObserver" in window)) { roots.forEach(startOne); return; }
     var observer = new IntersectionObserver(function (entries) {
       entries.forEach(function (entry) {

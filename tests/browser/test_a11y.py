@@ -1,9 +1,12 @@
 """Accessibility: axe-core (from node_modules) finds no violation in light or dark, before and after
-the explorer shows a split dataset, in every language edition; every form control has an accessible name."""
+the explorer shows a split dataset, on every embed page and with every "Embed" box open, in every
+language edition; every form control has an accessible name."""
 
 import re
 
 import pytest
+
+from .conftest import page_path
 
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
@@ -52,6 +55,25 @@ def test_axe_finds_no_violations_with_a_split_dataset(open_explorer, axe_script,
     ex.fit.click()
     violations = run_axe(ex.page, axe_script)
     assert violations == [], f"axe-core, {scheme} scheme, sim-600 at 390 px:\n{describe(violations)}"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_violations_on_the_embed_pages_nor_in_the_embed_boxes(open_page, axe_script, scheme, lang, site_dir):
+    found = {}
+    for path in sorted((site_dir / page_path(lang, "embed")).glob("*.html")):
+        page = open_page(f"embed/{path.name}", lang=lang, color_scheme=scheme)
+        page.wait_for_load_state("networkidle")
+        found[f"embed/{path.name}"] = run_axe(page, axe_script)
+        page.context.close()
+    assert len(found) >= 7
+    page = open_page(lang=lang, color_scheme=scheme)
+    page.wait_for_load_state("networkidle")
+    boxes = page.locator("details.embed-box")
+    assert boxes.count() >= 7
+    boxes.evaluate_all("boxes => boxes.forEach(box => { box.open = true; })")
+    found["index.html, every Embed box open"] = run_axe(page, axe_script)
+    bad = {where: describe(v) for where, v in found.items() if v}
+    assert not bad, f"axe-core, {lang}, {scheme}:\n" + "\n".join(f"{where}:\n{text}" for where, text in bad.items())
 
 
 def test_every_control_has_an_accessible_name(open_explorer, expect):

@@ -1,6 +1,6 @@
 """HTML validity: the Nu HTML checker (vnu.jar from node_modules) finds no error in the built page,
 nor in the document the explorer leaves after running (the DOM serialised by the browser), in every
-language edition (``lang``)."""
+language edition (``lang``), nor in any embed page (built, and after its widget has run)."""
 
 import json
 import subprocess
@@ -75,3 +75,19 @@ def test_document_after_the_explorer_ran_is_valid_html(vnu_report, live_dom):
     found = errors.get(str(live), [])
     assert found == [], f"vnu: {len(found)} error(s) in the live DOM:\n  " + "\n  ".join(found)
     assert live_dom[1] is None, live_dom[1]
+
+
+def test_embed_pages_are_valid_html(vnu_command, site_dir, browser, site_url):
+    built = sorted(site_dir.glob("**/embed/*.html"))
+    assert len(built) >= 14
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(site_url + "embed/explorer.html", wait_until="networkidle")
+        live = site_dir.parent / "live-dom-embed-explorer.html"
+        live.write_text(page.content(), encoding="utf-8")
+    finally:
+        context.close()
+    errors = run_vnu(vnu_command, *built, live)
+    found = {path: messages for path, messages in errors.items() if messages}
+    assert not found, "vnu:\n" + "\n".join(f"{path}:\n  " + "\n  ".join(m) for path, m in found.items())

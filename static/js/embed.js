@@ -1,0 +1,66 @@
+/* embed.js — an embed page (embed/<widget>.html) inside a course page's iframe. Inlined in the embed
+ * pages only, after app.js is requested (deferred), so it must not rely on CalibTutorial at load.
+ *
+ * Height: the page watches its own height (ResizeObserver on <html>, whose height is its content's:
+ * the embed pages use no vh or percentage heights) and posts it, in whole CSS pixels rounded up, to
+ * window.parent, twice: as Canvas LMS's {subject: "lti.frameResize", height} and as this site's own
+ * {type: "calibration-tutorial:resize", widget, height}. It posts only when that number changes, at
+ * most once a frame (with a timer as well: a browser pauses frames of an off-screen cross-origin
+ * iframe), so a host that sets the frame to the posted height cannot start a loop.
+ *
+ * It listens to no message. It touches no storage, cookie or window.top, so it works in an iframe
+ * sandboxed without allow-same-origin, from another origin and from file://.
+ *
+ * Should app.js fail to load (a browser gives no file from disk to a sandboxed frame), the page falls
+ * back to its no-script state (static figures where the widget has them) and says why.
+ *
+ * The "open in the full tutorial" link keeps its no-script address (the widget's section) until the
+ * reader reaches for it; then it carries the widget's state to that section (#<section>/state/…&widget=<id>,
+ * hash.js's grammar), so the full page shows the same widget in the same state. */
+(function () {
+  "use strict";
+  var html = document.documentElement, widget = html.getAttribute("data-embed");
+  var posted = -1, queued = false;
+
+  function post() {
+    if (!queued) return;
+    queued = false;
+    var height = Math.ceil(html.getBoundingClientRect().height);
+    if (height === posted || window.parent === window) return;
+    posted = height;
+    window.parent.postMessage({ subject: "lti.frameResize", height: height }, "*");
+    window.parent.postMessage({ type: "calibration-tutorial:resize", widget: widget, height: height }, "*");
+  }
+  function schedule() {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(post);
+    setTimeout(post, 100);
+  }
+  if ("ResizeObserver" in window) new ResizeObserver(schedule).observe(html);
+  window.addEventListener("load", function () {
+    var CT = window.CalibTutorial;
+    if (!CT || !CT.core) {
+      html.className = "no-js";
+      var note = document.querySelector("[data-embed-failed]");
+      if (note) note.hidden = false;
+    }
+    schedule();
+  });
+  schedule();
+
+  function carryState(link) {
+    var CT = window.CalibTutorial, root = document.querySelector('[data-component="explorer"]');
+    var explorer = root && root.explorer;
+    if (!CT || !CT.stateHash || !explorer || !explorer.state.model) return;
+    var state = CT.stateHash.format(explorer.state, explorer.options.analysis, link.getAttribute("data-widget"));
+    link.setAttribute("href", link.getAttribute("href").split("#")[0] +
+      CT.stateHash.build(link.getAttribute("data-section"), CT.stateHash.parse(state).fields));
+  }
+  ["pointerdown", "focusin", "click"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      var link = event.target.closest && event.target.closest("a[data-full-tutorial]");
+      if (link) carryState(link);
+    }, true);
+  });
+})();

@@ -1,0 +1,365 @@
+"""Embeds for course sites (issue 11): every widget's embed page, framed as a teacher frames it.
+
+A host page (a "course page") is served from another origin than the site: ``localhost:<port A>``
+against the site's ``127.0.0.1:<port B>``. It frames embed pages with the very snippet the full
+page offers (``sandbox="allow-scripts allow-popups allow-popups-to-escape-sandbox"``: no same-origin
+access), records every message it receives, and sizes a frame to the height it posts, as a platform
+that listens does. The tests check that
+
+* every widget of every language posts its height, as Canvas's ``lti.frameResize`` and as the site's
+  own ``calibration-tutorial:resize``, in whole pixels within 2 px of its document's height, and
+  that the messages stop once the height settles (no resize loop);
+* the height follows a change inside the frame (a longer per-bin table);
+* operating a widget inside the frame shows the engine's values, and the ``#state/`` hash presets it;
+* "open in the full tutorial" opens a new tab at the widget's section, in the state the reader left;
+* the same works from ``file://``;
+* the full page's "Embed" box holds a snippet that works, copies it, and is plain text without JavaScript.
+"""
+
+import contextlib
+import html
+import re
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+from sitegen.serve import serving
+from sitegen.settings import LANGUAGES
+
+from .conftest import _MONITORS, PageMonitor, page_path
+from .explorer_ui import Explorer
+from .test_explorer import expected_bin_counts, expected_cards
+
+SANDBOX = "allow-scripts allow-popups allow-popups-to-escape-sandbox"
+SNIPPET = re.compile(r'<textarea id="embed-([a-z0-9-]+)-code"[^>]*>(.*?)</textarea>', re.S)
+
+# A course page: it frames snippets, keeps every message it receives, and sets the height of the frame
+# that sent a resize message (the site's own kind; Canvas does the same with lti.frameResize).
+HOST = """<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>A course page</title><link rel="icon" href="data:,"></head>
+<body>
+<h1>A course page</h1>
+<script>
+window.received = [];
+window.addEventListener("message", function (event) {
+  var frames = document.getElementsByTagName("iframe"), index = -1;
+  for (var i = 0; i < frames.length; i++) if (frames[i].contentWindow === event.source) index = i;
+  window.received.push({data: event.data, frame: index, origin: event.origin, at: performance.now()});
+  var data = event.data;
+  if (index >= 0 && data && data.type === "calibration-tutorial:resize") frames[index].height = String(data.height);
+});
+/* Add a snippet (its HTML) to the page, with its address replaced by `src`. */
+window.embed = function (snippet, src) {
+  var holder = document.createElement("div");
+  holder.innerHTML = snippet;
+  var frame = holder.firstElementChild;
+  frame.src = src;
+  document.body.appendChild(frame);
+  document.body.appendChild(document.createElement("hr"));
+};
+</script>
+</body>
+</html>
+"""
+
+
+def snippets(site_dir, lang):
+    """``{widget: snippet HTML}`` as the ``lang`` page's Embed boxes offer them."""
+    page = (site_dir / page_path(lang, "index.html")).read_text(encoding="utf-8")
+    return {name: html.unescape(text) for name, text in SNIPPET.findall(page)}
+
+
+def english_ui(site_dir):
+    """The English page's ``[ui]`` strings (a test without the ``lang`` fixture)."""
+    import json
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="ct-strings">(.*?)</script>', page, re.S)
+    return json.loads(found.group(1).replace("<\\/", "</"))["ui"]
+
+
+def src_of(snippet):
+    return html.unescape(re.search(r' src="([^"]*)"', snippet).group(1))
+
+
+@pytest.fixture(scope="module")
+def host_url(tmp_path_factory):
+    """The course page's folder served on another origin than the site (``localhost``, its own port)."""
+    folder = tmp_path_factory.mktemp("host")
+    (folder / "index.html").write_text(HOST, encoding="utf-8")
+    with serving(folder) as url:
+        yield url.replace("127.0.0.1", "localhost")
+
+
+@pytest.fixture
+def open_host(browser, request):
+    """``open_host(url)`` → a watched page on the course page (problems fail the test, as with ``open_page``)."""
+    contexts = []
+    monitors = request.node.stash.setdefault(_MONITORS, [])
+
+    def opener(url, **context_options):
+        context_options.setdefault("viewport", {"width": 760, "height": 900})
+        context = browser.new_context(**context_options)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        monitor = PageMonitor()
+        monitors.append(monitor)
+        monitor.watch(context)
+        page = context.new_page()
+        page.monitor = monitor
+        page.goto(url, wait_until="load")
+        return page
+
+    yield opener
+    for context in contexts:
+        with contextlib.suppress(Exception):
+            context.close()
+
+
+def frame_at(page, index):
+    """The Playwright frame of the page's ``index``-th iframe (scrolled into view: a browser defers
+    the work of an off-screen cross-origin frame)."""
+    element = page.locator("iframe").nth(index)
+    element.scroll_into_view_if_needed()
+    handle = element.element_handle()
+    frame = handle.content_frame()
+    assert frame is not None, f"iframe {index} has no document"
+    return frame
+
+
+def heights(page, index, kind="calibration-tutorial:resize"):
+    """The heights frame ``index`` posted, in order, as messages of ``kind`` (or Canvas's subject)."""
+    return page.evaluate("""([index, kind]) => window.received
+        .filter(m => m.frame === index && m.data && (m.data.type === kind || m.data.subject === kind))
+        .map(m => m.data.height)""", [index, kind])
+
+
+def document_height(frame):
+    """The embedded document's height: its root box (content) and its scroll height."""
+    return frame.evaluate("() => [document.documentElement.getBoundingClientRect().height,"
+                          " document.documentElement.scrollHeight]")
+
+
+def settle(page, index, frame, timeout=15.0):
+    """Wait until frame ``index`` has posted a height that matches its document, the host applied it,
+    and nothing changed for 300 ms; returns (posted heights, [box height, scroll height], the frame
+    element's height)."""
+    deadline, last = time.monotonic() + timeout, None
+    while True:
+        posted = heights(page, index)
+        box, scroll = document_height(frame)
+        applied = page.locator("iframe").nth(index).evaluate("e => e.getBoundingClientRect().height")
+        now = (posted, [box, scroll], applied)
+        if posted and abs(posted[-1] - box) <= 2 and abs(applied - posted[-1]) < 1:
+            if now == last:
+                return now
+            last = now
+            time.sleep(0.3)
+            continue
+        if time.monotonic() > deadline:
+            pytest.fail(f"frame {index}: posted {posted}, document {box:.1f}/{scroll}, frame {applied}")
+        last = None
+        time.sleep(0.1)
+
+
+def assert_sandboxed(frame):
+    """The frame runs without same-origin access, as the snippet's sandbox says."""
+    origin, storage = frame.evaluate("""() => [window.origin,
+        (() => { try { return typeof window.localStorage; } catch (error) { return "refused"; } })()]""")
+    assert origin == "null" and storage == "refused", (origin, storage)
+
+
+# --------------------------------------------------------------------------- every widget, every language
+
+def test_every_widget_posts_its_height_from_a_sandboxed_frame_of_another_origin(open_host, host_url, site_dir,
+                                                                                  site_url, lang):
+    offered = snippets(site_dir, lang)
+    names = sorted(offered)
+    assert set(names) == {p.stem for p in (site_dir / page_path(lang, "embed")).glob("*.html")}
+    assert {"softmax-demo", "nll-curve", "reliability-demo", "explorer", "chance-demo", "bin-sweep",
+            "smooth-demo"} <= set(names)
+    page = open_host(host_url)
+    for name in names:
+        snippet = offered[name]
+        assert f'sandbox="{SANDBOX}"' in snippet and 'loading="lazy"' in snippet and 'width="100%"' in snippet
+        assert src_of(snippet) == f"embed/{name}.html"  # relative: this build has no --base-url
+        page.evaluate("([snippet, src]) => window.embed(snippet, src)",
+                      [snippet, site_url + page_path(lang, src_of(snippet))])
+    for index, name in enumerate(names):
+        frame = frame_at(page, index)
+        posted, (box, scroll), applied = settle(page, index, frame)
+        assert_sandboxed(frame)
+        assert all(isinstance(h, int) and h > 0 for h in posted), posted
+        assert heights(page, index, "lti.frameResize") == posted, "the two kinds of message disagree"
+        assert abs(posted[-1] - scroll) <= 2, (name, posted, box, scroll)
+        kinds = page.evaluate("""index => window.received.filter(m => m.frame === index)
+            .map(m => [m.origin, m.data.widget || m.data.subject])""", index)
+        assert {origin for origin, _ in kinds} == {"null"}
+        assert {what for _, what in kinds} == {name, "lti.frameResize"}
+    # settled: a second of idling brings no more messages (no resize loop between host and frame)
+    before = page.evaluate("window.received.length")
+    page.wait_for_timeout(1000)
+    assert page.evaluate("window.received.length") - before <= 2
+
+
+# --------------------------------------------------------------------------- one widget, changed inside its frame
+
+def loaded(frame, dataset, root="#ex1"):
+    """Wait until the explorer ``root`` in ``frame`` holds ``dataset`` (its data file has arrived)."""
+    frame.wait_for_function("([root, name]) => { const e = document.querySelector(root).explorer;"
+                            " return !!(e && e.state.model && e.state.model.name === name); }", arg=[root, dataset])
+
+
+def embed_one(page, site_dir, site_url, lang, name, fragment=""):
+    snippet = snippets(site_dir, lang)[name]
+    page.evaluate("([snippet, src]) => window.embed(snippet, src)",
+                  [snippet, site_url + page_path(lang, src_of(snippet)) + fragment])
+    frame = frame_at(page, 0)
+    settle(page, 0, frame)
+    return frame
+
+
+def test_the_height_follows_a_longer_bin_table(open_host, host_url, site_dir, site_url, expect):
+    page = open_host(host_url)
+    frame = embed_one(page, site_dir, site_url, "en", "reliability-demo",
+                      "#state/dataset=overconfident&t=1&scheme=equal-width&bins=4&part=test")
+    ex = Explorer(frame, english_ui(site_dir), expect, root="#rel1")
+    rows = ex.bin_table.locator("tbody tr:not([hidden])")
+    expect(rows).to_have_count(len(expected_bin_counts("overconfident", "test", 1.0, "equal-width", 4)))
+    first, _, _ = settle(page, 0, frame)
+    ex.bins.select_option("20")
+    expect(rows).to_have_count(len(expected_bin_counts("overconfident", "test", 1.0, "equal-width", 20)))
+    deadline = time.monotonic() + 10
+    while heights(page, 0)[-1] <= first[-1] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    posted, (box, scroll), applied = settle(page, 0, frame)
+    assert posted[-1] > first[-1], f"the height did not follow the table: {first[-1]} → {posted}"
+    assert abs(posted[-1] - scroll) <= 2 and abs(applied - posted[-1]) < 1
+
+
+def test_operating_the_explorer_in_its_frame_shows_the_engines_values(open_host, host_url, site_dir, site_url,
+                                                                       lang, ui, number, engine, expect):
+    page = open_host(host_url)
+    frame = embed_one(page, site_dir, site_url, lang, "explorer")
+    ex = Explorer(frame, ui, expect, number=number)
+    ex.choose(dataset="sim-600")
+    loaded(frame, "sim-600")
+    ex.choose(part="calibration", scheme="adaptive", bins=10)
+    ex.fit.click()
+    fitted = engine.datasets["sim-600"].fitted_t
+    expect(ex.slider).to_have_value(str(engine.index_of(fitted)))
+    want = expected_cards("sim-600", "calibration", fitted, "adaptive", 10, number)
+    for metric, text in want.items():
+        expect(ex.card(metric)).to_have_text(text)
+    shown = ex.bin_table.locator("tbody tr:not([hidden])")
+    expect(shown).to_have_count(len(expected_bin_counts("sim-600", "calibration", fitted, "adaptive", 10)))
+
+
+def test_the_state_hash_presets_an_embed_and_its_link_opens_the_full_tutorial_there(
+        open_host, host_url, site_dir, site_url, lang, ui, number, engine, expect):
+    page = open_host(host_url)
+    grid = engine.grid
+    start = int(np.argmin(np.abs(np.log(grid) - np.log(2.0))))
+    frame = embed_one(page, site_dir, site_url, lang, "reliability-demo",
+                      "#state/dataset=twelve&t=2&scheme=adaptive&bins=10&part=all")
+    ex = Explorer(frame, ui, expect, root="#rel1", number=number)
+    expect(ex.slider).to_have_value(str(start))
+    expect(ex.bins).to_have_value("10")
+    expect(ex.scheme("adaptive")).to_be_checked()
+    rows = ex.bin_table.locator("tbody tr:not([hidden])")
+    expect(rows).to_have_count(len(expected_bin_counts("twelve", "all", grid[start], "adaptive", 10)))
+    for _ in range(5):
+        ex.slider.press("ArrowRight")
+    expect(ex.slider).to_have_value(str(start + 5))
+
+    link = frame.get_by_role("link", name=re.compile(re.escape(frame.evaluate(
+        "() => document.querySelector('a[data-full-tutorial]').textContent"))))
+    assert link.get_attribute("target") == "_blank" and link.get_attribute("rel") == "noopener"
+    assert link.get_attribute("href") == "../index.html#reliability"  # before the reader reaches for it
+    with page.context.expect_page() as opened:
+        link.click()
+    tab = opened.value
+    tab.wait_for_load_state("load")
+    assert tab.url.startswith(site_url + page_path(lang, "index.html#reliability/state/")), tab.url
+    assert "widget=rel1" in tab.url and "dataset=twelve" in tab.url and "bins=10" in tab.url
+    full = Explorer(tab, ui, expect, root="#rel1", number=number)
+    expect(full.slider).to_have_value(str(start + 5))
+    expect(full.bins).to_have_value("10")
+    expect(full.scheme("adaptive")).to_be_checked()
+    expect(tab.locator("#rel1")).to_be_in_viewport()
+    expect(full.bin_table.locator("tbody tr:not([hidden])")).to_have_count(
+        len(expected_bin_counts("twelve", "all", grid[start + 5], "adaptive", 10)))
+    # the hash was for rel1: the main explorer keeps its own defaults
+    expect(tab.locator("#ex1-dataset")).to_have_value("six")
+
+
+# --------------------------------------------------------------------------- file://
+
+def test_embeds_work_from_disk(open_host, site_dir, tmp_path, engine, expect):
+    """A course page on disk framing embed pages on disk. Without the sandbox everything works; with it,
+    Chromium gives a sandboxed (opaque-origin) frame no file from disk, so the embed loads no script:
+    it then says so, shows its static figures, and still reports its height."""
+    offered = snippets(site_dir, "en")
+    host = tmp_path / "course.html"
+    host.write_text(HOST, encoding="utf-8")
+    page = open_host(host.as_uri())
+    page.monitor.allow(r"Not allowed to load local resource: file://.*/app\.js|request failed: file://.*/app\.js")
+    plain = [re.sub(r' sandbox="[^"]*"', "", offered[name]) for name in ("explorer", "softmax-demo")]
+    sandboxed = offered["nll-curve"]
+    for snippet, name in zip(plain + [sandboxed], ("explorer", "softmax-demo", "nll-curve")):
+        page.evaluate("([snippet, src]) => window.embed(snippet, src)",
+                      [snippet, (site_dir / "embed" / f"{name}.html").as_uri()])
+    for index in range(3):
+        frame = frame_at(page, index)
+        posted, (box, scroll), _ = settle(page, index, frame)
+        assert abs(posted[-1] - scroll) <= 2
+    frame = frame_at(page, 0)
+    ex = Explorer(frame, english_ui(site_dir), expect)
+    ex.choose(dataset="twelve")
+    loaded(frame, "twelve")
+    ex.fit.click()
+    fitted = engine.datasets["twelve"].fitted_t
+    expect(ex.slider).to_have_value(str(engine.index_of(fitted)))
+    expect(ex.card("nll")).to_have_text(expected_cards("twelve", "all", fitted, "equal-width", 4)["nll"])
+    refused = frame_at(page, 2)
+    expect(refused.locator("[data-embed-failed]")).to_be_visible()
+    expect(refused.locator(".static-figure svg")).to_be_visible()
+
+
+# --------------------------------------------------------------------------- the full page's Embed box
+
+def test_the_embed_box_offers_a_working_snippet_and_copies_it(open_page, site_url, lang, expect):
+    page = open_page(lang=lang, permissions=["clipboard-read", "clipboard-write"])
+    box = page.locator("details.embed-box").filter(has=page.locator("#embed-nll-curve-code"))
+    strings = page.evaluate("() => CalibTutorial.strings().ui")
+    box.locator("summary").click()
+    code = box.get_by_role("textbox")
+    expect(code).to_be_visible()
+    snippet = code.input_value()
+    src = src_of(snippet)
+    assert src == site_url + page_path(lang, "embed/nll-curve.html"), src  # made absolute on this host
+    with urllib.request.urlopen(src) as response:
+        assert response.status == 200 and b'data-embed="nll-curve"' in response.read()
+    box.get_by_role("button").click()
+    expect(box.get_by_role("status")).to_have_text(strings["embed_copied"])
+    assert page.evaluate("() => navigator.clipboard.readText()") == snippet
+
+
+def test_without_javascript_the_snippet_is_selectable_text(open_page, lang, expect):
+    page = open_page(lang=lang, java_script_enabled=False)
+    box = page.locator("details.embed-box").first
+    box.locator("summary").click()
+    code = box.get_by_role("textbox")
+    expect(code).to_be_visible()
+    expect(code).to_have_attribute("readonly", "")
+    assert src_of(code.input_value()).startswith("embed/")
+    expect(box.get_by_role("button")).to_be_hidden()
+
+
+def test_an_embed_page_has_no_page_chrome_and_works_without_a_frame(open_page, lang, expect):
+    page = open_page("embed/explorer.html", lang=lang)
+    expect(page.locator(".language-switch, .page-footer, .skip-link, section")).to_have_count(0)
+    expect(page.locator("#ex1 [data-metric='nll'] .value")).not_to_have_text("")
+    expect(page.get_by_role("heading", level=1)).to_have_count(1)

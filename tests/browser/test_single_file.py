@@ -1,0 +1,130 @@
+"""The one-file edition (``build.py --single-file OUT.html``), opened from disk with the network off.
+
+The file is built once for this module. Every request but the file itself is refused (and the
+context is offline), so a single stray reference to another file or host fails: the tests operate
+explorers on datasets that are not the default, the groups view of ``mixed`` (its groups file is
+inlined) and check the cards against the engine; the bin selectors offer the detailed counts only,
+as the page says; without JavaScript the prose, tables and static figures are there; the Nu checker
+finds no error.
+"""
+
+import contextlib
+import subprocess
+import sys
+
+import pytest
+
+from .conftest import _MONITORS, ROOT, PageMonitor
+from .explorer_ui import Explorer
+from .test_explorer import expected_cards
+from .test_html_valid import run_vnu
+
+
+@pytest.fixture(scope="module")
+def single_file(tmp_path_factory):
+    """The English one-file edition, built into a temporary folder."""
+    out = tmp_path_factory.mktemp("single") / "tutorial.html"
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--single-file", str(out)],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    if result.returncode != 0:
+        pytest.fail(f"build.py --single-file failed ({result.returncode}):\n{result.stderr}", pytrace=False)
+    return out
+
+
+@pytest.fixture
+def open_offline(browser, single_file, request):
+    """``open_offline(**context_options)`` → the file opened from disk, every other request refused."""
+    contexts = []
+    monitors = request.node.stash.setdefault(_MONITORS, [])
+    url = single_file.as_uri()
+
+    def opener(**context_options):
+        context_options.setdefault("viewport", {"width": 1280, "height": 900})
+        context = browser.new_context(offline=True, **context_options)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        monitor = PageMonitor()
+        monitors.append(monitor)
+        monitor.watch(context)
+
+        def refuse(route):
+            monitor.add(f"request for another file or host: {route.request.url}")
+            route.abort()
+
+        context.route(lambda address: address != url and not address.startswith("data:"), refuse)
+        page = context.new_page()
+        page.monitor = monitor
+        page.goto(url, wait_until="load")
+        return page
+
+    yield opener
+    for context in contexts:
+        with contextlib.suppress(Exception):
+            context.close()
+
+
+@pytest.fixture(scope="module")
+def english(single_file):
+    """The English ``[ui]`` strings, as the file holds them."""
+    import json
+    import re
+    text = single_file.read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="ct-strings">(.*?)</script>', text, re.S)
+    return json.loads(found.group(1).replace("<\\/", "</"))["ui"]
+
+
+def test_every_explorer_works_from_disk_with_the_network_off(open_offline, english, engine, expect):
+    page = open_offline()
+    url = page.url
+    assert page.monitor.requests == [url]
+    ex = Explorer(page, english, expect)
+    ex.root.scroll_into_view_if_needed()
+    ex.choose(dataset="sim-600")
+    page.wait_for_function("() => document.getElementById('ex1').explorer.state.model.name === 'sim-600'")
+    ex.choose(part="calibration", scheme="adaptive", bins=15)
+    ex.fit.click()
+    fitted = engine.datasets["sim-600"].fitted_t
+    expect(ex.slider).to_have_value(str(engine.index_of(fitted)))
+    for metric, text in expected_cards("sim-600", "calibration", fitted, "adaptive", 15).items():
+        expect(ex.card(metric)).to_have_text(text)
+    # the groups file of mixed is inlined too: its group view needs no request
+    ex.choose(dataset="mixed")
+    page.wait_for_function("() => document.getElementById('ex1').explorer.state.model.name === 'mixed'")
+    ex.root.get_by_role("checkbox", name=english["own_t"], exact=True).check()
+    expect(ex.status).to_have_text("")
+    # every dataset, in every explorer that offers a picker
+    names = page.evaluate("() => CalibTutorial.core.datasets.map(d => d.name)")
+    for root in page.locator('[data-component="explorer"]').all():
+        root.scroll_into_view_if_needed()
+        picker = root.locator('select[id$="-dataset"]')
+        for value in (picker.locator("option").evaluate_all("os => os.map(o => o.value)") if picker.count() else []):
+            picker.select_option(value)
+            root_id = root.get_attribute("id")
+            page.wait_for_function("([id, name]) => document.getElementById(id).explorer.state.model.name === name",
+                                   arg=[root_id, value])
+            expect(page.locator(f"#{root_id}-status")).to_have_text("")
+    assert set(page.evaluate("() => Object.keys(CalibTutorial.datasets)")) == set(names)
+    assert page.monitor.requests == [url], page.monitor.requests
+
+
+def test_the_bin_selectors_offer_the_detailed_counts_and_the_page_says_so(open_offline, english):
+    page = open_offline()
+    counts = page.evaluate("() => CalibTutorial.core.detailed_bin_counts")
+    for select in page.locator('select[id$="-bins"]').all():
+        assert select.locator("option").evaluate_all("os => os.map(o => Number(o.value))") == counts
+    note = page.locator(".single-file-note")
+    assert "20" in note.inner_text() and "site/downloads/" in note.inner_text()
+    assert page.locator('a[href*="downloads/"]').count() == 0  # named, not linked: they are not in the file
+
+
+def test_without_javascript_the_file_shows_prose_tables_and_figures(open_offline):
+    page = open_offline(java_script_enabled=False)
+    assert page.locator("section").count() > 10
+    assert page.locator(".static-figure svg").first.is_visible()
+    assert page.locator("table").first.is_visible()
+
+
+def test_the_file_is_valid_html(vnu_command, single_file):
+    errors = run_vnu(vnu_command, single_file)
+    found = errors.get(str(single_file), [])
+    assert found == [], "vnu: " + "\n  ".join(found)
