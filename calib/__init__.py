@@ -27,7 +27,10 @@ from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, noise_floor, 
 from .quantiles import FLOOR_QUANTILES, SPREAD_QUANTILES, SWEEP_QUANTILES, count_quantiles, sorted_quantiles
 from .refit import fit_weighted_temperatures, nll_beta_derivatives, weighted_nll
 from .runs import BinLayout, bin_layout, bin_positions, ece_from_prefix, ece_sweep, sort_rows
-from .scaling import brier, log_softmax, nll, predicted_class, scaled_probs, scores_over_grid, top_label
+from .scaling import (
+    BLOCK_ELEMENTS, GridMetrics, block_shape, brier, grid_metrics, log_softmax, nll, predicted_class, scaled_probs,
+    scores_over_grid, top_label,
+)
 
 __all__ = [
     "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce", "max_gap", "equal_mass_bounds",
@@ -39,4 +42,5 @@ __all__ = [
     "SPREAD_QUANTILES", "FLOOR_QUANTILES", "SWEEP_QUANTILES", "sorted_quantiles", "count_quantiles",
     "BinLayout", "bin_layout", "bin_positions", "ece_from_prefix", "ece_sweep", "sort_rows",
     "scaled_probs", "log_softmax", "predicted_class", "top_label", "nll", "brier", "scores_over_grid",
+    "grid_metrics", "GridMetrics", "block_shape", "BLOCK_ELEMENTS",
 ]
