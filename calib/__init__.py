@@ -16,7 +16,9 @@ public API (documented in the README):
 * :func:`ece_sweep` — the ECE for every bin count 1..max_bins, and the run-wise binning under it
   (:func:`sort_rows`, :func:`bin_positions`, :func:`bin_layout`, :func:`ece_from_prefix`);
 * :func:`sorted_quantiles`, :func:`count_quantiles` — quantiles of many short rows;
-* :func:`load`, :func:`part_masks` and :data:`DATASET_NAMES` — the built-in datasets and their split.
+* :func:`load`, :func:`part_masks` and :data:`DATASET_NAMES` — the built-in datasets and their split;
+* :func:`load_predictions`, :func:`split_masks` and :class:`InputError` (:mod:`calib.io`) — a user's own
+  logits and labels from ``.npz`` or ``.csv``, and how their rows are split (``python -m calib fit FILE``).
 """
 
 from .binning import SCHEMES, ReliabilityBins, ece, equal_mass_bounds, max_gap, mce, reliability_bins
@@ -24,6 +26,7 @@ from .bootstrap import DEFAULT_RESAMPLES, BootstrapSpread, bootstrap_spread, cou
 from .datasets import DATASET_NAMES, Dataset, load, part_masks
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, noise_floor, segment_cdfs
+from .io import InputError, Predictions, load_predictions, split_masks
 from .quantiles import FLOOR_QUANTILES, SPREAD_QUANTILES, SWEEP_QUANTILES, count_quantiles, sorted_quantiles
 from .refit import fit_weighted_temperatures, nll_beta_derivatives, weighted_nll
 from .runs import BinLayout, bin_layout, bin_positions, ece_from_prefix, ece_sweep, sort_rows
@@ -37,6 +40,7 @@ __all__ = [
     "DEFAULT_RESAMPLES", "BootstrapSpread", "bootstrap_spread", "resample_counts", "count_prefix",
     "DATASET_NAMES", "Dataset", "load", "part_masks",
     "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "fit_temperature",
+    "InputError", "Predictions", "load_predictions", "split_masks",
     "fit_weighted_temperatures", "nll_beta_derivatives", "weighted_nll",
     "DEFAULT_DRAWS", "DEFAULT_SWEEP_DRAWS", "NoiseFloor", "noise_floor", "segment_cdfs",
     "SPREAD_QUANTILES", "FLOOR_QUANTILES", "SWEEP_QUANTILES", "sorted_quantiles", "count_quantiles",

@@ -86,6 +86,6 @@ def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_
         if temps.ndim != 1 or temps.size == 0:
             raise ValueError("grid must be a non-empty 1-D array of temperatures")
         if not (np.all(np.isfinite(temps)) and np.all(temps > 0)):
-            raise ValueError("grid temperatures must be positive and finite")
+            raise ValueError("grid: every temperature must be positive and finite")
         return float(temps[np.argmin(nll_grid(rows, temps, workers))])
     raise ValueError(f"method must be 'bounded' or 'grid'; got {method!r}")
