@@ -20,6 +20,7 @@ import numpy as np
 
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .io import DEFAULT_SPLIT_SEED, SPLIT_RULES, InputError, load_predictions, split_masks
+from .binning import SCHEMES
 from .scaling import grid_metrics
 
 N_BINS = 15
@@ -35,14 +36,12 @@ def _default_workers():
 
 def part_metrics(logits, labels, temperatures, workers=1):
     """Metrics of rows at each temperature: a list of dicts (one per T) of plain floats."""
-    schemes = {scheme: grid_metrics(logits, labels, temperatures, N_BINS, scheme, workers=workers)
-               for scheme in ("equal-width", "adaptive")}
-    width = schemes["equal-width"]
+    m = grid_metrics(logits, labels, temperatures, bin_counts=(N_BINS,), schemes=SCHEMES, workers=workers)
     return [{
-        "temperature": float(t), "nll": float(width.nll[i]), "brier": float(width.brier[i]),
-        "accuracy": width.accuracy, "mean_confidence": float(width.mean_confidence[i]),
-        "ece": {scheme: float(m.ece[i]) for scheme, m in schemes.items()},
-        "mce": {scheme: float(m.mce[i]) for scheme, m in schemes.items()},
+        "temperature": float(t), "nll": float(m.nll[i]), "brier": float(m.brier[i]),
+        "accuracy": m.accuracy, "mean_confidence": float(m.mean_confidence[i]),
+        "ece": {scheme: float(m.ece[scheme][N_BINS][i]) for scheme in SCHEMES},
+        "mce": {scheme: float(m.mce[scheme][N_BINS][i]) for scheme in SCHEMES},
     } for i, t in enumerate(temperatures)]
 
 

@@ -30,7 +30,7 @@ from .validation import as_probability_rows  # noqa: F401  (calib.smooth still i
 __all__ = [
     "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce", "max_gap",
     "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins", "equal_width_ids", "equal_width_sums",
-    "equal_mass_bounds", "bin_sums", "finish_bins",
+    "equal_mass_bounds", "bin_sums", "adaptive_sums", "finish_bins",
 ]
 
 SCHEMES = ("equal-width", "adaptive")
@@ -171,11 +171,15 @@ def adaptive_bins_sorted(sorted_confidence, sorted_correct, n_bins):
     n_bins = positive_int(n_bins, "n_bins")
     sorted_conf = as_probabilities(sorted_confidence, "sorted_confidence")
     sorted_hits = np.asarray(sorted_correct, dtype=np.float64)
-    return _finish(*_adaptive_sums(sorted_conf, sorted_hits, n_bins), sorted_conf.shape[-1])
+    return _finish(*adaptive_sums(sorted_conf, sorted_hits, n_bins), sorted_conf.shape[-1])
 
 
-def _adaptive_sums(sorted_conf, sorted_hits, n_bins):
-    """``(lower, upper, count, confidence_sum, hit_sum)`` of the equal-mass groups of sorted rows (…, n)."""
+def adaptive_sums(sorted_conf, sorted_hits, n_bins):
+    """``(lower, upper, count, confidence_sum, hit_sum)`` of the equal-mass groups of sorted rows (…, n).
+
+    ``sorted_conf`` and ``sorted_hits`` (float 0/1) are already ordered by
+    :func:`sort_by_confidence` (or the same stable sort); nothing is checked.
+    """
     n = sorted_conf.shape[-1]
     bounds = equal_mass_bounds(n, n_bins)
     starts, sizes = bounds[:-1], np.diff(bounds)
@@ -202,7 +206,7 @@ def bin_sums(confidence, hits, n_bins, scheme):
                 count, conf_sum, hit_sum)
     order = np.argsort(confidence, axis=-1, kind="stable")
     sorted_hits = np.asarray(hits, dtype=np.float64)[order]
-    return _adaptive_sums(np.take_along_axis(confidence, order, axis=-1), sorted_hits, n_bins)
+    return adaptive_sums(np.take_along_axis(confidence, order, axis=-1), sorted_hits, n_bins)
 
 
 def finish_bins(lower, upper, count, conf_sum, hit_sum, n):

@@ -18,8 +18,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .binning import SCHEMES, ReliabilityBins, bin_sums, finish_bins, max_gap
-from .validation import check_choice, positive_int
+from .binning import SCHEMES, adaptive_sums, bin_sums, finish_bins, max_gap
+from .validation import as_bin_counts, check_choice, positive_int
 
 __all__ = [
     "as_logits",
@@ -358,58 +358,70 @@ class GridMetrics(NamedTuple):
     ``nll`` (G,) mean NLL in nats; ``brier`` (G,) multiclass Brier (0–2);
     ``mean_confidence`` (G,) mean top-label confidence; ``accuracy`` the
     fraction of rows whose raw-logit argmax is the label (a float: it does not
-    depend on T); ``bins`` a :class:`calib.binning.ReliabilityBins` of arrays
-    (G, B) (B = ``min(n_bins, n)`` for adaptive bins); ``ece`` and ``mce``
-    (G,) its expected and maximum calibration error.
+    depend on T); ``bins[scheme][B]`` a :class:`calib.binning.ReliabilityBins`
+    of arrays (G, B) (B = ``min(B, n)`` for adaptive bins); ``ece[scheme][B]``
+    and ``mce[scheme][B]`` (G,) the expected and maximum calibration error.
     """
 
     nll: np.ndarray
     brier: np.ndarray
     mean_confidence: np.ndarray
     accuracy: float
-    bins: ReliabilityBins
-    ece: np.ndarray
-    mce: np.ndarray
+    bins: dict
+    ece: dict
+    mce: dict
 
 
-def grid_metrics(logits, labels, temps, n_bins=15, scheme="equal-width", workers=1,
+def grid_metrics(logits, labels, temps, bin_counts=(15,), schemes=SCHEMES, workers=1,
                  block_elements=BLOCK_ELEMENTS):
     """NLL, Brier, mean confidence, reliability bins, ECE and MCE at every temperature, in bounded memory.
 
     The same numbers as :func:`scores_over_grid` followed by
-    :func:`calib.binning.reliability_bins` on its (G, n) confidences, but the
-    confidences of one block of temperatures are binned and dropped before
-    the next, so memory is O(workers × block + G × n_bins) rather than
-    O(G × n): a million rows over a 534-point grid fit in a few hundred MiB.
-    ``scheme`` is ``"equal-width"`` or ``"adaptive"`` (as in
-    :func:`calib.binning.reliability_bins`). The results do not depend on
-    ``workers`` or ``block_elements``. Returns a :class:`GridMetrics`.
+    :func:`calib.binning.reliability_bins` on its (G, n) confidences for
+    every scheme in ``schemes`` (``"equal-width"``, ``"adaptive"``) and every
+    bin count in ``bin_counts``, but in one pass: the confidences of one block
+    of temperatures are binned (sorted once for all adaptive bin counts) and
+    dropped before the next, so memory is O(workers × block + G × Σ bins)
+    rather than O(G × n): a million rows over a 534-point grid take a few
+    hundred MiB. The results do not depend on ``workers`` or
+    ``block_elements``. Returns a :class:`GridMetrics`.
 
-    >>> m = grid_metrics([[3.0, 1.0, 0.0], [0.0, 2.0, 0.5]], [0, 0], [1.0, 2.0], n_bins=2)
-    >>> np.round(m.ece, 3).tolist(), m.accuracy
-    ([0.261, 0.165], 0.5)
+    >>> m = grid_metrics([[3.0, 1.0, 0.0], [0.0, 2.0, 0.5]], [0, 0], [1.0, 2.0], bin_counts=[2])  # both rows in bin 2
+    >>> np.round(m.ece["equal-width"][2], 3).tolist(), m.accuracy
+    ([0.29, 0.086], 0.5)
     """
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
     temps, _ = as_temperatures(temps)
-    n_bins = positive_int(n_bins, "n_bins")
-    check_choice(scheme, SCHEMES, "scheme")
+    bin_counts = as_bin_counts(bin_counts)
+    schemes = tuple(check_choice(scheme, SCHEMES, "scheme") for scheme in schemes)
     rows = _prepare(z, y)
     n = z.shape[0]
-    used = n_bins if scheme == "equal-width" else min(n_bins, n)
-    sums = [np.empty((temps.size, used)) for _ in range(5)]  # lower, upper, count, confidence sum, hit sum
+    hits = rows.correct.astype(np.float64)
+    # per scheme and bin count: lower, upper, count, confidence sum, hit sum, each (G, B_used)
+    sums = {scheme: {b: [np.empty((temps.size, b if scheme == "equal-width" else min(b, n))) for _ in range(5)]
+                     for b in bin_counts} for scheme in schemes}
     mean_confidence = np.empty(temps.size)
 
     def per_block(start, confidence):
         stop = start + confidence.shape[0]
-        for whole, part in zip(sums, bin_sums(confidence, rows.correct, n_bins, scheme)):
-            whole[start:stop] = part
         mean_confidence[start:stop] = confidence.mean(axis=1)
+        for scheme in schemes:
+            if scheme == "adaptive":
+                order = np.argsort(confidence, axis=-1, kind="stable")
+                ordered = np.take_along_axis(confidence, order, axis=-1), hits[order]
+            for b in bin_counts:
+                parts = bin_sums(confidence, rows.correct, b, scheme) if scheme == "equal-width" else \
+                    adaptive_sums(*ordered, b)
+                for whole, part in zip(sums[scheme][b], parts):
+                    whole[start:stop] = part
 
     nll_values, brier_values = _grid_pass(rows, temps, block_elements, workers, per_block=per_block)
-    bins = finish_bins(*sums, n)
-    return GridMetrics(nll_values, brier_values, mean_confidence, float(rows.correct.mean()), bins,
-                       bins.weighted_gap.sum(axis=1), max_gap(bins))
+    bins = {scheme: {b: finish_bins(*sums[scheme][b], n) for b in bin_counts} for scheme in schemes}
+    ece = {scheme: {b: stats.weighted_gap.sum(axis=1) for b, stats in by_count.items()}
+           for scheme, by_count in bins.items()}
+    mce = {scheme: {b: max_gap(stats) for b, stats in by_count.items()} for scheme, by_count in bins.items()}
+    return GridMetrics(nll_values, brier_values, mean_confidence, float(rows.correct.mean()), bins, ece, mce)
 
 
 def nll_over_rows(rows, temperature, workspaces, block_elements=BLOCK_ELEMENTS):

@@ -362,15 +362,17 @@ def test_grid_results_do_not_depend_on_workers_or_block_size():
             got = scores_over_grid(z, y, temps, workers=workers, block_elements=block_elements)
             for a, b in zip(got, reference):
                 assert np.array_equal(a, b), (workers, block_elements)
-    metrics = [grid_metrics(z, y, temps, 15, scheme, workers=w, block_elements=b)
-               for scheme in SCHEMES for w, b in ((1, 1 << 17), (2, 64 * 12), (2, 50_000))]
-    for first, other in ((metrics[0], metrics[1]), (metrics[0], metrics[2]), (metrics[3], metrics[4]),
-                         (metrics[3], metrics[5])):
-        for a, b in zip(first, other):
-            if isinstance(a, tuple):
-                assert all(np.array_equal(x, w, equal_nan=True) for x, w in zip(a, b))
-            else:
-                assert np.array_equal(a, b)
+    metrics = [grid_metrics(z, y, temps, (4, 15), SCHEMES, workers=w, block_elements=b)
+               for w, b in ((1, 1 << 17), (2, 64 * 12), (2, 50_000))]
+    for other in metrics[1:]:
+        for a, b in zip(metrics[0][:4], other[:4]):
+            assert np.array_equal(a, b)
+        for scheme in SCHEMES:
+            for count in (4, 15):
+                for a, b in zip(metrics[0].bins[scheme][count], other.bins[scheme][count]):
+                    assert np.array_equal(a, b, equal_nan=True)
+                assert np.array_equal(metrics[0].ece[scheme][count], other.ece[scheme][count])
+                assert np.array_equal(metrics[0].mce[scheme][count], other.mce[scheme][count])
 
 
 def test_grid_metrics_match_an_independent_reference():
@@ -378,32 +380,37 @@ def test_grid_metrics_match_an_independent_reference():
     temps = np.array([0.3, 1.0, 1.7, 6.0])
     nll_ref, brier_ref, conf_ref = whole_tensor_scores(z, y, temps)
     correct = np.argmax(z, axis=1) == y
-    m = grid_metrics(z, y, temps, n_bins=15, block_elements=3_000, workers=2)
+    m = grid_metrics(z, y, temps, bin_counts=[15], schemes=["equal-width"], block_elements=3_000, workers=2)
     np.testing.assert_allclose(m.nll, nll_ref, rtol=1e-12)
     np.testing.assert_allclose(m.brier, brier_ref, rtol=1e-12)
     np.testing.assert_allclose(m.mean_confidence, conf_ref.mean(axis=1), rtol=1e-12)
     assert m.accuracy == correct.mean()
     ece_ref = [plain_equal_width_ece(conf_ref[g], correct, 15) for g in range(temps.size)]
-    np.testing.assert_allclose(m.ece, ece_ref, rtol=1e-10, atol=1e-15)
-    assert m.bins.count.sum(axis=1).tolist() == [2_000] * temps.size
-    assert np.all(m.mce >= m.ece - 1e-15)
+    np.testing.assert_allclose(m.ece["equal-width"][15], ece_ref, rtol=1e-10, atol=1e-15)
+    assert m.bins["equal-width"][15].count.sum(axis=1).tolist() == [2_000] * temps.size
+    assert np.all(m.mce["equal-width"][15] >= m.ece["equal-width"][15] - 1e-15)
+    assert list(m.bins) == ["equal-width"]
 
 
-def test_adaptive_grid_metrics_equal_binning_the_full_confidences():
+def test_grid_metrics_equal_binning_the_full_confidences():
     z, y = random_model(5, 999, 4)
     temps = np.geomspace(0.1, 5, 9)
     confidence, correct = top_label(z, y, temps)
-    m = grid_metrics(z, y, temps, n_bins=20, scheme="adaptive", block_elements=64 * 4)
-    assert m.bins.count.shape == (9, 20)
-    np.testing.assert_allclose(m.ece, ece(confidence, correct, 20, "adaptive"), rtol=1e-12, atol=1e-15)
-    np.testing.assert_allclose(m.mce, mce(confidence, correct, 20, "adaptive"), rtol=1e-12, atol=1e-15)
+    m = grid_metrics(z, y, temps, bin_counts=[3, 20], block_elements=64 * 4)
+    assert m.bins["adaptive"][20].count.shape == (9, 20)
+    for scheme in SCHEMES:
+        for count in (3, 20):
+            np.testing.assert_allclose(m.ece[scheme][count], ece(confidence, correct, count, scheme),
+                                       rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(m.mce[scheme][count], mce(confidence, correct, count, scheme),
+                                       rtol=1e-12, atol=1e-15)
 
 
 def test_extreme_finite_logits_give_finite_grid_metrics():
     z = np.array([[1e6, -1e6, 0.0], [-1e6, 1e6, 1e6], [0.0, 0.0, -1e6]])
     y = np.array([0, 2, 1])
-    m = grid_metrics(z, y, [0.05, 1.0, 10.0], n_bins=5)
-    for values in (m.nll, m.brier, m.mean_confidence, m.ece, m.mce):
+    m = grid_metrics(z, y, [0.05, 1.0, 10.0], bin_counts=[5])
+    for values in (m.nll, m.brier, m.mean_confidence, m.ece["equal-width"][5], m.mce["adaptive"][5]):
         assert np.all(np.isfinite(values))
     # row 0 is certain and right; row 1 ties (1e6, 1e6): the label's class gets 1/2; row 2 ties at 0: 1/2
     assert m.nll == pytest.approx([2 * math.log(2) / 3] * 3, rel=1e-12)
