@@ -26,7 +26,7 @@ Prints (never asserts):
 5. large files (``--large``): ``python -m calib fit`` and the grid metrics
    (equal-width and adaptive, 15 bins, 534 temperatures) on generated
    1,000,000 × 10 and 50,000 × 1,000 float32 ``.npz`` files: wall time and
-   peak resident size of each (a child process each, measured with wait4).
+   peak resident size of each (a child process each, which reports its VmHWM).
 
     python bench/engine.py                      # sections 1-4, about 5-10 minutes on 2 cores
     python bench/engine.py --only scale         # the scale table only
@@ -245,48 +245,75 @@ def scale_table(temps, repeats, sizes=SCALE_SIZES):
           "torch/engine > 1 means the engine is faster (target ≥ 1 with 2 threads)")
 
 
-def run_measured(command):
-    """``(seconds, peak RSS in MiB, exit status, stdout)`` of a child process (wait4's own rusage)."""
-    with tempfile.TemporaryFile() as stdout:
-        start = time.perf_counter()
-        child = subprocess.Popen(command, stdout=stdout, stderr=subprocess.PIPE, cwd=str(ROOT))
-        _, status, usage = os.wait4(child.pid, 0)
-        seconds = time.perf_counter() - start
-        child.returncode = os.waitstatus_to_exitcode(status)
-        stdout.seek(0)
-        return seconds, usage.ru_maxrss / 1024, child.returncode, stdout.read().decode()
+def peak_rss_of_this_process_mib():
+    """VmHWM, the peak resident size of this process's own memory image, in MiB (Linux; NaN elsewhere).
+
+    Unlike ``ru_maxrss``, it does not include the image a child was forked from before ``exec``.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return math.nan
+
+
+CLI_CHILD = (
+    "import sys\n"
+    f"sys.path.insert(0, {str(ROOT)!r}); sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})\n"
+    "import calib.__main__ as cli, engine\n"
+    "code = cli.main(sys.argv[1:])\n"
+    "print(f'VmHWM {engine.peak_rss_of_this_process_mib()}', file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+
+
+def run_child(command):
+    """``(seconds, exit status, stdout, stderr)`` of a child process."""
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, cwd=str(ROOT))
+    return time.perf_counter() - start, done.returncode, done.stdout, done.stderr
 
 
 def child_grid(path, workers):
-    """Section 5's child: load ``path`` and compute both schemes' grid metrics; print seconds as JSON."""
+    """Section 5's child: load ``path``, then the grid metrics with equal-width bins, then with both schemes;
+    print the seconds of each and this process's peak RSS as JSON."""
     start = time.perf_counter()
     data = load_predictions(path)
     loaded = time.perf_counter()
+    grid_metrics(data.logits, data.labels, base_grid(), (N_BINS,), ("equal-width",), workers=workers)
+    width = time.perf_counter()
     grid_metrics(data.logits, data.labels, base_grid(), (N_BINS,), ("equal-width", "adaptive"), workers=workers)
-    print(json.dumps({"load": loaded - start, "grid": time.perf_counter() - loaded}))
+    both = time.perf_counter()
+    print(json.dumps({"load": loaded - start, "equal-width": width - loaded, "both": both - width,
+                      "rss": peak_rss_of_this_process_mib()}))
 
 
 def large_files(workers):
     """Print section 5: ``python -m calib fit`` and the grid metrics on two large generated files."""
-    print(f"large files (float32 .npz, generated; {workers} workers; budget 120 s and 3 GB each):")
+    print(f"large files (float32 .npz, generated; {workers} workers; budget 120 s and 3 GB each; "
+          "peak RSS = the child's VmHWM):")
     with tempfile.TemporaryDirectory() as folder:
         for n, k in LARGE_FILES:
             path = Path(folder) / f"synthetic-{n}x{k}.npz"
             z, labels = synthetic(n, k, dtype=np.float32)
             np.savez(path, logits=z, labels=labels)
             del z, labels
-            size = path.stat().st_size / 2 ** 20
-            seconds, rss, status, _ = run_measured(
-                [sys.executable, "-m", "calib", "fit", str(path), "--json", "--workers", str(workers)])
-            print(f"  {n:,} × {k:,} ({size:.0f} MiB): python -m calib fit {seconds:6.1f} s, peak RSS {rss:6.0f} MiB"
-                  f"{'' if status == 0 else f' (exit {status})'}", flush=True)
-            seconds, rss, status, out = run_measured(
+            name = f"{n:,} × {k:,} ({path.stat().st_size / 2 ** 20:.0f} MiB)"
+            seconds, status, _, err = run_child(
+                [sys.executable, "-c", CLI_CHILD, "fit", str(path), "--json", "--workers", str(workers)])
+            rss = float(err.rsplit("VmHWM ", 1)[1]) if "VmHWM " in err else math.nan
+            print(f"  {name}: python -m calib fit {seconds:6.1f} s, peak RSS {rss:6.0f} MiB"
+                  f"{'' if status == 0 else f' (exit {status}: {err.strip()[-200:]})'}", flush=True)
+            seconds, status, out, err = run_child(
                 [sys.executable, __file__, "--child-grid", str(path), "--workers", str(workers)])
             parts = json.loads(out) if status == 0 else {}
-            print(f"  {'':{len(f'{n:,} × {k:,}') + len(f' ({size:.0f} MiB)')}s}  grid metrics (534 T, 15 bins, "
-                  f"equal-width + adaptive) {seconds:6.1f} s (load {parts.get('load', math.nan):.1f} s, "
-                  f"metrics {parts.get('grid', math.nan):.1f} s), peak RSS {rss:6.0f} MiB"
-                  f"{'' if status == 0 else f' (exit {status})'}", flush=True)
+            print(f"  {'':{len(name)}s}  grid metrics over 534 T, 15 bins: load {parts.get('load', math.nan):.1f} s, "
+                  f"equal-width {parts.get('equal-width', math.nan):.1f} s, equal-width + adaptive "
+                  f"{parts.get('both', math.nan):.1f} s; peak RSS {parts.get('rss', math.nan):6.0f} MiB"
+                  f"{'' if status == 0 else f' (exit {status}: {err.strip()[-200:]})'}", flush=True)
 
 
 def main(argv=None):

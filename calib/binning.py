@@ -30,7 +30,7 @@ from .validation import as_probability_rows  # noqa: F401  (calib.smooth still i
 __all__ = [
     "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce", "max_gap",
     "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins", "equal_width_ids", "equal_width_sums",
-    "equal_mass_bounds", "bin_sums", "adaptive_sums", "finish_bins",
+    "equal_mass_bounds", "bin_sums", "adaptive_sums", "finish_bins", "stable_order",
 ]
 
 SCHEMES = ("equal-width", "adaptive")
@@ -139,6 +139,37 @@ def sort_by_confidence(confidence, correct):
     conf, hits, _ = _validate(confidence, correct, 1, "adaptive")
     order = np.argsort(conf, axis=-1, kind="stable")
     return np.take_along_axis(conf, order, axis=-1), np.take_along_axis(hits, order, axis=-1)
+
+
+def stable_order(values, hint=None):
+    """The order of a stable ascending argsort of the 1-D array ``values`` (ties by index), computed faster.
+
+    Exactly ``numpy.argsort(values, kind="stable")``: an unstable (SIMD)
+    argsort, or, when ``hint`` is a permutation that nearly sorts ``values``
+    (the order at a neighbouring temperature), a stable sort of the hinted
+    order, which has long sorted runs; then ties are put in index order by
+    sorting the integers ``run · n + index``, where ``run`` numbers the
+    distinct values. Every position of the result is therefore determined by
+    ``values`` alone, whatever the hint.
+
+    >>> stable_order(np.array([0.5, 0.2, 0.5, 0.2])).tolist()
+    [1, 3, 0, 2]
+    """
+    n = values.shape[0]
+    if hint is None:
+        order = np.argsort(values)
+    else:
+        order = hint[np.argsort(values[hint], kind="stable")]
+    ordered = values[order]
+    run = np.zeros(n, dtype=np.int64)
+    if n > 1:
+        np.cumsum(ordered[1:] != ordered[:-1], out=run[1:])
+        if run[-1] == n - 1:  # no ties
+            return order
+    run *= n
+    run += order
+    run.sort()
+    return run % n if n else order
 
 
 def equal_mass_bounds(n, n_bins):

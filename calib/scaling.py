@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .binning import SCHEMES, adaptive_sums, bin_sums, finish_bins, max_gap
+from .binning import SCHEMES, adaptive_sums, bin_sums, finish_bins, max_gap, stable_order
 from .validation import as_bin_counts, check_choice, positive_int
 
 __all__ = [
@@ -237,6 +237,7 @@ class _Workspace:
     def __init__(self, size, k):
         self.buffer = np.empty(size)
         self.ones = np.ones(k)
+        self.hint = None  # the last sort order a worker computed (see calib.binning.stable_order)
 
     def work(self, g, r, k):
         return self.buffer[: g * r * k].reshape(g, r, k)
@@ -278,8 +279,9 @@ def _grid_pass(rows, temps, block_elements, workers, want_brier=True, conf_out=N
     per-example scores of the block, (g, n), are assembled before any mean is
     taken, so every figure is the same whatever the block size or the number
     of ``workers``. ``conf_out`` (G, n), if given, receives the confidences;
-    ``per_block(start, confidence (g, n))``, if given, is called once per block
-    (from a worker thread) with the block's confidences.
+    ``per_block(start, confidence (g, n), workspace)``, if given, is called
+    once per block (from a worker thread) with the block's confidences and
+    the worker's :class:`_Workspace` (whose ``hint`` it may keep).
     """
     n, k = rows.shifted.shape
     g_max, r_max = block_shape(n, k, temps.size, block_elements)
@@ -310,7 +312,7 @@ def _grid_pass(rows, temps, block_elements, workers, want_brier=True, conf_out=N
         if want_brier:
             brier_values[start:start + g] = example_brier.mean(axis=1)
         if per_block is not None:
-            per_block(start, confidence)
+            per_block(start, confidence, workspace)
 
     size = max(g_max * r_max * k, k)
     _run(task, len(starts), [_Workspace(size, k) for _ in range(min(_workers(workers), len(starts)))])
@@ -403,12 +405,15 @@ def grid_metrics(logits, labels, temps, bin_counts=(15,), schemes=SCHEMES, worke
                      for b in bin_counts} for scheme in schemes}
     mean_confidence = np.empty(temps.size)
 
-    def per_block(start, confidence):
+    def per_block(start, confidence, workspace):
         stop = start + confidence.shape[0]
         mean_confidence[start:stop] = confidence.mean(axis=1)
         for scheme in schemes:
             if scheme == "adaptive":
-                order = np.argsort(confidence, axis=-1, kind="stable")
+                # each row's stable order, hinted by the previous row's (neighbouring temperatures)
+                order = np.empty(confidence.shape, dtype=np.intp)
+                for row in range(confidence.shape[0]):
+                    order[row] = workspace.hint = stable_order(confidence[row], workspace.hint)
                 ordered = np.take_along_axis(confidence, order, axis=-1), hits[order]
             for b in bin_counts:
                 parts = bin_sums(confidence, rows.correct, b, scheme) if scheme == "equal-width" else \
