@@ -28,7 +28,8 @@ from .validation import as_correct, as_probabilities, check_choice, positive_int
 
 __all__ = [
     "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce", "max_gap",
-    "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins", "equal_mass_bounds",
+    "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins", "equal_width_ids", "equal_width_sums",
+    "equal_mass_bounds", "bin_sums", "adaptive_sums", "finish_bins", "stable_order",
 ]
 
 SCHEMES = ("equal-width", "adaptive")
@@ -69,21 +70,63 @@ def _finish(lower, upper, count, conf_sum, hit_sum, n):
     return ReliabilityBins(lower, upper, count.astype(np.int64), mean_conf, accuracy, gap)
 
 
+def equal_width_ids(confidence, n_bins):
+    """Equal-width bin of each confidence: int array of the input's shape, values in [0, n_bins).
+
+    Exactly ``clip(searchsorted(linspace(0, 1, B + 1), c, side="right") - 1, 0, B - 1)``
+    (a confidence on an edge goes to the bin that starts there, 1 to the last
+    bin), computed without a search: ``floor(c · B)`` is off by at most one
+    bin near an edge (rounding of c · B and of the edges), so it is corrected
+    once against the bin's own lower and upper edge (looked up in a table). ``confidence`` must hold
+    probabilities (not checked here).
+
+    >>> equal_width_ids(np.array([0.0, 0.2, 0.5, 0.99, 1.0]), 5).tolist()
+    [0, 1, 2, 4, 4]
+    """
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    # index b in 0..B: the bin's lower and upper edge; b = B (c · B rounded to B) steps down to the last bin
+    lower = np.append(edges[:-1], np.inf)
+    upper = np.append(edges[1:-1], [np.inf, np.inf])
+    ids = np.multiply(confidence, n_bins).astype(np.intp)
+    step_up = confidence >= upper.take(ids)
+    ids -= confidence < lower.take(ids)
+    ids += step_up
+    return ids
+
+
+def equal_width_sums(confidence, hits, n_bins):
+    """``(count, confidence_sum, hit_sum)`` per equal-width bin, each (G, B), for validated input.
+
+    ``confidence`` (G, n) probabilities, ``hits`` (n,) or (G, n) of 0/1 (bool
+    or int), ``n_bins`` B. The counts of hits and misses come from one
+    ``bincount`` over (row, bin, hit) and the confidence sums from one
+    weighted ``bincount`` over (row, bin), adding each bin's confidences in
+    row order.
+    """
+    rows, n = confidence.shape
+    size = rows * n_bins
+    ids = equal_width_ids(confidence, n_bins)
+    ids += (np.arange(rows) * n_bins)[:, None]
+    conf_sum = np.bincount(ids.ravel(), weights=confidence.ravel(), minlength=size).reshape(rows, n_bins)
+    ids += np.asarray(hits, dtype=np.intp) * size  # hits count in a second copy of the bins
+    split = np.bincount(ids.ravel(), minlength=2 * size)
+    hit_count = split[size:]
+    count = (split[:size] + hit_count).reshape(rows, n_bins)
+    return count, conf_sum, hit_count.astype(np.float64).reshape(rows, n_bins)
+
+
 def equal_width_bins(confidence, correct, n_bins):
     """Equal-width :class:`ReliabilityBins` (edges ``linspace(0, 1, B + 1)``); see :func:`reliability_bins`."""
     conf, hits, n_bins = _validate(confidence, correct, n_bins, "equal-width")
-    edges = np.linspace(0.0, 1.0, n_bins + 1)
-    bin_id = np.clip(np.searchsorted(edges, conf, side="right") - 1, 0, n_bins - 1)
-    rows = conf.reshape(-1, conf.shape[-1]).shape[0]
-    flat = (np.arange(rows)[:, None] * n_bins + bin_id.reshape(rows, -1)).ravel()
-    size = rows * n_bins
+    rows = conf.reshape(-1, conf.shape[-1])
+    count, conf_sum, hit_sum = equal_width_sums(rows, hits.reshape(-1, conf.shape[-1]) if hits.ndim == 2
+                                                else hits, n_bins)
     shape = conf.shape[:-1] + (n_bins,)
-    count = np.bincount(flat, minlength=size).reshape(shape)
-    conf_sum = np.bincount(flat, weights=conf.ravel(), minlength=size).reshape(shape)
-    hit_sum = np.bincount(flat, weights=hits.ravel(), minlength=size).reshape(shape)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
     lower = np.broadcast_to(edges[:-1], shape).copy()
     upper = np.broadcast_to(edges[1:], shape).copy()
-    return _finish(lower, upper, count, conf_sum, hit_sum, conf.shape[-1])
+    return _finish(lower, upper, count.reshape(shape), conf_sum.reshape(shape), hit_sum.reshape(shape),
+                   conf.shape[-1])
 
 
 def sort_by_confidence(confidence, correct):
@@ -95,6 +138,37 @@ def sort_by_confidence(confidence, correct):
     conf, hits, _ = _validate(confidence, correct, 1, "adaptive")
     order = np.argsort(conf, axis=-1, kind="stable")
     return np.take_along_axis(conf, order, axis=-1), np.take_along_axis(hits, order, axis=-1)
+
+
+def stable_order(values, hint=None):
+    """The order of a stable ascending argsort of the 1-D array ``values`` (ties by index), computed faster.
+
+    Exactly ``numpy.argsort(values, kind="stable")``: an unstable (SIMD)
+    argsort, or, when ``hint`` is a permutation that nearly sorts ``values``
+    (the order at a neighbouring temperature), a stable sort of the hinted
+    order, which has long sorted runs; then ties are put in index order by
+    sorting the integers ``run · n + index``, where ``run`` numbers the
+    distinct values. Every position of the result is therefore determined by
+    ``values`` alone, whatever the hint.
+
+    >>> stable_order(np.array([0.5, 0.2, 0.5, 0.2])).tolist()
+    [1, 3, 0, 2]
+    """
+    n = values.shape[0]
+    if hint is None:
+        order = np.argsort(values)
+    else:
+        order = hint[np.argsort(values[hint], kind="stable")]
+    ordered = values[order]
+    run = np.zeros(n, dtype=np.int64)
+    if n > 1:
+        np.cumsum(ordered[1:] != ordered[:-1], out=run[1:])
+        if run[-1] == n - 1:  # no ties
+            return order
+    run *= n
+    run += order
+    run.sort()
+    return run % n if n else order
 
 
 def equal_mass_bounds(n, n_bins):
@@ -127,14 +201,46 @@ def adaptive_bins_sorted(sorted_confidence, sorted_correct, n_bins):
     n_bins = positive_int(n_bins, "n_bins")
     sorted_conf = as_probabilities(sorted_confidence, "sorted_confidence")
     sorted_hits = np.asarray(sorted_correct, dtype=np.float64)
+    return _finish(*adaptive_sums(sorted_conf, sorted_hits, n_bins), sorted_conf.shape[-1])
+
+
+def adaptive_sums(sorted_conf, sorted_hits, n_bins):
+    """``(lower, upper, count, confidence_sum, hit_sum)`` of the equal-mass groups of sorted rows (…, n).
+
+    ``sorted_conf`` and ``sorted_hits`` (float 0/1) are already ordered by
+    :func:`sort_by_confidence` (or the same stable sort); nothing is checked.
+    """
     n = sorted_conf.shape[-1]
     bounds = equal_mass_bounds(n, n_bins)
     starts, sizes = bounds[:-1], np.diff(bounds)
     conf_sum = np.add.reduceat(sorted_conf, starts, axis=-1)
     hit_sum = np.add.reduceat(sorted_hits, starts, axis=-1)
     count = np.broadcast_to(sizes, conf_sum.shape).astype(np.float64)
-    lower = sorted_conf[..., starts]
-    upper = sorted_conf[..., starts + sizes - 1]
+    return sorted_conf[..., starts], sorted_conf[..., starts + sizes - 1], count, conf_sum, hit_sum
+
+
+def bin_sums(confidence, hits, n_bins, scheme):
+    """``(lower, upper, count, confidence_sum, hit_sum)`` per bin for validated rows, each (G, B_used).
+
+    ``confidence`` (G, n) probabilities, ``hits`` (n,) of 0/1 (bool or int),
+    ``n_bins`` a positive int, ``scheme`` one of :data:`SCHEMES`; no argument
+    is checked. :func:`finish_bins` turns these sums into
+    :class:`ReliabilityBins`; the two steps are split so that a long grid can
+    be binned a block of temperatures at a time and finished once.
+    """
+    if scheme == "equal-width":
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        count, conf_sum, hit_sum = equal_width_sums(confidence, hits, n_bins)
+        shape = count.shape
+        return (np.broadcast_to(edges[:-1], shape).copy(), np.broadcast_to(edges[1:], shape).copy(),
+                count, conf_sum, hit_sum)
+    order = np.argsort(confidence, axis=-1, kind="stable")
+    sorted_hits = np.asarray(hits, dtype=np.float64)[order]
+    return adaptive_sums(np.take_along_axis(confidence, order, axis=-1), sorted_hits, n_bins)
+
+
+def finish_bins(lower, upper, count, conf_sum, hit_sum, n):
+    """:class:`ReliabilityBins` from the per-bin sums of :func:`bin_sums` over ``n`` examples per row."""
     return _finish(lower, upper, count, conf_sum, hit_sum, n)
 
 

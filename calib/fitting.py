@@ -2,11 +2,16 @@
 
 NLL is convex in the inverse temperature 1/T, hence unimodal in T on any
 interval, which is what makes a golden-section search safe.
+
+Each probe of the search evaluates the NLL alone (no Brier, no confidence)
+on rows prepared once (the row-max shift and the label's logit are taken
+before the search starts), in one reusable work buffer per worker.
 """
 
 import numpy as np
 
-from .scaling import as_labels, as_logits, nll
+from .scaling import BLOCK_ELEMENTS, _prepare, _Workspace, as_labels, as_logits, block_shape, nll_grid, nll_over_rows
+from .validation import positive_int
 
 __all__ = ["DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "fit_temperature", "golden_section_minimise"]
 
@@ -43,14 +48,15 @@ def golden_section_minimise(objective, low, high, tolerance=DEFAULT_TOLERANCE):
 
 
 def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_BOUNDS,
-                    tolerance=DEFAULT_TOLERANCE):
+                    tolerance=DEFAULT_TOLERANCE, workers=1):
     """The temperature T (dimensionless, > 0) that minimises mean NLL on (logits, labels).
 
     ``method="bounded"`` runs a golden-section search on T within ``bounds``
     down to a bracket of ``tolerance`` (default 1e-7, so the answer is within
     1e-7 of the bounded minimiser). ``method="grid"`` returns the point of
     ``grid`` (a 1-D array of temperatures, required) with the smallest NLL
-    (first on ties).
+    (first on ties). ``workers`` threads share the rows of each probe
+    (bounded) or the grid's temperatures (grid); the answer does not depend on it.
 
     >>> z = [[3, 1, 0], [2.5, 1, 0], [3, .5, 0], [1.5, 2, 0], [.5, 0, 1.5], [2, 2.2, 0]]
     >>> y = [0, 0, 1, 1, 2, 0]
@@ -61,18 +67,25 @@ def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_
     """
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
+    workers = positive_int(workers, "workers")
+    rows = _prepare(z, y)
     if method == "bounded":
         low, high = bounds
         if not (0 < low < high and np.isfinite(high)):
             raise ValueError(f"bounds must satisfy 0 < low < high < inf; got {bounds!r}")
         if not (np.isfinite(tolerance) and tolerance > 0):
             raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
-        return golden_section_minimise(lambda t: nll(z, y, t), low, high, tolerance)
+        chunks = -(-z.shape[0] // block_shape(*z.shape, 1)[1])
+        size = max(BLOCK_ELEMENTS, block_shape(*z.shape, 1)[1] * z.shape[1])
+        workspaces = [_Workspace(size, z.shape[1]) for _ in range(min(workers, chunks))]
+        return golden_section_minimise(lambda t: nll_over_rows(rows, t, workspaces), low, high, tolerance)
     if method == "grid":
         if grid is None:
             raise ValueError("grid is required with method='grid': pass a 1-D array of temperatures")
         temps = np.asarray(grid, dtype=np.float64)
         if temps.ndim != 1 or temps.size == 0:
             raise ValueError("grid must be a non-empty 1-D array of temperatures")
-        return float(temps[np.argmin(nll(z, y, temps))])
+        if not (np.all(np.isfinite(temps)) and np.all(temps > 0)):
+            raise ValueError("grid: every temperature must be positive and finite")
+        return float(temps[np.argmin(nll_grid(rows, temps, workers))])
     raise ValueError(f"method must be 'bounded' or 'grid'; got {method!r}")

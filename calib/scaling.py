@@ -12,7 +12,14 @@ Conventions (top-label, used everywhere in the project):
 * an example is correct when its predicted class equals its label.
 """
 
+import queue
+from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
+
 import numpy as np
+
+from .binning import SCHEMES, adaptive_sums, bin_sums, finish_bins, max_gap, stable_order
+from .validation import as_bin_counts, check_choice, positive_int
 
 __all__ = [
     "as_logits",
@@ -23,6 +30,10 @@ __all__ = [
     "example_scores",
     "scores_at",
     "scores_over_grid",
+    "grid_metrics",
+    "GridMetrics",
+    "block_shape",
+    "BLOCK_ELEMENTS",
     "TEMPERATURE_BLOCK",
     "predicted_class",
     "top_label",
@@ -112,6 +123,38 @@ def scaled_probs(logits, temperature):
     return result[0] if scalar else result
 
 
+def _softmax_scores(shifted, true_shifted, divisor, work, ones, nll_out, brier_out=None, conf_out=None):
+    """The one softmax kernel: per-example scores of softmax(shifted / divisor), written into the ``*_out`` arrays.
+
+    ``shifted`` (r, K) is each row's logits minus the row's maximum and
+    ``true_shifted`` (r,) its label's entry (both computed once, outside any
+    loop over temperatures); ``divisor`` holds positive temperatures shaped
+    (g, 1, 1) (one per grid point) or (1, r, 1) (one per row); ``work`` is a
+    C-contiguous float64 scratch array of shape (g, r, K) that is overwritten;
+    ``ones`` is ``np.ones(K)``. Writes arrays of shape (g, r): the NLL
+    −log p(label) in nats into ``nll_out``, and, unless they are None, the
+    Brier term Σ_k (p_k − onehot_k)² into ``brier_out`` and the top-label
+    confidence into ``conf_out``. Every exponent is ≤ 0, so nothing
+    overflows, and the predicted class's exponential is exactly 1, so its
+    probability is exactly 1 / norm. Both row sums (Σ e_k and Σ e_k²) are
+    matrix products with ones: several times faster than ``sum`` or
+    ``einsum`` over a short class axis.
+    """
+    true_scaled = true_shifted / divisor[..., 0]
+    np.divide(shifted[None], divisor, out=work)
+    np.exp(work, out=work)
+    norm = np.matmul(work, ones)
+    log_norm = np.log(norm)
+    np.subtract(log_norm, true_scaled, out=nll_out)
+    if brier_out is not None:
+        squares = np.matmul(np.square(work, out=work), ones)  # Σ_k e_k², after the norm is taken
+        p_true = np.exp(true_scaled - log_norm)
+        # sum_k (p_k - onehot_k)^2 = sum_k p_k^2 - 2 p_y + 1
+        np.add(squares / norm ** 2 - 2.0 * p_true, 1.0, out=brier_out)
+    if conf_out is not None:
+        np.divide(1.0, norm, out=conf_out)
+
+
 def example_scores(z, y, divisor):
     """Per-example ``(nll, brier, confidence)`` of softmax((z − max z) / divisor), one pass over validated arrays.
 
@@ -120,21 +163,17 @@ def example_scores(z, y, divisor):
     one temperature per grid point, (1, n, 1) for one temperature per row.
     Returns arrays of shape (G, n) (or (1, n)): each example's NLL in nats
     (−log p(label)), its multiclass Brier term Σ_k (p_k − onehot_k)² in [0, 2],
-    and its top-label confidence. This is the one softmax kernel behind
-    :func:`scores_at` and per-row scores, so they agree to the bit.
-    It allocates one (G, n, K) array and exponentiates it in place: with
-    arrays this size, fresh allocations (page faults) cost more than the maths.
+    and its top-label confidence. It runs the same kernel as
+    :func:`scores_over_grid` and :func:`grid_metrics`, so they agree to the bit.
     """
-    rows = np.arange(z.shape[0])
-    work = np.divide((z - z.max(axis=1, keepdims=True))[None], divisor)
-    true_shifted = work[:, rows, y]
-    np.exp(work, out=work)
-    norm = work @ np.ones(z.shape[1])
-    squares = np.einsum("gnk,gnk->gn", work, work)
-    log_norm = np.log(norm)
-    p_true = np.exp(true_shifted - log_norm)
-    # sum_k (p_k - onehot_k)^2 = sum_k p_k^2 - 2 p_y + 1
-    return log_norm - true_shifted, squares / norm ** 2 - 2.0 * p_true + 1.0, 1.0 / norm
+    shifted = z - z.max(axis=1, keepdims=True)
+    divisor = np.asarray(divisor, dtype=np.float64)
+    g = divisor.shape[0]
+    shape = (g, z.shape[0])
+    nll_values, brier_values, confidence = np.empty(shape), np.empty(shape), np.empty(shape)
+    _softmax_scores(shifted, shifted[np.arange(z.shape[0]), y], divisor, np.empty(shape + (z.shape[1],)),
+                    np.ones(z.shape[1]), nll_values, brier_values, confidence)
+    return nll_values, brier_values, confidence
 
 
 def scores_at(z, y, temps):
@@ -143,23 +182,162 @@ def scores_at(z, y, temps):
     ``z`` (n, K) float64 logits, ``y`` (n,) int labels, ``temps`` (G,) positive.
     Returns NLL in nats (G,), multiclass Brier (G,) and the top-label
     confidence (G, n): the means over examples of :func:`example_scores`.
-    This is the kernel behind :func:`nll`, :func:`brier`, :func:`top_label`
-    and :func:`scores_over_grid`, so all of them agree to the bit.
     """
     example_nll, example_brier, confidence = example_scores(z, y, temps[:, None, None])
     return example_nll.mean(axis=1), example_brier.mean(axis=1), confidence
 
 
-TEMPERATURE_BLOCK = 8  # temperatures per block: small blocks stay in cache and bound peak memory
+# --- the grid engine: blocks sized by element count, one work buffer per worker --------------------
+
+BLOCK_ELEMENTS = 1 << 17  # (temperature, row, class) values per work buffer: 1 MiB of float64, in a core's L2 cache
+ROW_ALIGN = 64  # rows per chunk are a multiple of this (see block_shape)
+TEMPERATURE_BLOCK = None  # kept for callers of the old fixed block: None means "sized by BLOCK_ELEMENTS"
 
 
-def scores_over_grid(logits, labels, temps, block=TEMPERATURE_BLOCK):
+class _Rows(NamedTuple):
+    """Validated rows, prepared once for any number of temperatures: ``shifted`` (n, K) = logits minus each
+    row's maximum (every entry ≤ 0), ``true_shifted`` (n,) its label's entry, ``correct`` (n,) bool."""
+
+    shifted: np.ndarray
+    true_shifted: np.ndarray
+    correct: np.ndarray
+
+
+def _prepare(z, y):
+    shifted = z - z.max(axis=1, keepdims=True)
+    return _Rows(shifted, shifted[np.arange(z.shape[0]), y], np.argmax(z, axis=1) == y)
+
+
+def block_shape(n, k, n_temps, block_elements=BLOCK_ELEMENTS):
+    """``(temperatures, rows)`` per block so that temperatures × rows × K ≤ ``block_elements``.
+
+    When one temperature's n × K values fit, a block holds as many
+    temperatures as fit (at most ``n_temps``) and all rows; otherwise one
+    temperature and as many rows as fit, rounded down to a multiple of
+    ``ROW_ALIGN`` (at least ``ROW_ALIGN``, so with more than
+    ``block_elements / ROW_ALIGN`` classes a block is larger than the budget).
+    Chunks that start on a multiple of ``ROW_ALIGN`` rows give every row the
+    same row sum as one call over all rows (BLAS kernels treat the last rows
+    of a call that is not a multiple of their unroll differently).
+
+    >>> block_shape(6000, 10, 534), block_shape(50000, 1000, 534)
+    ((2, 6000), (1, 128))
+    """
+    n = positive_int(n, "n")
+    k = positive_int(k, "k")
+    block_elements = positive_int(block_elements, "block_elements")
+    if n * k <= block_elements:
+        return max(1, min(positive_int(n_temps, "n_temps"), block_elements // (n * k))), n
+    return 1, min(n, max(ROW_ALIGN, block_elements // k // ROW_ALIGN * ROW_ALIGN))
+
+
+class _Workspace:
+    """One worker's scratch memory: a flat float64 work buffer and the ones vector of the row sums."""
+
+    def __init__(self, size, k):
+        self.buffer = np.empty(size)
+        self.ones = np.ones(k)
+        self.hint = None  # the last sort order a worker computed (see calib.binning.stable_order)
+
+    def work(self, g, r, k):
+        return self.buffer[: g * r * k].reshape(g, r, k)
+
+
+def _workers(workers):
+    return positive_int(workers, "workers")
+
+
+def _run(task, count, workspaces):
+    """Run ``task(i, workspace)`` for i in range(count) on ``len(workspaces)`` threads (each with its own
+    workspace); numpy releases the GIL inside its loops, so the threads run in parallel. Results are
+    written by the tasks into disjoint slices, so they do not depend on the number of threads."""
+    if len(workspaces) == 1 or count == 1:
+        for i in range(count):
+            task(i, workspaces[0])
+        return
+    free = queue.SimpleQueue()
+    for workspace in workspaces:
+        free.put(workspace)
+
+    def run_one(i):
+        workspace = free.get()
+        try:
+            task(i, workspace)
+        finally:
+            free.put(workspace)
+
+    with ThreadPoolExecutor(max_workers=len(workspaces)) as pool:
+        for _ in pool.map(run_one, range(count)):
+            pass
+
+
+def _grid_pass(rows, temps, block_elements, workers, want_brier=True, conf_out=None, per_block=None):
+    """Scores at every temperature of ``temps`` over prepared ``rows``: ``(nll (G,), brier (G,) or None)``.
+
+    Temperatures are processed in blocks of :func:`block_shape`; within a
+    block, rows are processed in chunks that fill the work buffer, and the
+    per-example scores of the block, (g, n), are assembled before any mean is
+    taken, so every figure is the same whatever the block size or the number
+    of ``workers``. ``conf_out`` (G, n), if given, receives the confidences;
+    ``per_block(start, confidence (g, n), workspace)``, if given, is called
+    once per block (from a worker thread) with the block's confidences and
+    the worker's :class:`_Workspace` (whose ``hint`` it may keep).
+    """
+    n, k = rows.shifted.shape
+    g_max, r_max = block_shape(n, k, temps.size, block_elements)
+    starts = range(0, temps.size, g_max)
+    nll_values = np.empty(temps.size)
+    brier_values = np.empty(temps.size) if want_brier else None
+    need_conf = conf_out is not None or per_block is not None
+
+    def task(i, workspace):
+        start = starts[i]
+        block = temps[start:start + g_max]
+        g = block.size
+        divisor = block[:, None, None]
+        example_nll = np.empty((g, n))
+        example_brier = np.empty((g, n)) if want_brier else None
+        if conf_out is not None:
+            confidence = conf_out[start:start + g]
+        else:
+            confidence = np.empty((g, n)) if need_conf else None
+        for r0 in range(0, n, r_max):
+            part = slice(r0, min(n, r0 + r_max))
+            r = part.stop - part.start
+            _softmax_scores(rows.shifted[part], rows.true_shifted[part], divisor, workspace.work(g, r, k),
+                            workspace.ones, example_nll[:, part],
+                            None if example_brier is None else example_brier[:, part],
+                            None if confidence is None else confidence[:, part])
+        nll_values[start:start + g] = example_nll.mean(axis=1)
+        if want_brier:
+            brier_values[start:start + g] = example_brier.mean(axis=1)
+        if per_block is not None:
+            per_block(start, confidence, workspace)
+
+    size = max(g_max * r_max * k, k)
+    _run(task, len(starts), [_Workspace(size, k) for _ in range(min(_workers(workers), len(starts)))])
+    return nll_values, brier_values
+
+
+def _check_block(block, block_elements):
+    """The element budget of a block: ``block_elements``, or ``block`` temperatures' worth when given."""
+    if block is None:
+        return positive_int(block_elements, "block_elements")
+    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
+        raise ValueError(f"block must be a positive integer; got {block!r}")
+    return None
+
+
+def scores_over_grid(logits, labels, temps, block=None, workers=1, block_elements=BLOCK_ELEMENTS):
     """NLL (nats), Brier and top-label confidence at every temperature of a long grid.
 
     Returns ``(nll, brier, confidence)`` with shapes (G,), (G,), (G, n), the
     same numbers :func:`nll`, :func:`brier` and :func:`top_label` give. The
-    grid is processed ``block`` temperatures at a time so that the (G, n, K)
-    tensor of exponentials never exists whole.
+    grid is processed in blocks of about ``block_elements`` (temperature, row,
+    class) values in one reusable buffer per worker, so the (G, n, K) tensor
+    of exponentials never exists; ``block`` (an int) instead fixes the number
+    of temperatures per block. ``workers`` threads share the blocks; the
+    results do not depend on ``workers``, ``block`` or ``block_elements``.
 
     >>> nll_t, brier_t, conf_t = scores_over_grid([[3.0, 1.0, 0.0]], [0], [1.0, 2.0])
     >>> np.round(nll_t, 4).tolist(), np.round(conf_t, 3).tolist()
@@ -168,15 +346,115 @@ def scores_over_grid(logits, labels, temps, block=TEMPERATURE_BLOCK):
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
     temps, _ = as_temperatures(temps)
-    if isinstance(block, bool) or not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"block must be a positive integer; got {block!r}")
-    nll_values = np.empty(temps.size)
-    brier_values = np.empty(temps.size)
+    budget = _check_block(block, block_elements)
+    if budget is None:
+        budget = block * z.shape[0] * z.shape[1]
     confidence = np.empty((temps.size, z.shape[0]))
-    for start in range(0, temps.size, block):
-        chunk = slice(start, start + block)
-        nll_values[chunk], brier_values[chunk], confidence[chunk] = scores_at(z, y, temps[chunk])
+    nll_values, brier_values = _grid_pass(_prepare(z, y), temps, budget, workers, conf_out=confidence)
     return nll_values, brier_values, confidence
+
+
+class GridMetrics(NamedTuple):
+    """Every scalar metric at every temperature of a grid (see :func:`grid_metrics`).
+
+    ``nll`` (G,) mean NLL in nats; ``brier`` (G,) multiclass Brier (0–2);
+    ``mean_confidence`` (G,) mean top-label confidence; ``accuracy`` the
+    fraction of rows whose raw-logit argmax is the label (a float: it does not
+    depend on T); ``bins[scheme][B]`` a :class:`calib.binning.ReliabilityBins`
+    of arrays (G, B) (B = ``min(B, n)`` for adaptive bins); ``ece[scheme][B]``
+    and ``mce[scheme][B]`` (G,) the expected and maximum calibration error.
+    """
+
+    nll: np.ndarray
+    brier: np.ndarray
+    mean_confidence: np.ndarray
+    accuracy: float
+    bins: dict
+    ece: dict
+    mce: dict
+
+
+def grid_metrics(logits, labels, temps, bin_counts=(15,), schemes=SCHEMES, workers=1,
+                 block_elements=BLOCK_ELEMENTS):
+    """NLL, Brier, mean confidence, reliability bins, ECE and MCE at every temperature, in bounded memory.
+
+    The same numbers as :func:`scores_over_grid` followed by
+    :func:`calib.binning.reliability_bins` on its (G, n) confidences for
+    every scheme in ``schemes`` (``"equal-width"``, ``"adaptive"``) and every
+    bin count in ``bin_counts``, but in one pass: the confidences of one block
+    of temperatures are binned (sorted once for all adaptive bin counts) and
+    dropped before the next, so memory is O(workers × block + G × Σ bins)
+    rather than O(G × n): a million rows over a 534-point grid take a few
+    hundred MiB. The results do not depend on ``workers`` or
+    ``block_elements``. Returns a :class:`GridMetrics`.
+
+    >>> m = grid_metrics([[3.0, 1.0, 0.0], [0.0, 2.0, 0.5]], [0, 0], [1.0, 2.0], bin_counts=[2])  # both rows in bin 2
+    >>> np.round(m.ece["equal-width"][2], 3).tolist(), m.accuracy
+    ([0.29, 0.086], 0.5)
+    """
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    temps, _ = as_temperatures(temps)
+    bin_counts = as_bin_counts(bin_counts)
+    schemes = tuple(check_choice(scheme, SCHEMES, "scheme") for scheme in schemes)
+    rows = _prepare(z, y)
+    n = z.shape[0]
+    hits = rows.correct.astype(np.float64)
+    # per scheme and bin count: lower, upper, count, confidence sum, hit sum, each (G, B_used)
+    sums = {scheme: {b: [np.empty((temps.size, b if scheme == "equal-width" else min(b, n))) for _ in range(5)]
+                     for b in bin_counts} for scheme in schemes}
+    mean_confidence = np.empty(temps.size)
+
+    def per_block(start, confidence, workspace):
+        stop = start + confidence.shape[0]
+        mean_confidence[start:stop] = confidence.mean(axis=1)
+        for scheme in schemes:
+            if scheme == "adaptive":
+                # each row's stable order, hinted by the previous row's (neighbouring temperatures)
+                order = np.empty(confidence.shape, dtype=np.intp)
+                for row in range(confidence.shape[0]):
+                    order[row] = workspace.hint = stable_order(confidence[row], workspace.hint)
+                ordered = np.take_along_axis(confidence, order, axis=-1), hits[order]
+            for b in bin_counts:
+                parts = bin_sums(confidence, rows.correct, b, scheme) if scheme == "equal-width" else \
+                    adaptive_sums(*ordered, b)
+                for whole, part in zip(sums[scheme][b], parts):
+                    whole[start:stop] = part
+
+    nll_values, brier_values = _grid_pass(rows, temps, block_elements, workers, per_block=per_block)
+    bins = {scheme: {b: finish_bins(*sums[scheme][b], n) for b in bin_counts} for scheme in schemes}
+    ece = {scheme: {b: stats.weighted_gap.sum(axis=1) for b, stats in by_count.items()}
+           for scheme, by_count in bins.items()}
+    mce = {scheme: {b: max_gap(stats) for b, stats in by_count.items()} for scheme, by_count in bins.items()}
+    return GridMetrics(nll_values, brier_values, mean_confidence, float(rows.correct.mean()), bins, ece, mce)
+
+
+def nll_over_rows(rows, temperature, workspaces, block_elements=BLOCK_ELEMENTS):
+    """Mean NLL (nats) of prepared rows at one temperature; only the NLL is computed (no Brier, no confidence).
+
+    The rows are split into chunks that fill one work buffer; with several
+    ``workspaces`` the chunks run on that many threads. The per-example
+    values are assembled before the mean, so the result does not depend on
+    the chunking or the number of threads.
+    """
+    n, k = rows.shifted.shape
+    r_max = block_shape(n, k, 1, block_elements)[1]
+    starts = range(0, n, r_max)
+    divisor = np.array([[[float(temperature)]]])
+    example_nll = np.empty((1, n))
+
+    def task(i, workspace):
+        part = slice(starts[i], min(n, starts[i] + r_max))
+        _softmax_scores(rows.shifted[part], rows.true_shifted[part], divisor,
+                        workspace.work(1, part.stop - part.start, k), workspace.ones, example_nll[:, part])
+
+    _run(task, len(starts), workspaces)
+    return float(example_nll.mean(axis=1)[0])
+
+
+def nll_grid(rows, temps, workers=1, block_elements=BLOCK_ELEMENTS):
+    """Mean NLL (nats) of prepared rows at every temperature of ``temps`` (G,): the NLL-only grid pass."""
+    return _grid_pass(rows, temps, block_elements, workers, want_brier=False)[0]
 
 
 def predicted_class(logits):
@@ -194,7 +472,8 @@ def top_label(logits, labels, temperature):
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
     temps, scalar = as_temperatures(temperature)
-    confidence = scores_at(z, y, temps)[2]
+    confidence = np.empty((temps.size, z.shape[0]))
+    _grid_pass(_prepare(z, y), temps, BLOCK_ELEMENTS, 1, want_brier=False, conf_out=confidence)
     return (confidence[0] if scalar else confidence), np.argmax(z, axis=1) == y
 
 
@@ -206,7 +485,7 @@ def nll(logits, labels, temperature):
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
     temps, scalar = as_temperatures(temperature)
-    values = scores_at(z, y, temps)[0]
+    values = nll_grid(_prepare(z, y), temps)
     return float(values[0]) if scalar else values
 
 
@@ -219,5 +498,5 @@ def brier(logits, labels, temperature):
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
     temps, scalar = as_temperatures(temperature)
-    values = scores_at(z, y, temps)[1]
+    values = _grid_pass(_prepare(z, y), temps, BLOCK_ELEMENTS, 1)[1]
     return float(values[0]) if scalar else values

@@ -12,7 +12,10 @@ from hypothesis.extra import numpy as hnp
 from sklearn.calibration import calibration_curve
 
 from calib import ece, mce, reliability_bins, top_label
-from calib.binning import adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, sort_by_confidence
+from calib.binning import (
+    adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, equal_width_ids, equal_width_sums, sort_by_confidence,
+    stable_order,
+)
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -364,3 +367,48 @@ def test_unknown_scheme_is_refused():
 def test_bad_predictions_are_refused(confidence, correct, message):
     with pytest.raises(ValueError, match=message):
         ece(confidence, correct, 4)
+
+
+# --- edge-exact bin ids without a search -------------------------------------------------------
+
+def searched_ids(confidence, n_bins):
+    """The documented rule, by search: the last edge ≤ c, clipped to the last bin."""
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    return np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, n_bins - 1)
+
+
+@pytest.mark.parametrize("n_bins", list(range(1, 61)) + [97, 100, 1000])
+def test_equal_width_ids_equal_the_search_on_and_around_every_edge(n_bins):
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    around = np.concatenate([edges, np.nextafter(edges, 2.0), np.nextafter(edges, -1.0),
+                             edges * (1 + 1e-15), edges * (1 - 1e-15), [0.0, 1.0, 5e-324]])
+    around = np.clip(around, 0.0, 1.0)
+    rng = np.random.default_rng(n_bins)
+    values = np.concatenate([around, rng.random(2000), rng.random(500) ** 8, 1 - rng.random(500) ** 8])
+    assert equal_width_ids(values, n_bins).tolist() == searched_ids(values, n_bins).tolist()
+
+
+@given(hnp.arrays(np.float64, st.integers(1, 200), elements=st.floats(0.0, 1.0)), st.integers(1, 40))
+@settings(max_examples=200, deadline=None)
+def test_equal_width_ids_equal_the_search_for_any_probability(values, n_bins):
+    assert equal_width_ids(values, n_bins).tolist() == searched_ids(values, n_bins).tolist()
+
+
+def test_equal_width_sums_count_hits_and_add_confidences_per_row_and_bin():
+    confidence = np.array([[0.1, 0.5, 0.55, 1.0], [0.0, 0.49, 0.5, 0.75]])
+    hits = np.array([1, 0, 1, 1])
+    count, conf_sum, hit_sum = equal_width_sums(confidence, hits, 2)
+    assert count.tolist() == [[1, 3], [2, 2]]
+    assert hit_sum.tolist() == [[1.0, 2.0], [1.0, 2.0]]
+    np.testing.assert_allclose(conf_sum, [[0.1, 2.05], [0.49, 1.25]], rtol=1e-15)
+
+
+@given(hnp.arrays(np.float64, st.integers(0, 300), elements=st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]) | st.floats(0, 1)),
+       st.integers(0, 2 ** 32 - 1))
+@settings(max_examples=200, deadline=None)
+def test_stable_order_is_the_stable_argsort_whatever_the_hint(values, seed):
+    expected = np.argsort(values, kind="stable").tolist()
+    assert stable_order(values).tolist() == expected
+    hint = np.random.default_rng(seed).permutation(values.size)
+    assert stable_order(values, hint).tolist() == expected
+    assert stable_order(values, np.array(expected, dtype=np.intp)).tolist() == expected

@@ -9,8 +9,8 @@ import scipy.special
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calib import fit_temperature, nll
-from calib.fitting import DEFAULT_TOLERANCE, golden_section_minimise
+from calib import fit_temperature, load, nll
+from calib.fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, golden_section_minimise
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -175,3 +175,47 @@ def test_bad_data_is_refused(logits, labels, message):
     for method in ("bounded", "grid"):
         with pytest.raises(ValueError, match=message):
             fit_temperature(logits, labels, method=method, grid=[0.5, 1.0, 2.0])
+
+
+# --- the NLL-only search over prepared rows ----------------------------------------------------
+
+def restated_nll(z, y, t):
+    """Mean NLL at one T, restated as the straightforward pass: shift by the row max, divide by T,
+    exponentiate, row sums as a product with ones, then log-norm minus the label's scaled logit."""
+    shifted = (z - z.max(axis=1, keepdims=True))[None] / np.array([[[t]]])
+    true = shifted[:, np.arange(len(y)), y]
+    norm = np.exp(shifted) @ np.ones(z.shape[1])
+    return float((np.log(norm) - true).mean(axis=1)[0])
+
+
+@pytest.mark.parametrize("name", ["six", "sim-600", "overconfident", "mixed"])
+def test_bounded_fit_of_the_built_in_datasets_is_that_of_the_restated_nll(name):
+    # the page's fitted temperatures depend on every comparison of the search, so the NLL-only probes
+    # must reproduce the straightforward NLL bit for bit
+    data = load(name)
+    expected = golden_section_minimise(lambda t: restated_nll(data.logits, data.labels, t), *DEFAULT_BOUNDS)
+    assert fit_temperature(data.logits, data.labels) == expected
+    assert fit_temperature(data.logits, data.labels, workers=2) == expected
+
+
+def test_fit_does_not_depend_on_workers_when_rows_are_chunked():
+    rng = np.random.default_rng(4)
+    z = rng.normal(size=(20_000, 10)) * 4
+    y = rng.integers(0, 10, 20_000)
+    one = fit_temperature(z, y, workers=1)
+    assert fit_temperature(z, y, workers=2) == one
+    assert fit_temperature(z.astype(np.float32).astype(np.float64), y) == fit_temperature(z.astype(np.float32), y)
+    grid = np.geomspace(0.05, 10, 101)
+    assert fit_temperature(z, y, method="grid", grid=grid, workers=2) == fit_temperature(z, y, "grid", grid)
+
+
+def test_fit_accepts_logits_of_a_million():
+    z = np.array([[1e6, 0.0], [0.0, 1e6], [1e6, 1e6 - 1.0], [3.0, 0.0]])
+    y = np.array([0, 0, 1, 1])
+    t = fit_temperature(z, y)
+    assert math.isfinite(t) and DEFAULT_BOUNDS[0] <= t <= DEFAULT_BOUNDS[1]
+
+
+def test_grid_fit_refuses_non_positive_temperatures():
+    with pytest.raises(ValueError, match="grid"):
+        fit_temperature([[1.0, 0.0]], [0], method="grid", grid=[1.0, 0.0])

@@ -14,7 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from calib import brier, load, log_softmax, nll, predicted_class, scaled_probs, scores_over_grid, top_label
+from calib import (
+    SCHEMES, block_shape, brier, ece, grid_metrics, load, log_softmax, mce, nll, predicted_class, scaled_probs,
+    scores_over_grid, top_label,
+)
 
 FAST = settings(max_examples=40, deadline=None)
 
@@ -301,3 +304,140 @@ def test_scores_over_grid_does_not_depend_on_block_size():
     for a, b in zip(one_block, small_blocks):
         assert np.allclose(a, b, rtol=1e-13, atol=0)
     assert one_block[0] == pytest.approx(nll(data.logits, data.labels, temps), rel=1e-12)
+
+
+# --- the blocked, threaded grid engine ---------------------------------------------------------
+
+def whole_tensor_scores(z, y, temps):
+    """The straightforward (G, n, K) formulation, restated here: divide, shift, exponentiate everything at
+    once, sum with ``sum``; returns mean NLL, mean Brier and the top-label confidence (G, n)."""
+    z = np.asarray(z, dtype=np.float64)
+    temps = np.asarray(temps, dtype=np.float64)
+    scaled = (z - z.max(axis=1, keepdims=True))[None] / temps[:, None, None]
+    e = np.exp(scaled)
+    p = e / e.sum(axis=2, keepdims=True)
+    onehot = np.eye(z.shape[1])[y]
+    rows = np.arange(len(y))
+    nll_values = -np.log(p[:, rows, y]).mean(axis=1)
+    brier_values = ((p - onehot[None]) ** 2).sum(axis=2).mean(axis=1)
+    return nll_values, brier_values, p[:, rows, np.argmax(z, axis=1)]
+
+
+def plain_equal_width_ece(confidence, correct, n_bins):
+    """ECE of one row of confidences with bins found by ``searchsorted`` on ``linspace`` edges (the rule)."""
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    ids = np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, n_bins - 1)
+    total = 0.0
+    for b in range(n_bins):
+        members = ids == b
+        if members.any():
+            total += members.sum() / confidence.size * abs(correct[members].mean() - confidence[members].mean())
+    return total
+
+
+def random_model(seed, n, k, scale=3.0):
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, k)) * scale
+    y = rng.integers(0, k, n)
+    return z, y
+
+
+@pytest.mark.parametrize("n, k", [(1, 2), (7, 3), (300, 10), (129, 257)])
+def test_grid_engine_matches_the_whole_tensor_formulation(n, k):
+    z, y = random_model(n * k, n, k)
+    temps = np.geomspace(0.05, 10, 37)
+    expected = whole_tensor_scores(z, y, temps)
+    for block_elements in (64 * k, 5_000, 1 << 17):
+        got = scores_over_grid(z, y, temps, block_elements=block_elements)
+        for a, b in zip(got, expected):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+def test_grid_results_do_not_depend_on_workers_or_block_size():
+    z, y = random_model(3, 1_000, 12)
+    temps = np.geomspace(0.05, 10, 41)
+    reference = scores_over_grid(z, y, temps)
+    for workers in (1, 2, 3):
+        for block_elements in (64 * 12, 7_777, 100_000, 1 << 22):
+            got = scores_over_grid(z, y, temps, workers=workers, block_elements=block_elements)
+            for a, b in zip(got, reference):
+                assert np.array_equal(a, b), (workers, block_elements)
+    metrics = [grid_metrics(z, y, temps, (4, 15), SCHEMES, workers=w, block_elements=b)
+               for w, b in ((1, 1 << 17), (2, 64 * 12), (2, 50_000))]
+    for other in metrics[1:]:
+        for a, b in zip(metrics[0][:4], other[:4]):
+            assert np.array_equal(a, b)
+        for scheme in SCHEMES:
+            for count in (4, 15):
+                for a, b in zip(metrics[0].bins[scheme][count], other.bins[scheme][count]):
+                    assert np.array_equal(a, b, equal_nan=True)
+                assert np.array_equal(metrics[0].ece[scheme][count], other.ece[scheme][count])
+                assert np.array_equal(metrics[0].mce[scheme][count], other.mce[scheme][count])
+
+
+def test_grid_metrics_match_an_independent_reference():
+    z, y = random_model(11, 2_000, 10)
+    temps = np.array([0.3, 1.0, 1.7, 6.0])
+    nll_ref, brier_ref, conf_ref = whole_tensor_scores(z, y, temps)
+    correct = np.argmax(z, axis=1) == y
+    m = grid_metrics(z, y, temps, bin_counts=[15], schemes=["equal-width"], block_elements=3_000, workers=2)
+    np.testing.assert_allclose(m.nll, nll_ref, rtol=1e-12)
+    np.testing.assert_allclose(m.brier, brier_ref, rtol=1e-12)
+    np.testing.assert_allclose(m.mean_confidence, conf_ref.mean(axis=1), rtol=1e-12)
+    assert m.accuracy == correct.mean()
+    ece_ref = [plain_equal_width_ece(conf_ref[g], correct, 15) for g in range(temps.size)]
+    np.testing.assert_allclose(m.ece["equal-width"][15], ece_ref, rtol=1e-10, atol=1e-15)
+    assert m.bins["equal-width"][15].count.sum(axis=1).tolist() == [2_000] * temps.size
+    assert np.all(m.mce["equal-width"][15] >= m.ece["equal-width"][15] - 1e-15)
+    assert list(m.bins) == ["equal-width"]
+
+
+def test_grid_metrics_equal_binning_the_full_confidences():
+    z, y = random_model(5, 999, 4)
+    temps = np.geomspace(0.1, 5, 9)
+    confidence, correct = top_label(z, y, temps)
+    m = grid_metrics(z, y, temps, bin_counts=[3, 20], block_elements=64 * 4)
+    assert m.bins["adaptive"][20].count.shape == (9, 20)
+    for scheme in SCHEMES:
+        for count in (3, 20):
+            np.testing.assert_allclose(m.ece[scheme][count], ece(confidence, correct, count, scheme),
+                                       rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(m.mce[scheme][count], mce(confidence, correct, count, scheme),
+                                       rtol=1e-12, atol=1e-15)
+
+
+def test_extreme_finite_logits_give_finite_grid_metrics():
+    z = np.array([[1e6, -1e6, 0.0], [-1e6, 1e6, 1e6], [0.0, 0.0, -1e6]])
+    y = np.array([0, 2, 1])
+    m = grid_metrics(z, y, [0.05, 1.0, 10.0], bin_counts=[5])
+    for values in (m.nll, m.brier, m.mean_confidence, m.ece["equal-width"][5], m.mce["adaptive"][5]):
+        assert np.all(np.isfinite(values))
+    # row 0 is certain and right; row 1 ties (1e6, 1e6): the label's class gets 1/2; row 2 ties at 0: 1/2
+    assert m.nll == pytest.approx([2 * math.log(2) / 3] * 3, rel=1e-12)
+
+
+def test_float32_logits_are_widened_exactly():
+    z, y = random_model(8, 200, 5)
+    z32 = z.astype(np.float32)
+    temps = [0.5, 1.0, 2.0]
+    for a, b in zip(scores_over_grid(z32, y, temps), scores_over_grid(z32.astype(np.float64), y, temps)):
+        assert np.array_equal(a, b)
+
+
+def test_block_shape_keeps_within_the_budget_and_aligns_row_chunks():
+    assert block_shape(6000, 10, 534, 1 << 17) == (2, 6000)
+    assert block_shape(10, 3, 4, 1 << 17) == (4, 10)
+    g, rows = block_shape(50_000, 1000, 534, 1 << 17)
+    assert (g, rows) == (1, 128)
+    assert block_shape(1000, 10_000, 534, 1 << 17) == (1, 64)  # at least 64 rows, whatever K
+    for n, k in [(1, 2), (63, 2), (10**6, 10), (777, 999)]:
+        g, rows = block_shape(n, k, 534, 1 << 17)
+        assert 1 <= g <= 534 and 1 <= rows <= n
+        assert g == 1 or rows == n
+        assert rows == n or rows % 64 == 0
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True, "2"])
+def test_bad_workers_are_refused(bad):
+    with pytest.raises(ValueError, match="workers"):
+        scores_over_grid([[1.0, 0.0]], [0], [1.0], workers=bad)
