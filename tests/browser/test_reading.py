@@ -98,8 +98,9 @@ TABLE_LAYOUT = """() => {
         if (table.getBoundingClientRect().width > width + 1 && !scrolls) outside.push(where + ' (no scrolling region)');
         // A table cut off in a region narrower than its column sits beside another: it should stack instead.
         if (!table.closest('.explorer') && wrap.scrollWidth > wrap.clientWidth + 1 && w.width < width - 1) squeezed.push(where);
-        // A text table (words in its body cells) wraps its text: none of its rows is wider than the column.
-        const texty = Array.from(table.querySelectorAll('tbody td')).some(td => /\\p{L}{4,}\\s+\\p{L}{3,}/u.test(td.textContent));
+        // A text table (words in at least half its body cells) wraps its text: none of its rows is wider than the column.
+        const cells = Array.from(table.querySelectorAll('tbody td'));
+        const texty = cells.filter(td => /\\p{L}{4,}\\s+\\p{L}{3,}/u.test(td.textContent)).length * 2 >= cells.length;
         if (texty) for (const row of table.rows) {
             if (row.getBoundingClientRect().width > width + 1) { longRows.push(`${where}: ${Math.round(row.getBoundingClientRect().width)} px`); break; }
         }
