@@ -334,8 +334,9 @@ def _render_page(root, env, precomputed, analyses, facts, edition, editions, css
     shared = page_context({
         "lang": edition.lang, "t": strings, "figures": edition.figures, "core": core,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
-        "example_datasets": [name for name, r in precomputed.datasets.items()
-                             if r.dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS],
+        # name -> the indices of the examples its payload carries (the showcase), for the example picker
+        "example_datasets": {name: r.showcase.tolist() for name, r in precomputed.datasets.items()
+                             if r.dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS},
         "site_root": site_root, "languages": _languages(edition, editions),
         "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),

@@ -399,3 +399,29 @@ def test_the_grammar_parses_and_builds(open_page):
     assert got[2] == {"place": "bins", "fields": {"a": "1", "b": "x"}}
     assert got[3] == {"place": "", "fields": None}
     assert got[4:] == ["#bins", "#state/a=1", "#bins/state/a=1&b=x"]
+
+
+# --------------------------------------------------------------------------- the softmax demo's picker
+
+def test_every_example_option_shows_its_own_logits(open_page, expect):
+    """The picker lists exactly the examples the demo's data carries, each under its real number, and
+    picking one shows that example: its number and its logits, as the option names them."""
+    page = open_page()
+    demo = page.locator("#sm1")
+    demo.scroll_into_view_if_needed()
+    picker = demo.get_by_role("combobox", name=strings()["ui"]["example_picker"], exact=True)
+    options = picker.locator("option").evaluate_all("os => os.map(o => [o.value, o.textContent.trim()])")
+    groups = picker.locator("optgroup").evaluate_all("gs => gs.map(g => g.label)")
+    assert strings()["datasets"]["twelve"]["label"] in groups
+    for value, text in options:
+        number, logits = re.match(r"^\D*(\d+)\D*(\[.*\])$", text).groups()
+        picker.select_option(value)
+        expect(demo.locator(".example-head")).to_have_text(re.compile(rf"^\D*\b{number}\b:"))
+        expect(demo.locator(".example-logits")).to_contain_text(logits)
+    carried = page.evaluate("""() => Object.fromEntries(Array.from(document.querySelectorAll('#sm1-example optgroup'))
+        .map(g => [g.querySelector('option').value.split(':')[0], g.querySelectorAll('option').length]))""")
+    for name, count in carried.items():
+        picker.select_option(f"{name}:0")
+        page.wait_for_function("n => (document.getElementById('sm1').explorer.state.model || {}).name === n", arg=name)
+        shown = page.evaluate("() => document.getElementById('sm1').explorer.state.model.examples.index.length")
+        assert shown == count, f"{name}: the picker lists {count} examples, the data carries {shown}"
