@@ -415,8 +415,9 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
     shared = page_context({
         "lang": edition.lang, "t": strings, "figures": edition.figures, "core": core,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
-        "example_datasets": [name for name, r in precomputed.datasets.items()
-                             if r.dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS],
+        # name -> the indices of the examples its payload carries (the showcase), for the example picker
+        "example_datasets": {name: r.showcase.tolist() for name, r in precomputed.datasets.items()
+                             if r.dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS},
         "site_root": site_root, "languages": languages,
         "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),

@@ -213,10 +213,18 @@
     if (this.state.offscreen[name]) { this.state.stale[name] = true; return false; }
     return true;
   };
+  /* The grid index nearest to temperature t (log scale). */
+  function nearestIndex(t) {
+    var grid = CT.core.grid, best = 0;
+    for (var k = 1; k < grid.length; k++) if (Math.abs(Math.log(grid[k] / t)) < Math.abs(Math.log(grid[best] / t))) best = k;
+    return best;
+  }
   Explorer.prototype.refreshPanel = function (name, i) {
     var view = this.views[name];
     if (!view) return;
     if (name === "reliability") { this.refreshDiagram(i); return; }
+    // The NLL curve's marker sits at the T applied: a group's own T when it is shown at it.
+    if (name === "curves" && this.state.ownT != null) i = nearestIndex(this.state.ownT);
     view.setIndex(i);
     CT.setAttrs(this.panels[name], { "data-index": i });
   };
@@ -313,6 +321,9 @@
         mce: constant(own.mce[s.scheme][s.bins], series.mce.value[t1])
       };
     }
+    s.base = series;  // the row set's series under the slider's T (the T = 1 and fitted rows read these)
+    // The T actually applied when one group is shown at its own fitted T (null: the slider's T).
+    s.ownT = own && s.group !== "pooled" ? s.groups.temperatures[s.group] : null;
     v.cards.setData(s.series, part.accuracy, s.scheme, s.bins);
     this.setOwn(own);
     if (v.curves) {
@@ -423,7 +434,7 @@
   Explorer.prototype.renderIndex = function (force) {
     var s = this.state;
     if (!s.model) return;
-    var i = s.index, ui = CT.strings().ui, series = s.series, t = CT.core.grid[i];
+    var i = s.index, ui = CT.strings().ui, series = s.series, t = s.ownT != null ? s.ownT : CT.core.grid[i];
     var readout = this.$("t-readout");
     if (readout) CT.setText(readout, CT.temp(t));
     CT.setAttrs(this.$("t"), { "aria-valuetext": CT.fill(ui.slider_valuetext, { t: CT.temp(t), ece: CT.pct(series.ece.value[i]) }) });
@@ -449,7 +460,7 @@
       label: CT.fill(ui.pin_config, { number: s.pins.length + 1, dataset: this.datasetLabel(m.name),
         part: part, scheme: ui["scheme_" + s.scheme], bins: s.bins }),
       values: { nll: s.series.nll.value[i], brier: s.series.brier.value[i], ece: s.series.ece.value[i],
-        accuracy: s.partView.accuracy }
+        accuracy: s.partView.accuracy, t: s.ownT }
     });
     this.renderCompare();
   };
@@ -466,7 +477,7 @@
     if (!compare || !s.model) return;
     compare.setData({
       nll: s.series.nll, brier: s.series.brier, ece: s.series.ece, accuracy: s.partView.accuracy,
-      fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
+      base: s.base, currentT: s.ownT, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
     });
   };
 

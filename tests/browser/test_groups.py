@@ -106,3 +106,32 @@ def test_datasets_without_groups_hide_the_group_controls(open_explorer, ui, expe
     ex.choose(dataset="mixed")
     expect(group_radio(ex, ui, "pooled")).to_be_visible()
     expect(group_radio(ex, ui, "pooled")).to_be_checked()
+
+
+def test_one_group_at_its_own_t_states_the_t_applied(open_explorer, engine, ui, number, expect, subgroups):
+    """Group B at its own fitted T: the readout, the NLL curve's marker, the comparison table's current
+    row and a pin state B's own T; the "T = 1" row keeps B's values at T = 1."""
+    import numpy as np
+    ex = open_mixed(open_explorer, engine, expect)
+    group_radio(ex, ui, "B").check()
+    own_box(ex, ui).check()
+    t_b = subgroups.temperatures["B"]
+    at_t1, own = subgroups.metrics["test"]["B"]["t1"], subgroups.metrics["test"]["B"]["group"]
+    temp = number["temp"]  # the page's one rule for a temperature
+    assert abs(t_b - engine.datasets["mixed"].fitted_t) > 0.1, "B's own T is the global T: the test cannot tell them apart"
+    expect(ex.readout).to_have_text(temp(t_b))
+    compare = ex.root.get_by_role("table", name=re.compile("^" + re.escape(ui["compare_caption"][:20])))
+    t1_row = compare.get_by_role("row", name=re.compile("^" + re.escape(ui["state_t1"])))
+    expect(t1_row.get_by_role("cell").nth(0)).to_have_text(temp(1.0))
+    expect(t1_row.get_by_role("cell").nth(1)).to_have_text(number["fixed"](at_t1.nll, 5))
+    expect(t1_row.get_by_role("cell").nth(3)).to_have_text(number["pct"](at_t1.ece["equal-width"][TABLE_BINS]))
+    current = compare.get_by_role("row", name=re.compile("^" + re.escape(ui["state_current"])))
+    expect(current.get_by_role("cell").nth(0)).to_have_text(temp(t_b))
+    expect(current.get_by_role("cell").nth(1)).to_have_text(number["fixed"](own.nll, 5))
+    # The NLL curve's current-T marker sits at B's own T (the grid point nearest to it).
+    grid = np.asarray(engine.grid)
+    expect(ex.root.locator("#ex1-curves")).to_have_attribute("data-index", str(int(np.argmin(np.abs(np.log(grid / t_b))))))
+    ex.pin.click()
+    pinned = compare.get_by_role("row", name=re.compile("^" + re.escape(ui["pin_config"].split("{")[0]) + "1:"))
+    expect(pinned.get_by_role("cell").nth(0)).to_have_text(temp(t_b))
+    expect(pinned.get_by_role("cell").nth(1)).to_have_text(number["fixed"](own.nll, 5))

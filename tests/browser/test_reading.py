@@ -77,7 +77,36 @@ TABLE_LAYOUT = """() => {
             }
         }
     }
-    return {spills, unscrolled, clipped, pageWidth: document.documentElement.scrollWidth, viewport: innerWidth};
+    // The column a table reads in: the explorer's panel for its own tables, else the section's text column.
+    const column = table => {
+        const holder = table.closest('.panel, .explorer');
+        if (holder) { const b = holder.getBoundingClientRect(), s = getComputedStyle(holder);
+            return {left: b.left + parseFloat(s.paddingLeft), right: b.right - parseFloat(s.paddingRight)}; }
+        const p = table.closest('section').querySelector(':scope > p');
+        const b = p.getBoundingClientRect();
+        return {left: b.left, right: b.right};
+    };
+    const outside = [], squeezed = [], longRows = [];
+    for (const table of document.querySelectorAll('main table')) {
+        if (!visible(table)) continue;
+        const wrap = table.parentElement, where = table.id || table.closest('section').id;
+        const col = column(table), w = wrap.getBoundingClientRect(), width = col.right - col.left;
+        const scrolls = wrap.classList.contains('table-wrap') && /auto|scroll/.test(getComputedStyle(wrap).overflowX);
+        // Outside the explorer a table's region stays in the text column (a region marked wide is centred on it).
+        if (!table.closest('.explorer') && !wrap.closest('.wide')
+            && (w.left < col.left - 1 || w.right > col.right + 1)) outside.push(where);
+        if (table.getBoundingClientRect().width > width + 1 && !scrolls) outside.push(where + ' (no scrolling region)');
+        // A table cut off in a region narrower than its column sits beside another: it should stack instead.
+        if (!table.closest('.explorer') && wrap.scrollWidth > wrap.clientWidth + 1 && w.width < width - 1) squeezed.push(where);
+        // A text table (words in at least half its body cells) wraps its text: none of its rows is wider than the column.
+        const cells = Array.from(table.querySelectorAll('tbody td'));
+        const texty = cells.filter(td => /\\p{L}{4,}\\s+\\p{L}{3,}/u.test(td.textContent)).length * 2 >= cells.length;
+        if (texty) for (const row of table.rows) {
+            if (row.getBoundingClientRect().width > width + 1) { longRows.push(`${where}: ${Math.round(row.getBoundingClientRect().width)} px`); break; }
+        }
+    }
+    return {spills, unscrolled, clipped, outside, squeezed, longRows,
+            pageWidth: document.documentElement.scrollWidth, viewport: innerWidth};
 }"""
 
 
@@ -95,6 +124,21 @@ def test_tables_never_overlap_or_clip(open_page, width):
                                        f"focusable region: {found['unscrolled']}")
     assert found["clipped"] == [], f"at {width} px, captions reach outside their table's region: {found['clipped']}"
     assert found["pageWidth"] <= found["viewport"], f"at {width} px the page scrolls sideways: {found}"
+    assert found["outside"] == [], (f"at {width} px, tables reach outside the text column (or are wider than it "
+                                    f"without a scrolling region): {found['outside']}")
+    assert found["squeezed"] == [], f"at {width} px, side-by-side tables are cut off instead of stacking: {found['squeezed']}"
+    assert found["longRows"] == [], f"at {width} px, rows of text tables do not wrap to the column: {found['longRows']}"
+
+
+def test_a_table_that_scrolls_shows_a_hint(open_page):
+    """On a phone a per-bin table hides its last columns: its region shows a shadow at the hidden edge."""
+    page = open_page(viewport={"width": 390, "height": 800})
+    region = page.get_by_role("region", name=strings()["paradox"]["at_t1"], exact=True)
+    region.scroll_into_view_if_needed()
+    sizes = region.evaluate("e => [e.scrollWidth, e.clientWidth]")
+    assert sizes[0] > sizes[1], "the paradox's per-bin table fits at 390 px: pick a wider table for this test"
+    background = region.evaluate("e => getComputedStyle(e).backgroundImage")
+    assert background.count("gradient(") >= 2, f"a scrolling table region shows no hint that it scrolls: {background!r}"
 
 
 def test_a_wide_table_scrolls_inside_its_region(open_page, expect):
@@ -206,7 +250,13 @@ def facts_six(engine):
 def test_the_nll_curve_shows_its_valley(open_page, engine):
     page = open_page()
     curves = page.locator("#fit1-curves")
-    curves.scroll_into_view_if_needed()
+    # Sections above take their real heights as they render, which can move the target off screen
+    # again: scroll until the explorer has started and drawn its curve.
+    for _ in range(20):
+        curves.scroll_into_view_if_needed()
+        if page.locator("#fit1-curves svg path.curve-line").count():
+            break
+        page.wait_for_timeout(250)
     page.wait_for_function("() => document.querySelector('#fit1-curves svg path.curve-line')")
     nll = curves.locator("svg").first
     ring = nll.locator("circle.ring")
@@ -355,3 +405,29 @@ def test_the_grammar_parses_and_builds(open_page):
     assert got[2] == {"place": "bins", "fields": {"a": "1", "b": "x"}}
     assert got[3] == {"place": "", "fields": None}
     assert got[4:] == ["#bins", "#state/a=1", "#bins/state/a=1&b=x"]
+
+
+# --------------------------------------------------------------------------- the softmax demo's picker
+
+def test_every_example_option_shows_its_own_logits(open_page, expect):
+    """The picker lists exactly the examples the demo's data carries, each under its real number, and
+    picking one shows that example: its number and its logits, as the option names them."""
+    page = open_page()
+    demo = page.locator("#sm1")
+    demo.scroll_into_view_if_needed()
+    picker = demo.get_by_role("combobox", name=strings()["ui"]["example_picker"], exact=True)
+    options = picker.locator("option").evaluate_all("os => os.map(o => [o.value, o.textContent.trim()])")
+    groups = picker.locator("optgroup").evaluate_all("gs => gs.map(g => g.label)")
+    assert strings()["datasets"]["twelve"]["label"] in groups
+    for value, text in options:
+        number, logits = re.match(r"^\D*(\d+)\D*(\[.*\])$", text).groups()
+        picker.select_option(value)
+        expect(demo.locator(".example-head")).to_have_text(re.compile(rf"^\D*\b{number}\b:"))
+        expect(demo.locator(".example-logits")).to_contain_text(logits)
+    carried = page.evaluate("""() => Object.fromEntries(Array.from(document.querySelectorAll('#sm1-example optgroup'))
+        .map(g => [g.querySelector('option').value.split(':')[0], g.querySelectorAll('option').length]))""")
+    for name, count in carried.items():
+        picker.select_option(f"{name}:0")
+        page.wait_for_function("n => (document.getElementById('sm1').explorer.state.model || {}).name === n", arg=name)
+        shown = page.evaluate("() => document.getElementById('sm1').explorer.state.model.examples.index.length")
+        assert shown == count, f"{name}: the picker lists {count} examples, the data carries {shown}"
