@@ -288,7 +288,7 @@ def test_the_state_hash_presets_an_embed_and_its_link_opens_the_full_tutorial_th
     expect(full.slider).to_have_value(str(start + 5))
     expect(full.bins).to_have_value("10")
     expect(full.scheme("adaptive")).to_be_checked()
-    expect(tab.locator("#rel1")).to_be_in_viewport()
+    expect(tab.locator("#reliability")).to_be_in_viewport()  # the link lands on the widget's section
     expect(full.bin_table.locator("tbody tr:not([hidden])")).to_have_count(
         len(expected_bin_counts("twelve", "all", grid[start + 5], "adaptive", 10)))
     # the hash was for rel1: the main explorer keeps its own defaults

@@ -11,6 +11,11 @@ from .conftest import page_path
 from .explorer_ui import Explorer
 
 
+def language_links(page):
+    """The language switcher's links: the navigation landmark whose links name another language."""
+    return page.get_by_role("navigation").filter(has=page.locator("a[hreflang]")).get_by_role("link")
+
+
 def other(lang):
     return next(code for code in LANGUAGES if code != lang)
 
@@ -19,7 +24,7 @@ def test_each_page_declares_its_language_and_links_the_others(open_page, lang):
     page = open_page(lang=lang)
     assert page.locator("html").get_attribute("lang") == lang
     assert page.title().strip()
-    switch = page.get_by_role("navigation").get_by_role("link")
+    switch = language_links(page)
     assert switch.count() == len(LANGUAGES) - 1
     assert switch.first.get_attribute("hreflang") == other(lang)
 
@@ -30,7 +35,7 @@ def test_switching_language_keeps_the_explorer_state(open_explorer, lang, file, 
     ex.choose(dataset="sim-600", scheme="adaptive", bins=10)
     ex.press("ArrowRight", 3)
     state = ex.expect_hash(dataset="sim-600", scheme="adaptive", bins="10")
-    ex.page.get_by_role("navigation").get_by_role("link").first.click()
+    language_links(ex.page).first.click()
     ex.page.wait_for_load_state("load")
     target = other(lang)
     expect(ex.page.locator("html")).to_have_attribute("lang", target)
@@ -45,7 +50,7 @@ def test_switching_language_keeps_the_explorer_state(open_explorer, lang, file, 
 
 def test_without_javascript_the_switcher_is_a_plain_link(open_page, lang):
     page = open_page(lang=lang, java_script_enabled=False)
-    link = page.get_by_role("navigation").get_by_role("link").first
+    link = language_links(page).first
     href = link.get_attribute("href")
     assert re.fullmatch(r"(\.\./)?([a-z-]+/)?index\.html", href), href
     link.click()
