@@ -185,6 +185,7 @@ def test_the_bins_select_as_first_touch(open_page, engine, expect):
 
 # --------------------------------------------------------------------------- pins
 
+@pytest.mark.parametrize("lang", ["en"], indirect=True)  # its expected labels are the English page's
 def test_a_pin_keeps_its_whole_configuration(open_explorer, engine, expect):
     ex = open_explorer()
     ui = ex.ui
@@ -212,6 +213,7 @@ def test_a_pin_keeps_its_whole_configuration(open_explorer, engine, expect):
 
 # --------------------------------------------------------------------------- labels
 
+@pytest.mark.parametrize("lang", ["en"], indirect=True)  # its expected labels are the English page's
 def test_one_class_naming_and_one_temperature_rule(open_explorer, engine, facts_six, expect):
     ex = open_explorer()
     page = ex.page
