@@ -299,6 +299,7 @@ def test_reliability_diagrams_are_wide_and_list_their_bands(open_explorer, engin
             assert texts[5].endswith("outside") == (acc < lo or acc > hi), texts
 
 
+@pytest.mark.parametrize("lang", ["en"], indirect=True)  # its expected labels are the English page's
 def test_the_bin_count_chart_has_ticks_and_a_readout(open_explorer, engine, expect):
     ex = open_explorer(viewport={"width": 1280, "height": 900}, has_touch=True)
     ui = ex.ui
@@ -366,6 +367,7 @@ def test_key_points_link_into_their_sections(open_page, expect):
 
 # --------------------------------------------------------------------------- one URL grammar
 
+@pytest.mark.parametrize("lang", ["en"], indirect=True)  # its expected labels are the English page's
 def test_following_a_section_link_keeps_the_explorer_state(open_explorer, engine, expect):
     ex = open_explorer()
     ex.choose(dataset="twelve", bins=10)
@@ -382,6 +384,7 @@ def test_following_a_section_link_keeps_the_explorer_state(open_explorer, engine
     expect(ex.page).to_have_url(re.compile(r"#bins/state/dataset=twelve&.*bins=5"))
 
 
+@pytest.mark.parametrize("lang", ["en"], indirect=True)  # its expected labels are the English page's
 def test_a_link_with_a_place_and_a_state_restores_both(open_explorer, engine, expect):
     t = float(engine.grid[engine.t1_index + 25])
     ex = open_explorer(f"#groups/state/dataset=sim-600&t={t:.5g}&scheme=adaptive&bins=10&part=calibration")
