@@ -156,6 +156,9 @@ async function operate(page, control) {
     await page.click(selector);
   }
   const changed = await waitFor(page, ([i, old]) => window.smokeReadout(i) !== old, [id, before], 10000);
+  // Put a checkbox back as it was: a box such as "each group at its own fitted T" sets the slider
+  // aside while it is checked, and the controls after it must be operated in the page's usual state.
+  if (kind === 'checkbox') await page.click(selector);
   return { id, kind, changed };
 }
 
