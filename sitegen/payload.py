@@ -33,7 +33,7 @@ __all__ = [
     "to_script", "to_json",
 ]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SCORE_SCALE = 100_000
 RATE_SCALE = 1_000
 
@@ -168,24 +168,50 @@ def shares_summing_to(parts, scale, total=None):
     return floors.astype(np.int64) + (rank < missing[..., None])
 
 
-def _bins_payload(stats, scheme, total=None):
+def _carry_over_empty(values, empty):
+    """``values`` (G, B) with each empty bin's entry replaced by the same bin's value at the previous
+    point (0 before its first filled point): the page never shows an empty bin's confidence or accuracy,
+    and a value that does not move costs nothing once delta-encoded."""
+    points = np.arange(values.shape[0])[:, None]
+    last_filled = np.maximum.accumulate(np.where(empty, -1, points), axis=0)
+    return np.where(last_filled >= 0, np.take_along_axis(values, np.maximum(last_filled, 0), axis=0), 0)
+
+
+def _bins_payload(stats, scheme, total=None, n=None, lower_above=False):
     """Per-bin arrays (G, B) → ``{field: [delta series per bin]}`` in display units.
 
     Equal-width edges do not move with T, so they are sent once as ``edges``
-    (B + 1 values); adaptive edges are sent per bin and grid point. ``total`` (G,), the
-    displayed ECE the gaps must add up to (default: their own rounded sum).
+    (B + 1 values); adaptive edges are sent per bin and grid point; with ``lower_above`` (sent as 1, else 0), each bin's
+    ``lower`` as its distance above the previous bin's ``upper`` (the first bin's as it is).
+    An empty bin's confidence and accuracy repeat the bin's last shown value. ``total`` (G,), the
+    displayed ECE the gaps must add up to (default: their own rounded sum). With ``n`` (the rows
+    binned), the bin ``rest`` with the most rows over the points is left out of ``count`` and ``gap``
+    (an empty string): its count is ``n`` minus the others', its gap ``total`` minus the others'.
     """
     empty = stats.count == 0
     fields = {
         "count": stats.count,
-        "confidence": np.where(empty, 0, to_units(np.nan_to_num(stats.confidence), RATE_SCALE)),
-        "accuracy": np.where(empty, 0, to_units(np.nan_to_num(stats.accuracy), RATE_SCALE)),
+        "confidence": _carry_over_empty(to_units(np.nan_to_num(stats.confidence), RATE_SCALE), empty),
+        "accuracy": _carry_over_empty(to_units(np.nan_to_num(stats.accuracy), RATE_SCALE), empty),
         "gap": shares_summing_to(stats.weighted_gap, RATE_SCALE, total),
     }
     if scheme == "adaptive":
-        fields["lower"] = to_units(stats.lower, RATE_SCALE)
-        fields["upper"] = to_units(stats.upper, RATE_SCALE)
+        lower, upper = to_units(stats.lower, RATE_SCALE), to_units(stats.upper, RATE_SCALE)
+        above = np.concatenate([lower[:, :1], lower[:, 1:] - upper[:, :-1]], axis=1)
+        fields["lower"], fields["upper"] = lower, upper
     encoded = {name: pack_rows(delta_encode(np.asarray(values).T, axis=-1)) for name, values in fields.items()}
+    if scheme == "adaptive":
+        # Far apart points (the sub-grid) move a bin's edges a lot but its gap to the previous bin little;
+        # on the full grid the plain series compresses better.
+        encoded["lower_above"] = int(lower_above)
+        if lower_above:
+            encoded["lower"] = pack_rows(delta_encode(above.T, axis=-1))
+    if n is not None:
+        if np.any(stats.count.sum(axis=1) != n):
+            raise ValueError(f"the bins hold {stats.count.sum(axis=1).max()} rows, not n = {n}")
+        rest = int(np.argmax(stats.count.sum(axis=0)))
+        encoded["count"][rest] = encoded["gap"][rest] = ""
+        encoded["rest"] = rest
     if scheme == "equal-width":
         encoded["edges"] = to_units(np.append(stats.lower[0], stats.upper[0, -1]), RATE_SCALE).tolist()
     return encoded
@@ -218,7 +244,8 @@ def _part_payload(part, t1_index, ece_counts=SELECTABLE_BIN_COUNTS, with_bins=Tr
         "mce": by_scheme(part.mce, RATE_SCALE, OFFERED_BIN_COUNTS),
     }
     if with_bins:
-        payload["bins"] = {s: _same_as_earlier({str(b): _bins_payload(part.bins[s][b], s) for b in OFFERED_BIN_COUNTS})
+        payload["bins"] = {s: _same_as_earlier({str(b): _bins_payload(part.bins[s][b], s, to_units(part.ece[s][b], RATE_SCALE),
+                                                                      part.n) for b in OFFERED_BIN_COUNTS})
                            for s in SCHEMES}
     return payload
 
@@ -232,7 +259,7 @@ def _sub_bins_payload(part, subgrid):
         tables = {}
         for b, stats in part.sub_bins[scheme].items():
             total = to_units(part.ece[scheme][b][np.asarray(subgrid)], RATE_SCALE)
-            tables[str(b)] = _bins_payload(stats, scheme, total)
+            tables[str(b)] = _bins_payload(stats, scheme, total, part.n, lower_above=True)
         tables = _same_as_earlier(tables)
         kept = [b for b, table in tables.items() if "same_as" not in table]
         block = {"counts": [int(b) for b in kept],

@@ -68,6 +68,34 @@ def decode_rows(rows):
     return np.array([decode({"t1": 0, "d": row}) for row in rows])
 
 
+def read_bins(table, n, total):
+    """A bins table as the README's "Payload format" documents it → ``{field: (bins, points) array}``.
+
+    ``total`` is the ECE shown at the same points and ``n`` the rows binned: the bin ``rest`` (an empty
+    string in ``count`` and ``gap``) holds ``n`` minus the other bins' counts and ``total`` minus their
+    gaps; with ``lower_above`` 1, an adaptive bin's ``lower`` is its distance above the previous bin's ``upper``.
+    """
+    total = np.asarray(total)
+    out = {}
+    for field in ("count", "confidence", "accuracy", "gap", "lower", "upper"):
+        if field in table:
+            out[field] = np.array([decode({"t1": 0, "d": row}) if row else [0] * total.size for row in table[field]])
+    if "rest" in table:
+        r, others = table["rest"], np.arange(len(table["count"])) != table["rest"]
+        assert table["count"][r] == table["gap"][r] == ""
+        out["count"][r] = n - out["count"][others].sum(axis=0)
+        out["gap"][r] = total - out["gap"][others].sum(axis=0)
+    if table.get("lower_above"):
+        for b in range(1, len(out["lower"])):
+            out["lower"][b] += out["upper"][b - 1]
+    return out
+
+
+def shown(bins, field):
+    """A decoded field with the entries of empty bins (which the page hides) set to 0."""
+    return np.where(bins["count"] > 0, bins[field], 0)
+
+
 def series_of(table, key):
     """One series of a ``{B: series}`` table, following a ``{"same_as": B'}`` reference."""
     series = table[str(key)]
@@ -224,14 +252,15 @@ def test_six_payload_reference_numbers(precomputed, payloads):
 
 
 def test_six_payload_bin_table(precomputed, payloads):
-    bins = payloads["six"]["parts"]["all"]["bins"]["equal-width"]["4"]
+    part = payloads["six"]["parts"]["all"]
+    bins = read_bins(part["bins"]["equal-width"]["4"], 6, decode(series_of(part["ece"]["equal-width"], 4)))
     t1 = precomputed.t1_index
     fit = payloads["six"]["fitted"]["index"]
 
     def column(field, g):
-        return decode_rows(bins[field])[:, g].tolist()
+        return shown(bins, field)[:, g].tolist()
 
-    assert bins["edges"] == [0, 250, 500, 750, 1000]
+    assert part["bins"]["equal-width"]["4"]["edges"] == [0, 250, 500, 750, 1000]
     assert column("count", t1) == [0, 0, 3, 3]
     assert column("confidence", t1) == [0, 0, 574, 831]
     assert column("accuracy", t1) == [0, 0, 667, 667]
@@ -244,15 +273,25 @@ def test_six_payload_bin_table(precomputed, payloads):
 @pytest.mark.parametrize("name", DATASET_NAMES)
 def test_bin_gaps_add_up_to_the_displayed_ece_everywhere(precomputed, payloads, name):
     grid_size = precomputed.grid.size
-    for part in payloads[name]["parts"].values():
+    for part_name, part in payloads[name]["parts"].items():
+        engine = precomputed.datasets[name].parts[part_name]
         for scheme in SCHEMES:
             for n_bins in BIN_COUNTS:
-                shown = decode(series_of(part["ece"][scheme], n_bins))
-                table = bin_table(part, scheme, n_bins)
-                gaps = decode_rows(table["gap"])
-                assert gaps.shape[1] == grid_size
-                assert gaps.sum(axis=0).tolist() == shown, (name, scheme, n_bins)
-                assert np.all(decode_rows(table["count"]).sum(axis=0) == part["n"])
+                ece_shown = decode(series_of(part["ece"][scheme], n_bins))
+                bins = read_bins(bin_table(part, scheme, n_bins), part["n"], ece_shown)
+                assert bins["gap"].shape[1] == grid_size
+                assert bins["gap"].sum(axis=0).tolist() == ece_shown, (name, scheme, n_bins)
+                # the bin left out (rest) decodes to the engine's values like every other bin
+                stats = engine.bins[scheme][n_bins]
+                want_gaps = shares_summing_to(stats.weighted_gap, RATE_SCALE, np.array(ece_shown))
+                assert bins["gap"].tolist() == want_gaps.T.tolist(), (name, scheme, n_bins)
+                assert bins["count"].tolist() == stats.count.T.tolist()
+                for field in ("confidence", "accuracy"):
+                    want = np.where(stats.count > 0, to_units(np.nan_to_num(getattr(stats, field)), RATE_SCALE), 0)
+                    assert shown(bins, field).tolist() == want.T.tolist(), (name, scheme, n_bins, field)
+                if scheme == "adaptive":
+                    assert bins["lower"].tolist() == to_units(stats.lower, RATE_SCALE).T.tolist()
+                    assert bins["upper"].tolist() == to_units(stats.upper, RATE_SCALE).T.tolist()
 
 
 @pytest.mark.parametrize("name", ["twelve", "sim-60", "mixed"])
@@ -293,7 +332,7 @@ def test_example_probabilities_decode_to_rows_summing_to_about_one(precomputed, 
 def test_payloads_are_valid_json_and_deterministic(precomputed, payloads):
     for name in DATASET_NAMES:
         text = to_json(payloads[name])  # raises on NaN or infinity
-        assert json.loads(text)["schema_version"] == SCHEMA_VERSION == 2
+        assert json.loads(text)["schema_version"] == SCHEMA_VERSION == 3
         if name in ("six", "mixed"):
             assert to_json(dataset_payload(precomputed.datasets[name], precomputed)) == text
 
@@ -384,13 +423,21 @@ def test_bins_file_holds_the_other_counts_on_the_sub_grid(precomputed, payloads,
                 assert shown_mce == to_units(mce(conf, correct, b, scheme), RATE_SCALE).tolist()
                 key = int(block["same_as"].get(str(b), b))
                 j = block["counts"].index(key)
+                table = {field: values[j] for field, values in block.items() if field not in ("counts", "same_as")}
+                ece_shown = [decode(series_of(ece_table[scheme], b))[g] for g in subgrid]
+                bins = read_bins(table, result.parts[part_name].n, ece_shown)
                 stats = reliability_bins(conf[subgrid], correct, b, scheme)
-                assert decode_rows(block["count"][j]).T.tolist() == stats.count.tolist()
-                accuracy = np.where(stats.count > 0, to_units(np.nan_to_num(stats.accuracy), RATE_SCALE), 0)
-                assert decode_rows(block["accuracy"][j]).T.tolist() == accuracy.tolist()
+                assert bins["count"].T.tolist() == stats.count.tolist()
+                for field in ("confidence", "accuracy"):
+                    want = np.where(stats.count > 0, to_units(np.nan_to_num(getattr(stats, field)), RATE_SCALE), 0)
+                    assert shown(bins, field).T.tolist() == want.tolist(), (scheme, b, field)
+                if scheme == "adaptive":
+                    assert table["lower_above"] == 1
+                    assert bins["lower"].T.tolist() == to_units(stats.lower, RATE_SCALE).tolist()
+                    assert bins["upper"].T.tolist() == to_units(stats.upper, RATE_SCALE).tolist()
                 # the gaps add up to the ECE the cards show at those temperatures
-                gaps = decode_rows(block["gap"][j]).sum(axis=0)
-                assert gaps.tolist() == [decode(series_of(ece_table[scheme], b))[g] for g in subgrid]
+                assert bins["gap"].sum(axis=0).tolist() == ece_shown
+                assert np.all(bins["gap"] >= 0)
             assert not set(map(int, block["counts"])) & set(OFFERED_BIN_COUNTS)
 
 

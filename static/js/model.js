@@ -5,23 +5,35 @@
   "use strict";
   var cache = {}, groupCache = {};
 
-  function decodeBins(raw) {
+  /* `total`: the ECE shown at the same points (Int32Array), `n` the rows binned; both fill the bin `rest`
+   * left out of count and gap (n and the ECE minus the other bins'). With `lower_above`, an adaptive
+   * lower is sent above the previous bin's upper. */
+  function decodeBins(raw, n, total) {
     var out = { edges: raw.edges || null, size: raw.count.length };
     ["count", "confidence", "accuracy", "gap", "lower", "upper"].forEach(function (field) {
       if (raw[field]) out[field] = raw[field].map(CT.unpackSum);
     });
+    if (raw.rest != null) {
+      var r = raw.rest, count = out.count[r] = new Int32Array(total.length), gap = out.gap[r] = Int32Array.from(total);
+      count.fill(n);
+      for (var b = 0; b < out.size; b++) {
+        for (var i = 0; b !== r && i < total.length; i++) { count[i] -= out.count[b][i]; gap[i] -= out.gap[b][i]; }
+      }
+    }
+    for (var k = 1; raw.lower_above && k < out.size; k++) {
+      for (var j = 0; j < out.lower[k].length; j++) out.lower[k][j] += out.upper[k - 1][j];
+    }
     return out;
   }
-  /* Bin count `bins` of a field-by-field block {counts, same_as, edges?, count, confidence, …}. */
-  function decodeBlock(block, bins) {
+  /* Bin count `bins` of a field-by-field block {counts, same_as, rest, edges?, count, confidence, …}. */
+  function decodeBlock(block, bins, n, total) {
     var b = block.same_as[bins] || bins, j = block.counts.indexOf(Number(b));
     if (j < 0) return null;
     var raw = {};
-    ["count", "confidence", "accuracy", "gap", "lower", "upper"].forEach(function (field) {
+    ["count", "confidence", "accuracy", "gap", "lower", "upper", "rest", "lower_above", "edges"].forEach(function (field) {
       if (block[field]) raw[field] = block[field][j];
     });
-    if (block.edges) raw.edges = block.edges[j];
-    return decodeBins(raw);
+    return decodeBins(raw, n, total);
   }
   function isDetailed(bins) { return CT.core.detailed_bin_counts.indexOf(Number(bins)) >= 0; }
   CT.isDetailed = isDetailed;
@@ -69,14 +81,17 @@
     var table = this.raw.bins && this.raw.bins[scheme], raw = table && table[bins];
     if (!raw) return null;
     if (raw.same_as) return this.bins(scheme, raw.same_as);
-    return this._get("bins" + scheme + bins, function () { return decodeBins(raw); });
+    var n = this.n, total = this.ece(scheme, bins).value;
+    return this._get("bins" + scheme + bins, function () { return decodeBins(raw, n, total); });
   };
   /* Bins on the sub-grid: {bins (decoded, one value per sub-grid point), subgrid (grid indices)}, or null. */
   Part.prototype.subBins = function (scheme, bins) {
     var source = this.raw.sub_bins ? { bins: this.raw.sub_bins, subgrid: this.subgridIndices }
       : (this.detailKey && CT.binsData[this.detailKey]);
     if (!source) return null;
-    var decoded = this._get("sub" + scheme + bins, function () { return decodeBlock(source.bins[scheme], bins); });
+    var n = this.n, ece = this.ece(scheme, bins).value;
+    var total = Int32Array.from(source.subgrid, function (g) { return ece[g]; });
+    var decoded = this._get("sub" + scheme + bins, function () { return decodeBlock(source.bins[scheme], bins, n, total); });
     return decoded ? { bins: decoded, subgrid: source.subgrid } : null;
   };
 

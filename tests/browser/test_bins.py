@@ -10,6 +10,7 @@ import pytest
 
 import calib
 from sitegen.facts import pct
+from sitegen.payload import SCHEMA_VERSION
 from sitegen.settings import LANGUAGES
 from sitegen.precompute import subgrid_indices
 from sitegen.settings import OFFERED_BIN_COUNTS, SUBGRID_STEP
@@ -119,7 +120,7 @@ def test_a_bins_file_from_another_build_is_refused_in_words(open_explorer, site_
     ex = open_explorer()
     root = "../" * (LANGUAGES[lang].count("/") + 1) if LANGUAGES[lang] else ""  # the page's way to the data
     text = (site_dir / "data" / "twelve-all-bins.js").read_text(encoding="utf-8")
-    older = text.replace('"schema_version":2', '"schema_version":1')
+    older = text.replace(f'"schema_version":{SCHEMA_VERSION}', f'"schema_version":{SCHEMA_VERSION - 1}')
     assert older != text
     ex.page.route("**/data/twelve-all-bins.js",
                   lambda route: route.fulfill(status=200, content_type="text/javascript", body=older))
