@@ -270,23 +270,6 @@ def _sub_bins_payload(part, subgrid):
     return out
 
 
-def _split_gap(parts, t1_index):
-    """Test minus calibration, per displayed series, from the rounded values (so it equals what is shown)."""
-    cal, test = parts["calibration"], parts["test"]
-
-    def gap(a, b, scale):
-        return grid_series(displayed_difference(b, a, scale), t1_index)
-
-    return {
-        "nll": gap(cal.nll, test.nll, SCORE_SCALE),
-        "brier": gap(cal.brier, test.brier, SCORE_SCALE),
-        "confidence": gap(cal.mean_confidence, test.mean_confidence, RATE_SCALE),
-        "accuracy": int(displayed_difference(test.accuracy, cal.accuracy, RATE_SCALE)),
-        "ece": {s: {str(b): gap(cal.ece[s][b], test.ece[s][b], RATE_SCALE) for b in OFFERED_BIN_COUNTS}
-                for s in SCHEMES},
-    }
-
-
 def dataset_payload(result, precomputed):
     """The JSON-ready payload of one dataset (see the README's "Payload format")."""
     t1 = precomputed.t1_index
@@ -307,8 +290,6 @@ def dataset_payload(result, precomputed):
                       np.moveaxis(to_units(result.showcase_probs, RATE_SCALE), 0, -1)],
         },
     }
-    if "calibration" in result.parts:
-        payload["split_gap"] = _split_gap(result.parts, t1)
     return payload
 
 

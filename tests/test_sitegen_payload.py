@@ -312,13 +312,9 @@ def test_decoded_series_equal_rounded_engine_values(precomputed, payloads, name)
         assert ece10[g] == half_up(ece(conf, correct, 10, "adaptive"), RATE_SCALE)
 
 
-def test_split_gap_is_test_minus_calibration(payloads):
-    payload = payloads["sim-600"]
-    cal, test = payload["parts"]["calibration"], payload["parts"]["test"]
-    gap = payload["split_gap"]
-    assert decode(gap["nll"]) == [b - a for a, b in zip(decode(cal["nll"]), decode(test["nll"]))]
-    assert gap["accuracy"] == test["accuracy"] - cal["accuracy"]
-    assert "split_gap" not in payloads["six"]
+def test_no_split_gap_is_sent(payloads):
+    """Schema 3 sends no test-minus-calibration series: the page shows none (the tables print their own)."""
+    assert not any("split_gap" in payload for payload in payloads.values())
 
 
 def test_example_probabilities_decode_to_rows_summing_to_about_one(precomputed, payloads):
