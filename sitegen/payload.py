@@ -13,7 +13,8 @@ Rounding is half away from zero for the non-negative values rounded here
 ``{"t1": v1, "d": pack(delta(v - v1))}``: its value at T = 1 and the change
 against T = 1 at every grid point, the latter delta-encoded (first element,
 then successive differences) and packed into a string of one-character codes
-(:func:`pack`). Unpacking and a running sum are all the page does.
+(:func:`pack`); NLL and Brier, smooth in T, are delta-encoded twice (``"dd"``). Unpacking and a
+running sum (two for ``"dd"``) are all the page does.
 The format is written down in the README, section "Payload format".
 """
 
@@ -138,10 +139,17 @@ def unpack(text):
     return np.array(out, dtype=np.int64)
 
 
-def grid_series(units, t1_index):
-    """A displayed series: ``{"t1": value at T = 1, "d": packed delta-encoded change against T = 1}``."""
+def grid_series(units, t1_index, smooth=False):
+    """A displayed series: ``{"t1": value at T = 1, "d": packed delta-encoded change against T = 1}``.
+
+    ``smooth`` (for NLL and Brier, smooth in T): the change is delta-encoded twice and sent as ``"dd"``
+    (its second differences are a few units where its first differences are hundreds).
+    """
     units = np.asarray(units, dtype=np.int64)
-    return {"t1": int(units[t1_index]), "d": pack(delta_encode(units - units[t1_index]))}
+    change = units - units[t1_index]
+    if smooth:
+        return {"t1": int(units[t1_index]), "dd": pack(delta_encode(delta_encode(change)))}
+    return {"t1": int(units[t1_index]), "d": pack(delta_encode(change))}
 
 
 def shares_summing_to(parts, scale, total=None):
@@ -236,8 +244,8 @@ def _part_payload(part, t1_index, ece_counts=SELECTABLE_BIN_COUNTS, with_bins=Tr
     payload = {
         "n": part.n,
         "accuracy": int(to_units(part.accuracy, RATE_SCALE)),
-        "nll": grid_series(to_units(part.nll, SCORE_SCALE), t1_index),
-        "brier": grid_series(to_units(part.brier, SCORE_SCALE), t1_index),
+        "nll": grid_series(to_units(part.nll, SCORE_SCALE), t1_index, smooth=True),
+        "brier": grid_series(to_units(part.brier, SCORE_SCALE), t1_index, smooth=True),
         "confidence": grid_series(to_units(part.mean_confidence, RATE_SCALE), t1_index),
         "nll_argmin": part.nll_argmin,
         "ece": by_scheme(part.ece, RATE_SCALE, ece_counts),

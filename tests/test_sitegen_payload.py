@@ -55,9 +55,13 @@ def read_packed(text):
 
 
 def decode(series):
-    """What the page does with ``{"t1": v, "d": packed deltas}``: v plus the running sum of the deltas."""
+    """What the page does with ``{"t1": v, "d": packed deltas}``: v plus the running sum of the deltas;
+    with ``{"t1": v, "dd": packed}`` the deltas are themselves the running sum of the packed numbers."""
+    steps = read_packed(series["d"] if "d" in series else series["dd"])
+    if "dd" in series:
+        steps = np.cumsum(steps).tolist()
     total, out = 0, []
-    for step in read_packed(series["d"]):
+    for step in steps:
         total += step
         out.append(series["t1"] + total)
     return out
@@ -292,6 +296,15 @@ def test_bin_gaps_add_up_to_the_displayed_ece_everywhere(precomputed, payloads, 
                 if scheme == "adaptive":
                     assert bins["lower"].tolist() == to_units(stats.lower, RATE_SCALE).T.tolist()
                     assert bins["upper"].tolist() == to_units(stats.upper, RATE_SCALE).T.tolist()
+
+
+@pytest.mark.parametrize("name", DATASET_NAMES)
+def test_scores_sent_as_second_differences_decode_to_the_engines_values_everywhere(precomputed, payloads, name):
+    for part_name, part in payloads[name]["parts"].items():
+        engine = precomputed.datasets[name].parts[part_name]
+        for key, values in (("nll", engine.nll), ("brier", engine.brier)):
+            assert set(part[key]) == {"t1", "dd"}
+            assert decode(part[key]) == [half_up(v, SCORE_SCALE) for v in values], (name, part_name, key)
 
 
 @pytest.mark.parametrize("name", ["twelve", "sim-60", "mixed"])

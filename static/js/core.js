@@ -47,10 +47,12 @@
     return Int32Array.from(out);
   }
   CT.unpackSum = unpackSum;
-  /* A grid series {t1, d}: value[i] = t1 + change[i]; change[i] is the engine's change against T = 1. */
+  /* A grid series {t1, d} (or {t1, dd}, the change delta-encoded twice): value[i] = t1 + change[i];
+   * change[i] is the engine's change against T = 1. */
   CT.decodeSeries = function (series) {
-    var change = unpackSum(series.d), value = new Int32Array(change.length);
-    for (var i = 0; i < change.length; i++) value[i] = series.t1 + change[i];
+    var change = unpackSum(series.d || series.dd), value = new Int32Array(change.length);
+    for (var i = 1; series.dd && i < change.length; i++) change[i] += change[i - 1];
+    for (i = 0; i < change.length; i++) value[i] = series.t1 + change[i];
     return { value: value, change: change };
   };
 
