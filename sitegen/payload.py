@@ -185,12 +185,14 @@ def _carry_over_empty(values, empty):
     return np.where(last_filled >= 0, np.take_along_axis(values, np.maximum(last_filled, 0), axis=0), 0)
 
 
-def _bins_payload(stats, scheme, total=None, n=None, lower_above=False):
+def _bins_payload(stats, scheme, total=None, n=None, apart=False):
     """Per-bin arrays (G, B) → ``{field: [delta series per bin]}`` in display units.
 
     Equal-width edges do not move with T, so they are sent once as ``edges``
-    (B + 1 values); adaptive edges are sent per bin and grid point; with ``lower_above`` (sent as 1, else 0), each bin's
-    ``lower`` as its distance above the previous bin's ``upper`` (the first bin's as it is).
+    (B + 1 values); adaptive edges are sent per bin and grid point. With ``apart`` (points far apart,
+    the sub-grid), two adaptive fields are sent relative to one decoded before them, flagged 1 (else 0):
+    ``lower_above``, a bin's ``lower`` above the previous bin's ``upper`` (the first bin's as it is), and
+    ``confidence_above``, its mean confidence above its own ``lower``.
     An empty bin's confidence and accuracy repeat the bin's last shown value. ``total`` (G,), the
     displayed ECE the gaps must add up to (default: their own rounded sum). With ``n`` (the rows
     binned), the bin ``rest`` with the most rows over the points is left out of ``count`` and ``gap``
@@ -204,16 +206,20 @@ def _bins_payload(stats, scheme, total=None, n=None, lower_above=False):
         "gap": shares_summing_to(stats.weighted_gap, RATE_SCALE, total),
     }
     if scheme == "adaptive":
-        lower, upper = to_units(stats.lower, RATE_SCALE), to_units(stats.upper, RATE_SCALE)
-        above = np.concatenate([lower[:, :1], lower[:, 1:] - upper[:, :-1]], axis=1)
-        fields["lower"], fields["upper"] = lower, upper
+        fields["lower"], fields["upper"] = to_units(stats.lower, RATE_SCALE), to_units(stats.upper, RATE_SCALE)
     encoded = {name: pack_rows(delta_encode(np.asarray(values).T, axis=-1)) for name, values in fields.items()}
     if scheme == "adaptive":
-        # Far apart points (the sub-grid) move a bin's edges a lot but its gap to the previous bin little;
-        # on the full grid the plain series compresses better.
-        encoded["lower_above"] = int(lower_above)
-        if lower_above:
-            encoded["lower"] = pack_rows(delta_encode(above.T, axis=-1))
+        # Points far apart (the sub-grid) move a bin's edges and mean a lot, but little against each other;
+        # on the full grid (small steps) the plain series compress better.
+        lower, upper = fields["lower"], fields["upper"]
+        relative = {
+            "lower": ("lower_above", np.concatenate([lower[:, :1], lower[:, 1:] - upper[:, :-1]], axis=1)),
+            "confidence": ("confidence_above", fields["confidence"] - lower),
+        }
+        for name, (flag, values) in relative.items():
+            encoded[flag] = int(apart)
+            if apart:
+                encoded[name] = pack_rows(delta_encode(values.T, axis=-1))
     if n is not None:
         if np.any(stats.count.sum(axis=1) != n):
             raise ValueError(f"the bins hold {stats.count.sum(axis=1).max()} rows, not n = {n}")
@@ -267,7 +273,7 @@ def _sub_bins_payload(part, subgrid):
         tables = {}
         for b, stats in part.sub_bins[scheme].items():
             total = to_units(part.ece[scheme][b][np.asarray(subgrid)], RATE_SCALE)
-            tables[str(b)] = _bins_payload(stats, scheme, total, part.n, lower_above=True)
+            tables[str(b)] = _bins_payload(stats, scheme, total, part.n, apart=True)
         tables = _same_as_earlier(tables)
         kept = [b for b, table in tables.items() if "same_as" not in table]
         block = {"counts": [int(b) for b in kept],

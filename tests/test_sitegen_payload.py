@@ -77,7 +77,8 @@ def read_bins(table, n, total):
 
     ``total`` is the ECE shown at the same points and ``n`` the rows binned: the bin ``rest`` (an empty
     string in ``count`` and ``gap``) holds ``n`` minus the other bins' counts and ``total`` minus their
-    gaps; with ``lower_above`` 1, an adaptive bin's ``lower`` is its distance above the previous bin's ``upper``.
+    gaps; with ``lower_above`` 1, an adaptive bin's ``lower`` is its distance above the previous bin's ``upper``,
+    with ``confidence_above`` 1 its mean confidence is its distance above its own ``lower``.
     """
     total = np.asarray(total)
     out = {}
@@ -89,9 +90,11 @@ def read_bins(table, n, total):
         assert table["count"][r] == table["gap"][r] == ""
         out["count"][r] = n - out["count"][others].sum(axis=0)
         out["gap"][r] = total - out["gap"][others].sum(axis=0)
-    if table.get("lower_above"):
-        for b in range(1, len(out["lower"])):
+    for b in range(len(out.get("lower", ()))):   # bin by bin: each flagged field sits above one decoded before it
+        if table["lower_above"] and b:
             out["lower"][b] += out["upper"][b - 1]
+        if table["confidence_above"]:
+            out["confidence"][b] += out["lower"][b]
     return out
 
 
@@ -441,7 +444,6 @@ def test_bins_file_holds_the_other_counts_on_the_sub_grid(precomputed, payloads,
                     want = np.where(stats.count > 0, to_units(np.nan_to_num(getattr(stats, field)), RATE_SCALE), 0)
                     assert shown(bins, field).T.tolist() == want.tolist(), (scheme, b, field)
                 if scheme == "adaptive":
-                    assert table["lower_above"] == 1
                     assert bins["lower"].T.tolist() == to_units(stats.lower, RATE_SCALE).tolist()
                     assert bins["upper"].T.tolist() == to_units(stats.upper, RATE_SCALE).tolist()
                 # the gaps add up to the ECE the cards show at those temperatures

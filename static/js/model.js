@@ -6,8 +6,8 @@
   var cache = {}, groupCache = {};
 
   /* `total`: the ECE shown at the same points (Int32Array), `n` the rows binned; both fill the bin `rest`
-   * left out of count and gap (n and the ECE minus the other bins'). With `lower_above`, an adaptive
-   * lower is sent above the previous bin's upper. */
+   * left out of count and gap (n and the ECE minus the other bins'). Flagged adaptive fields are sent
+   * above another: lower_above (above the previous bin's upper), confidence_above (above the bin's lower). */
   function decodeBins(raw, n, total) {
     var out = { edges: raw.edges || null, size: raw.count.length };
     ["count", "confidence", "accuracy", "gap", "lower", "upper"].forEach(function (field) {
@@ -20,8 +20,11 @@
         for (var i = 0; b !== r && i < total.length; i++) { count[i] -= out.count[b][i]; gap[i] -= out.gap[b][i]; }
       }
     }
-    for (var k = 1; raw.lower_above && k < out.size; k++) {
-      for (var j = 0; j < out.lower[k].length; j++) out.lower[k][j] += out.upper[k - 1][j];
+    for (var k = 0; out.lower && k < out.size; k++) {
+      for (var j = 0; j < out.lower[k].length; j++) {
+        if (raw.lower_above && k) out.lower[k][j] += out.upper[k - 1][j];
+        if (raw.confidence_above) out.confidence[k][j] += out.lower[k][j];
+      }
     }
     return out;
   }
@@ -30,7 +33,8 @@
     var b = block.same_as[bins] || bins, j = block.counts.indexOf(Number(b));
     if (j < 0) return null;
     var raw = {};
-    ["count", "confidence", "accuracy", "gap", "lower", "upper", "rest", "lower_above", "edges"].forEach(function (field) {
+    ["count", "confidence", "accuracy", "gap", "lower", "upper", "rest", "lower_above",
+      "confidence_above", "edges"].forEach(function (field) {
       if (block[field]) raw[field] = block[field][j];
     });
     return decodeBins(raw, n, total);
