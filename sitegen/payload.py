@@ -242,9 +242,16 @@ def _same_as_earlier(tables):
     return out
 
 
+def _by_count(table):
+    """``{str(B): entry}`` → a list whose item B − 1 is B's entry (null for a B not sent), up to the
+    largest B: bin counts in numeric order, so gzip sees neighbouring counts' series side by side."""
+    counts = [int(b) for b in table]
+    return [table.get(str(b)) for b in range(1, max(counts) + 1)] if counts else []
+
+
 def _part_payload(part, t1_index, ece_counts=SELECTABLE_BIN_COUNTS, with_bins=True):
     def by_scheme(table, scale, counts):
-        return {s: _same_as_earlier({str(b): grid_series(to_units(table[s][b], scale), t1_index) for b in counts})
+        return {s: _by_count(_same_as_earlier({str(b): grid_series(to_units(table[s][b], scale), t1_index) for b in counts}))
                 for s in SCHEMES}
 
     payload = {
@@ -317,8 +324,9 @@ def bins_payload(result, precomputed, part_name):
         "name": result.dataset.name,
         "part": part_name,
         "subgrid": [int(i) for i in result.subgrid],
-        "mce": {s: _same_as_earlier({str(b): grid_series(to_units(part.mce[s][b], RATE_SCALE), precomputed.t1_index)
-                                     for b in others}) for s in SCHEMES},
+        "mce": {s: _by_count(_same_as_earlier({str(b): grid_series(to_units(part.mce[s][b], RATE_SCALE),
+                                                                   precomputed.t1_index) for b in others}))
+                for s in SCHEMES},
         "bins": _sub_bins_payload(part, result.subgrid),
     }
 

@@ -104,9 +104,14 @@ def shown(bins, field):
 
 
 def series_of(table, key):
-    """One series of a ``{B: series}`` table, following a ``{"same_as": B'}`` reference."""
-    series = table[str(key)]
-    return table[series["same_as"]] if "same_as" in series else series
+    """Series B of a list by bin count (item B − 1), following a ``{"same_as": B'}`` reference."""
+    series = table[int(key) - 1]
+    return table[int(series["same_as"]) - 1] if "same_as" in series else series
+
+
+def counts_in(table):
+    """The bin counts a list by bin count holds (its non-null items)."""
+    return [b for b, entry in enumerate(table, start=1) if entry is not None]
 
 
 def bin_table(part, scheme, n_bins):
@@ -396,12 +401,12 @@ def test_ece_of_every_bin_count_on_the_full_grid_is_the_engines(precomputed, pay
     for part_name, part in payloads[name]["parts"].items():
         conf, correct = part_confidence(result, part_name, precomputed.grid)
         for scheme in SCHEMES:
-            assert sorted(int(b) for b in part["ece"][scheme]) == list(SELECTABLE_BIN_COUNTS)
+            assert counts_in(part["ece"][scheme]) == list(SELECTABLE_BIN_COUNTS)
             for b in (1, 3, 7, 20, 33, 50):
                 shown = decode(series_of(part["ece"][scheme], b))
                 assert shown == to_units(ece(conf, correct, b, scheme), RATE_SCALE).tolist(), (part_name, scheme, b)
             # MCE: the detailed counts here, the others in the bins file
-            assert sorted(int(b) for b in part["mce"][scheme]) == list(OFFERED_BIN_COUNTS)
+            assert counts_in(part["mce"][scheme]) == list(OFFERED_BIN_COUNTS)
 
 
 def test_the_detailed_counts_keep_their_values(precomputed, payloads):

@@ -60,9 +60,10 @@
     if (!(key in this._memo)) this._memo[key] = make();
     return this._memo[key];
   };
+  /* Entry B of a list by bin count (item B − 1), following a {same_as: B'} reference. */
   function lookup(table, bins) {
-    var raw = table && table[bins];
-    if (raw && raw.same_as) raw = table[raw.same_as];
+    var raw = table && table[bins - 1];
+    if (raw && raw.same_as) raw = table[raw.same_as - 1];
     return raw || null;
   }
   /* The ECE series (null if this row set has none for that bin count). */
