@@ -263,15 +263,20 @@
     var s = this.state, m = s.model, ui = CT.strings().ui;
     var info = CT.datasetInfo(m.name), grouped = info.groups && info.groups.length;
     if (!grouped) { s.group = "pooled"; s.own = false; }
-    if (this.groupNote) { this.groupNote = false; this.$("status").textContent = ""; }
-    if (s.group === "pooled" && !s.own) return (s.partView = m.part(s.part));
+    // The snapped-count note stays while a group view shows the count it snapped to; a redraw for
+    // anything else (a late bins file, say) must not wipe it.
+    var grouping = !(s.group === "pooled" && !s.own);
+    if (this.groupNote && !(grouping && s.bins === this.groupNote)) {
+      this.groupNote = null; this.$("status").textContent = "";
+    }
+    if (!grouping) return (s.partView = m.part(s.part));
     if (!this.needs("groups", m.name, ui.error_groups)) return null;
     if (!CT.isDetailed(s.bins)) {
       // group views are computed for the detailed bin counts: take the nearest one
       var counts = CT.core.detailed_bin_counts, best = counts[0];
       counts.forEach(function (b) { if (Math.abs(b - s.bins) < Math.abs(best - s.bins)) best = b; });
       this.$("status").textContent = CT.fill(ui.group_bins_note, { counts: counts.join(", "), bins: best });
-      this.groupNote = true;
+      this.groupNote = best;
       s.bins = best;
     }
     s.groups = CT.groupModel(m.name);
