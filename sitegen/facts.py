@@ -84,6 +84,7 @@ PLAIN_FORMAT = {
     "interval": "[{lo}, {hi}{close}",  # a bin; {close} is ")" or, for the last bin, "]"
     "list": ", ",                      # between the items of a list of numbers
     "list_and": " and ",               # before the last item of a list written out in prose
+    "points": "{value} pp",            # a difference of two percentages, in percentage points
 }
 FORMAT_KEYS = tuple(PLAIN_FORMAT)
 
@@ -109,6 +110,12 @@ def fixed(value, digits=3, fmt=None):
 def pct(value, digits=1, fmt=None):
     """``value`` (a probability) as a percentage with ``digits`` decimals, in the language's percent pattern."""
     return _format(fmt)["percent"].replace("{value}", fixed(float(value) * 100, digits, fmt))
+
+
+def pp(value, digits=1, fmt=None):
+    """``value``, a difference of two probabilities, in percentage points (``0.012`` → ``1.2 pp``): the one rule
+    for a difference of percentages, in the language's ``points`` pattern (static/js/core.js ``CT.points`` agrees)."""
+    return _format(fmt)["points"].replace("{value}", fixed(float(value) * 100, digits, fmt))
 
 
 def num(value, fmt=None):
@@ -187,7 +194,7 @@ def number_filters(fmt=None):
     return {name: functools.partial(function, fmt=fmt) for name, function in _FILTER_FUNCTIONS.items()}
 
 
-_FILTER_FUNCTIONS = {"fixed": fixed, "pct": pct, "num": num, "sig": sig, "temp": temp, "vec": vec, "thousands": thousands,
+_FILTER_FUNCTIONS = {"fixed": fixed, "pct": pct, "pp": pp, "num": num, "sig": sig, "temp": temp, "vec": vec, "thousands": thousands,
                      "interval": interval, "seq": seq, "series": series}
 FILTERS = dict(_FILTER_FUNCTIONS)  # the English filters, as plain functions
 

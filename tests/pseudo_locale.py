@@ -22,6 +22,7 @@ FORMAT = {
     "interval": "[{lo}; {hi}{close}",
     "list": "; ",
     "list_and": " ð ",
+    "points": "{value}\u00a0ƥƥ",
 }
 
 _LOWER = "abcdefghijklmnopqrstuvwxyz"

@@ -17,7 +17,7 @@ import pytest
 
 import calib
 from sitegen.analysis_facts import build_analysis_facts
-from sitegen.facts import build_facts, fact_key, fixed, pct, temp
+from sitegen.facts import build_facts, fact_key, fixed, pct, pp, temp
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content" / "en"
@@ -454,7 +454,7 @@ def test_analysis_sections_quote_the_engine(page, facts):
                    f"{pct(an.outside_bound.at_10.share, 1)} of the time", pct(an.outside_bound.at_5.share, 1),
                    pct(a600.t1.explorer.ece.hi, 1), pct(a600.t1.explorer.ece.hi_to, 1),
                    fixed(a600.paired.nll.lo, 3), fixed(a600.paired.nll.hi, 3), fixed(an.mixed.rep.paired.brier.lo, 3),
-                   pct(an.mixed.rep.paired.ece.change, 1),
+                   pp(an.mixed.rep.paired.ece.change),  # a change of a percentage: percentage points
                    temp(an.sim_600.fit_spread.lo), temp(an.sim_600.fit_spread.hi),
                    pct(an.sim_600.fit_spread.reach, 1), pct(an.sim_600.fit_spread.below, 1),
                    temp(an.sim_600.fit_spread.truth_mid)],

@@ -88,6 +88,7 @@ percent = "{value} %"
 interval = "[{lo}; {hi}{close}"
 list = "; "
 list_and = " and "
+points = "{value} pp"
 
 [ui]
 button = "Go"

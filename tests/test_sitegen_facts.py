@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen.facts import FILTERS, PLAIN_FORMAT, fixed, interval, num, number_filters, pct, seq, series, sig, temp, thousands, vec
+from sitegen.facts import FILTERS, PLAIN_FORMAT, fixed, interval, num, number_filters, pct, pp, seq, series, sig, temp, thousands, vec
 
 MINUS = "\u2212"
 NNBSP, NBSP = "\u202f", "\u00a0"
@@ -20,8 +20,8 @@ COMMA = {**PLAIN_FORMAT, "decimal": ",", "group": NNBSP, "group_from": 5, "perce
          "interval": "[{lo}; {hi}{close}", "list": "; "}
 
 
-def test_the_filter_table_holds_the_ten_filters():
-    assert FILTERS == {"fixed": fixed, "pct": pct, "num": num, "sig": sig, "temp": temp, "vec": vec, "thousands": thousands,
+def test_the_filter_table_holds_the_eleven_filters():
+    assert FILTERS == {"fixed": fixed, "pct": pct, "pp": pp, "num": num, "sig": sig, "temp": temp, "vec": vec, "thousands": thousands,
                        "interval": interval, "seq": seq, "series": series}
     assert set(number_filters(SPANISH)) == set(FILTERS)
 
@@ -45,6 +45,17 @@ def test_a_language_writes_every_number_with_its_own_settings():
     assert comma["sig"](1.0, 4) == "1,000" and sig(1.229751214, 3) == "1.23"
     assert es["series"]([3, 5]) == "3 y 5" and series([1, 3, 5]) == "1, 3 and 5" and series([4]) == "4"
     assert comma["seq"]([1, 2, 3]) == "1; 2; 3"
+
+
+def test_a_difference_of_percentages_is_written_in_percentage_points():
+    """A change from 14.4% to 5.7% is 8.7 percentage points, not 8.7%: each language's [format] points pattern."""
+    from pathlib import Path
+    from sitegen.content import load_strings
+    root = Path(__file__).resolve().parents[1]
+    assert pp(0.144 - 0.057) == "8.7 pp" and pp(-0.0123) == MINUS + "1.2 pp"
+    spanish = number_filters(load_strings(root / "content" / "es")["format"])
+    assert spanish["pp"](0.087) == "8.7" + NBSP + "p." + NBSP + "p."
+    assert "%" not in spanish["pp"](0.087) and "%" not in pp(0.087)
 
 
 @pytest.mark.parametrize("edges, digits, english, comma", [

@@ -36,7 +36,7 @@
       acc.querySelector(".change").textContent = ui.unchanged_by_t;
     }
     var mceSub = root.querySelector('[data-metric="mce"] .card-sub');
-    if (mceSub) mceSub.textContent = CT.fill(ui.scheme_bins, { scheme: ui["scheme_" + scheme], bins: bins });
+    if (mceSub) mceSub.textContent = CT.fill(ui.scheme_bins, { scheme: ui["scheme_" + scheme], bins: CT.plural("bins", bins) });
     Array.prototype.forEach.call(root.querySelectorAll(".bins-count"), function (node) { node.textContent = bins; });
   };
 

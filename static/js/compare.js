@@ -1,8 +1,8 @@
 /* compare.js — the comparison table: one row each for T = 1, the fitted T and the current T (these
  * follow the controls), then every state the reader pinned. A pinned row carries its own
  * configuration (dataset, rows, scheme, bins, T) in its label and the values looked up when it was
- * pinned, so changing the controls never changes it. setData rebuilds the rows; setIndex refills
- * only the current row. */
+ * pinned, so changing the controls never changes it, and a button that removes it (explorer.js
+ * listens). setData rebuilds the rows; setIndex refills only the current row. */
 (function (CT) {
   "use strict";
 
@@ -32,7 +32,7 @@
   }
 
   /* view: {nll, brier, ece (decoded series), accuracy, fittedIndex, index, currentT,
-   *        base: {nll, brier, ece} (optional), pins: [{label, index, values: {nll, brier, ece, accuracy, t}}]}.
+   *        base: {nll, brier, ece} (optional), pins: [{key, number, label, index, values: {nll, brier, ece, accuracy, t}}]}.
    * The current row reads nll/brier/ece at `index`, stating `currentT` when the T applied is off the
    * slider (each group at its own T); the T = 1 and fitted rows read `base` (default: the same series)
    * at their own temperatures. */
@@ -46,7 +46,16 @@
       self.fill(tr, spec[1], k === 2 ? spec[2] : { nll: spec[2].nll, brier: spec[2].brier, ece: spec[2].ece, accuracy: spec[2].accuracy });
       if (k === 2) self.current = tr;
     });
-    view.pins.forEach(function (pin) { write(row(body, pin.label), pin.index, pin.values); });
+    view.pins.forEach(function (pin) {
+      var tr = row(body, pin.label), button = document.createElement("button");
+      button.type = "button";
+      button.className = "unpin";
+      button.setAttribute("data-pin", pin.key);
+      button.textContent = ui.remove_pin;
+      button.setAttribute("aria-label", CT.fill(ui.remove_pin_label, { number: pin.number }));
+      tr.firstChild.appendChild(button);
+      write(tr, pin.index, pin.values);
+    });
   };
   Compare.prototype.fill = function (tr, index, series) {
     var v = series || this.values;

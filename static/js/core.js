@@ -92,9 +92,18 @@
   CT.interval = function (lo, hi, closed) {
     return CT.fill(format().interval, { lo: lo, hi: hi, close: closed ? "]" : ")" });
   };
-  CT.points = function (units) { return CT.fill(CT.strings().ui.points, { value: CT.fixed(units, 1, true) }); };
+  /* A difference of two rates (1e-3 units) in percentage points, signed: "+1.2 pp" (the build's `pp` filter agrees). */
+  CT.points = function (units) { return CT.fill(format().points, { value: CT.fixed(units, 1, true) }); };
+  /* A count with its noun, in the form the language uses for that count: ui.plural[noun] holds
+   * {one, other} ("1 bin", "2 bins"); "one" is for exactly 1 in both languages of this page. */
+  CT.plural = function (noun, n) {
+    var forms = CT.strings().ui.plural[noun];
+    return CT.fill(n === 1 ? forms.one : forms.other, { n: CT.count(n) });
+  };
   /* The one rule for printing a temperature: three significant digits (the build's `temp` filter agrees). */
   CT.temp = function (t) { return t.toPrecision(3).replace(".", format().decimal); };
+  /* A value made safe inside a CSS attribute selector's double quotes. */
+  CT.cssEscape = function (value) { return window.CSS && CSS.escape ? CSS.escape(value) : String(value).replace(/["\\]/g, "\\$&"); };
   /* A dataset's short name in the page's language (its id in English). */
   CT.shortName = function (name) {
     var table = CT.strings().datasets || {};

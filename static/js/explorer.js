@@ -28,6 +28,7 @@
       group: "pooled",  // "pooled" (every row) or a group's name, for a dataset with groups
       own: false,       // each group at its own fitted T instead of the slider's one T
       pins: [],
+      pinSerial: 0,  // the number of the last pin made: a pin keeps its number after others are removed
       // what is loaded for them: the decoded dataset and analyses, the series of the chosen part, scheme and bins
       model: null,
       analysis: null,
@@ -93,6 +94,15 @@
     this.onClick("reset", function () { self.jumpTo(CT.core.t1_index); });
     this.onClick("fit", function () { if (s.model) self.jumpTo(s.model.fittedIndex); });
     this.onClick("pin", function () { self.pin(); });
+    this.onClick("clear-pins", function () { self.unpin(null); });
+    // A pinned row's remove button (the rows are rebuilt, so the table listens for them).
+    var compare = this.$("compare");
+    if (compare) {
+      compare.addEventListener("click", function (event) {
+        var button = event.target.closest("button[data-pin]");
+        if (button) self.unpin(button.getAttribute("data-pin"));
+      });
+    }
     this.onChange("dataset", function (value) { self.loadDataset(value, false); });
     this.onChange("bins", function (value) { s.bins = Number(value); self.renderConfig(); self.writeHash(); });
     this.onChange("example", function (value) {
@@ -275,7 +285,7 @@
       // group views are computed for the detailed bin counts: take the nearest one
       var counts = CT.core.detailed_bin_counts, best = counts[0];
       counts.forEach(function (b) { if (Math.abs(b - s.bins) < Math.abs(best - s.bins)) best = b; });
-      this.$("status").textContent = CT.fill(ui.group_bins_note, { counts: counts.join(", "), bins: best });
+      this.$("status").textContent = CT.fill(ui.group_bins_note, { counts: counts.join(", "), bins: CT.plural("bins", best) });
       this.groupNote = best;
       s.bins = best;
     }
@@ -308,7 +318,7 @@
     if (fitButton) fitButton.textContent = CT.fill(ui.button_fitted, { t: CT.temp(m.fittedT) });
     if (!CT.isDetailed(s.bins) && !part.hasDetail()) {
       this.needs("bins", m.name + "-" + s.part, ui.error_bins);  // the other bin counts' MCE and diagrams
-      CT.setText(this.$("diagram-at") || {}, CT.fill(ui.diagram_loading, { bins: s.bins }));
+      CT.setText(this.$("diagram-at") || {}, CT.fill(ui.diagram_loading, { bins: CT.plural("bins", s.bins) }));
     }
     var series = s.series = {
       nll: part.nll, brier: part.brier, confidence: part.confidence,
@@ -380,7 +390,7 @@
       k = CT.nearestIndex(d.temps, CT.core.grid[i]);
       shown = d.subgrid[k];
       if (shown !== i) {
-        note = CT.fill(ui.diagram_nearest, { t: CT.temp(d.temps[k]), count: d.temps.length, bins: s.bins,
+        note = CT.fill(ui.diagram_nearest, { t: CT.temp(d.temps[k]), count: d.temps.length, bins: CT.plural("bins", s.bins),
           now: CT.temp(CT.core.grid[i]) });
       }
     }
@@ -402,7 +412,7 @@
   };
   Explorer.prototype.eceLabel = function () {
     var ui = CT.strings().ui;
-    return CT.fill(ui.curve_ece, { scheme: ui["scheme_" + this.state.scheme], bins: this.state.bins });
+    return CT.fill(ui.curve_ece, { scheme: ui["scheme_" + this.state.scheme], bins: CT.plural("bins", this.state.bins) });
   };
 
   Explorer.prototype.syncControls = function () {
@@ -460,14 +470,29 @@
     var part = m.partNames.length > 1 ? ui["part_short_" + s.part] : ui.part_all;
     if (s.group !== "pooled") part += ", " + CT.fill(ui.group_one, { name: s.group });
     if (s.own) part += ", " + ui.own_t;
+    s.pinSerial += 1;
     s.pins.push({
-      key: key, index: i,
-      label: CT.fill(ui.pin_config, { number: s.pins.length + 1, dataset: this.datasetLabel(m.name),
-        part: part, scheme: ui["scheme_" + s.scheme], bins: s.bins }),
+      key: key, index: i, number: s.pinSerial,
+      label: CT.fill(ui.pin_config, { number: s.pinSerial, dataset: this.datasetLabel(m.name),
+        part: part, scheme: ui["scheme_" + s.scheme], bins: CT.plural("bins", s.bins) }),
       values: { nll: s.series.nll.value[i], brier: s.series.brier.value[i], ece: s.series.ece.value[i],
         accuracy: s.partView.accuracy, t: s.ownT }
     });
     this.renderCompare();
+  };
+
+  /* Remove the pin whose key is `key` (null: every pin). Focus goes where the reader can go on: the
+   * next pin's remove button, else the previous one's, else the button that pins. */
+  Explorer.prototype.unpin = function (key) {
+    var s = this.state, at = -1;
+    for (var p = 0; p < s.pins.length; p++) if (s.pins[p].key === key) at = p;
+    if (key === null) s.pins = [];
+    else if (at >= 0) s.pins.splice(at, 1);
+    else return;
+    this.renderCompare();
+    var next = key === null || !s.pins.length ? null : s.pins[Math.min(at, s.pins.length - 1)];
+    var target = next && this.$("compare").querySelector('button[data-pin="' + CT.cssEscape(next.key) + '"]');
+    (target || this.$("pin")).focus();
   };
 
   /* A dataset's name as the dataset picker shows it (its payload name where there is no picker). */
@@ -484,6 +509,8 @@
       nll: s.series.nll, brier: s.series.brier, ece: s.series.ece, accuracy: s.partView.accuracy,
       base: s.base, currentT: s.ownT, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
     });
+    var actions = this.root.querySelector(".compare-actions");
+    if (actions) actions.hidden = s.pins.length < 2;
   };
 
   /* The sub-grid views follow the computed temperature nearest to the slider; they are redrawn
@@ -508,14 +535,16 @@
       return;
     }
     var k = a.nearest(s.index);
-    if (!force && k === s.sub) return;
+    s.subIndex = a.subgrid[k];
+    if (!force && k === s.sub) { this.renderMeasured(); return; }
     s.sub = k;
     var gi = a.subgrid[k], part = a.part(s.part);
     var where = { t: CT.temp(CT.core.grid[gi]), count: a.subgrid.length };
     var note = CT.fill(ui.unc_at_note, where);
     if (v.uncertainty) {
       v.uncertainty.draw({ at: CT.fill(ui.unc_at, where), k: k, part: part, scheme: s.scheme, bins: s.bins,
-        ece: s.series.ece.value[gi], nll: s.series.nll.value[gi] });
+        nll: s.series.nll.value[gi] });
+      this.renderMeasured();
     }
     var sweepHost = this.$("sweep");
     if (sweepHost) {
@@ -535,6 +564,16 @@
       if (s.bands && !band) note += " " + CT.fill(ui.bands_detailed_only, { counts: CT.core.detailed_bin_counts.join(", ") });
       if (overlayNote) CT.setText(overlayNote, s.bands || s.smooth ? note : "");
     }
+  };
+
+  /* The noise panel's first row: the ECE the cards show (the slider's T) and, when the panel's
+   * temperature differs, the ECE at that nearest computed T, each with its T printed. */
+  Explorer.prototype.renderMeasured = function () {
+    var s = this.state, v = this.views;
+    if (!v.uncertainty || s.sub == null || s.subIndex == null || !s.series) return;
+    var grid = CT.core.grid, i = s.index, gi = s.subIndex;
+    v.uncertainty.measure({ scheme: s.scheme, bins: s.bins, ece: s.series.ece.value[i], t: grid[i],
+      nearEce: gi === i ? null : s.series.ece.value[gi], nearT: grid[gi] });
   };
 
   CT.Explorer = Explorer;

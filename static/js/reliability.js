@@ -110,7 +110,7 @@
     var ui = CT.strings().ui, ece = CT.pct(this.ece.value[i]);
     CT.setText(this.totalCount, String(this.n));
     CT.setText(this.totalEce, ece);
-    CT.setText(this.title, CT.fill(ui.reliability_alt, { bins: filled, ece: ece }));
+    CT.setText(this.title, CT.fill(ui.reliability_alt, { bins: CT.plural("nonempty_bins", filled), ece: ece }));
   };
   /* Consistency bands: for each non-empty bin at grid index gi (sub-grid position k, a computed
    * temperature), the 5–95% range of accuracy a perfectly calibrated model with those confidences

@@ -86,7 +86,7 @@
       S.text("text", { x: M.l - 6, y: (y(v) + 3.5).toFixed(1), class: "tick end" }, CT.pct(v), this.yTicks);
     }
     CT.setText(this.title, CT.fill(ui.sweep_alt, {
-      first: CT.pct(rows.ece[0]), last: CT.pct(rows.ece[count - 1]), floor: CT.pct(rows.mid[count - 1]), bins: count
+      first: CT.pct(rows.ece[0]), last: CT.pct(rows.ece[count - 1]), floor: CT.pct(rows.mid[count - 1]), bins: CT.plural("bins", count)
     }));
     this.rows = rows;
     if (this.input) this.input.max = count;
@@ -109,7 +109,7 @@
       CT.setAttrs(this.readDots[k], { cx: x, cy: y(series[b - 1]).toFixed(1) });
     }, this);
     var text = CT.fill(ui.sweep_read_value, {
-      bins: b, ece: CT.pct(rows.ece[b - 1]), mid: CT.pct(rows.mid[b - 1]), hi: CT.pct(rows.hi[b - 1])
+      bins: CT.plural("bins", b), ece: CT.pct(rows.ece[b - 1]), mid: CT.pct(rows.mid[b - 1]), hi: CT.pct(rows.hi[b - 1])
     });
     if (this.output) CT.setText(this.output, text);
     if (this.input) CT.setAttrs(this.input, { "aria-valuetext": text });

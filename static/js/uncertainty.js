@@ -17,23 +17,33 @@
   /* Waiting for the analyses of the dataset shown. */
   Uncertainty.prototype.pending = function () {
     this.panel.classList.add("pending");
+    // never leave values of another view beside the cards: every row waits ("…") until drawn again
+    for (var name in this.fields) CT.setText(this.fields[name], name === "measured-near" ? "" : "\u2026");
   };
 
-  /* view: {at (the note's text), k (sub-grid position), scheme, bins, ece and nll (grid series values
-   * at that point), part (an analysisModel part)}. */
+  /* view: {at (the note's text), k (sub-grid position), scheme, bins, nll (the grid series value at
+   * that point), part (an analysisModel part)}. The measured ECE is set by measure, on every step. */
   Uncertainty.prototype.draw = function (view) {
     var ui = CT.strings().ui, k = view.k, part = view.part, fields = this.fields;
     var spread = part.spreadEce(view.scheme, view.bins), floor = part.floorEce(view.scheme, view.bins);
     var nll = part.spreadNll(), smooth = part.smooth();
     this.panel.classList.remove("pending");
     CT.setText(this.note, view.at);
-    CT.setText(fields.measured, CT.fill(ui.unc_measured_value, { ece: CT.pct(view.ece), scheme: ui["scheme_" + view.scheme], bins: view.bins }));
     // spreads and floors exist for the detailed bin counts only
     var missing = CT.fill(ui.unc_detailed_only, { counts: CT.core.detailed_bin_counts.join(", ") });
     CT.setText(fields.spread, spread ? CT.fill(ui.range_value, { lo: CT.pct(spread.lo[k]), hi: CT.pct(spread.hi[k]) }) : missing);
     CT.setText(fields.floor, floor ? CT.fill(ui.floor_value, { lo: CT.pct(floor.lo[k]), mid: CT.pct(floor.mid[k]), hi: CT.pct(floor.hi[k]) }) : missing);
     CT.setText(fields.nll, CT.fill(ui.unc_nll_value, { nll: CT.score(view.nll), lo: CT.score(nll.lo[k]), hi: CT.score(nll.hi[k]) }));
     CT.setText(fields.smooth, CT.fill(ui.smooth_value, { ece: CT.pct(smooth.ece[k]), sigma: CT.prob(smooth.sigma[k]) }));
+  };
+  /* The ECE measured: the cards' value at the slider's T, then (when the rows below are at another,
+   * nearest computed T) the ECE at that T, so the two temperatures and their values sit side by side.
+   * m: {scheme, bins, ece, t, nearEce (null when the temperatures agree), nearT}. */
+  Uncertainty.prototype.measure = function (m) {
+    var ui = CT.strings().ui;
+    CT.setText(this.fields.measured, CT.fill(ui.unc_measured_value, { ece: CT.pct(m.ece), t: CT.temp(m.t),
+      scheme: ui["scheme_" + m.scheme], bins: CT.plural("bins", m.bins) }));
+    CT.setText(this.fields["measured-near"], m.nearEce == null ? "" : CT.fill(ui.unc_measured_near, { ece: CT.pct(m.nearEce), t: CT.temp(m.nearT) }));
   };
   CT.Uncertainty = Uncertainty;
 })(window.CalibTutorial);

@@ -131,6 +131,36 @@ def test_bin_count_chart_describes_the_engine_sweep(open_explorer, engine, analy
     part = result.parts["test"]
     sweep, floor = part.sweep["equal-width"][k], part.floor.sweep["equal-width"][k]
     pct = number["pct"]
-    want = fill(ui["sweep_alt"], first=pct(sweep[0]), last=pct(sweep[-1]), bins=len(sweep), floor=pct(floor[-1, 0]))
+    bins = fill(ui["plural"]["bins"]["other"], n=len(sweep))  # the page's count and noun ("50 bins")
+    want = fill(ui["sweep_alt"], first=pct(sweep[0]), last=pct(sweep[-1]), bins=bins, floor=pct(floor[-1, 0]))
     chart = ex.root.get_by_role("figure", name=re.compile(re.escape(ui["sweep_caption"])))
     expect(chart.get_by_role("img", name=want, exact=True)).to_be_visible()
+
+
+def test_the_noise_panel_states_the_cards_ece_beside_its_own_temperature(open_explorer, engine, analyses, ui, number, expect):
+    """Off the sub-grid, the panel's first row shows the ECE the cards show, at the slider's T, and beside it
+    the ECE at the nearest computed T with that T printed: the two never read as one contradicting number."""
+    ex = open_explorer()
+    ex.choose(dataset="sim-600", scheme="equal-width", bins=10)
+    ex.reset.click()
+    ex.press("ArrowRight", 3)
+    index = ex.index()
+    result = analyses.datasets["sim-600"]
+    gi = int(result.subgrid[nearest_sub(result, engine.grid, index)])
+    assert gi != index, "pick a slider position off the sub-grid for this test"
+    ece = engine.datasets["sim-600"].parts["test"].ece["equal-width"][10]
+    pct, temp = number["pct"], number["temp"]
+    bins = fill(ui["plural"]["bins"]["other"], n=10)
+    measured = ex.uncertainty.locator('[data-u="measured"]')
+    near = ex.uncertainty.locator('[data-u="measured-near"]')
+    expect(ex.card("ece-w")).to_have_text(pct(ece[index]))
+    expect(measured).to_have_text(fill(ui["unc_measured_value"], ece=pct(ece[index]), t=temp(engine.grid[index]),
+                                       scheme=ui["scheme_equal-width"], bins=bins))
+    expect(near).to_have_text(fill(ui["unc_measured_near"], ece=pct(ece[gi]), t=temp(engine.grid[gi])))
+    # Both rows sit in the panel's first entry, under one term.
+    assert measured.evaluate("e => e.parentElement === e.nextElementSibling.parentElement")
+    # On a computed temperature the second line goes away: one T, one number.
+    ex.reset.click()
+    expect(measured).to_have_text(fill(ui["unc_measured_value"], ece=pct(ece[engine.t1_index]),
+                                       t=temp(engine.grid[engine.t1_index]), scheme=ui["scheme_equal-width"], bins=bins))
+    expect(near).to_have_text("")
