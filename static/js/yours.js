@@ -1,7 +1,7 @@
 /* yours.js — only in a page built around a reader's model (build.py --data). Its examples carry, per
  * example, the classes their bars show (`examples.classes`: class numbers, -1 for "all others" when the
  * model has more classes than bars) and the logits of those classes only. This extends bars.js's setData to
- * read them; a dataset without `classes` is drawn exactly as before. Every name is set as text. */
+ * read them (from the raw payload: model.js decodes the rest); a dataset without `classes` is drawn exactly as before. Every name is set as text. */
 (function (CT) {
   "use strict";
   var plain = CT.Bars.prototype.setData;
@@ -21,8 +21,8 @@
   }
 
   CT.Bars.prototype.setData = function (model, example) {
-    var ex = model.examples;
-    if (!ex || !ex.classes) return plain.call(this, model, example);
+    var ex = model.examples, raw = model.payload && model.payload.examples;
+    if (!ex || !raw || !raw.classes) return plain.call(this, model, example);
     var ui = CT.strings().ui, single = this.single, host = this.host, rows = [];
     var names = (CT.datasets[model.name] || {}).class_names;
     var label = function (k) { return k < 0 ? ui.all_others : CT.className(k, names); };
@@ -35,7 +35,7 @@
         number: ex.index[e] + 1, label: label(ex.label[e]), predicted: label(ex.predicted[e]),
         verdict: ex.predicted[e] === ex.label[e] ? ui.verdict_right : ui.verdict_wrong
       }), card);
-      var bars = [], classes = ex.classes[e];
+      var bars = [], classes = raw.classes[e];
       for (var j = 0; j < classes.length; j++) {
         var c = classes[j], row = document.createElement("div");
         row.className = "bar-row" + (c === ex.predicted[e] ? " predicted" : "") + (c === ex.label[e] ? " truth" : "");
