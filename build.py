@@ -134,7 +134,7 @@ def build(args):
     if args.data is not None:
         with stage("your data"):
             user = user_model.load_user_model(args.data, args.name, args.description, args.split,
-                                              0 if args.seed is None else args.seed, not args.no_examples)
+                                              args.seed, not args.no_examples)
         seed = f", seed {user.seed}" if user.seed is not None else ""
         print(f"  your data: {args.data}: {user.predictions.labels.size} rows, "
               f"{user.predictions.logits.shape[1]} classes; split {user.rule}{seed} "

@@ -78,15 +78,22 @@ def _check_labels(path, values, what):
         check_text(value, f"{path}: {what}[{i}]", USER_MAX_LABEL_CHARS)
 
 
-def load_user_model(path, name=None, description="", split=None, seed=DEFAULT_SPLIT_SEED, examples=True):
-    """Read and check the reader's file; every problem is a :class:`BuildError` naming the file and the place."""
+def load_user_model(path, name=None, description="", split=None, seed=None, examples=True):
+    """Read and check the reader's file; every problem is a :class:`BuildError` naming the file and the place.
+
+    ``seed`` (None: :data:`calib.io.DEFAULT_SPLIT_SEED`) is refused when the split is not random (it would be
+    silently ignored, e.g. with a file that has its own split column).
+    """
     try:
         data = load_predictions(path)
         n = data.labels.size
+        rule = split or ("file" if data.split is not None else "random")
+        if seed is not None and rule != "random":
+            raise BuildError(f"{path}: --seed applies to the random split only; this build uses --split {rule}")
+        seed = DEFAULT_SPLIT_SEED if seed is None else seed
         parts = split_masks(n, split, data.split, seed=seed, source=str(path))
     except InputError as error:
         raise BuildError(str(error)) from None
-    rule = split or ("file" if data.split is not None else "random")
     name = check_text(name if name is not None else _default_name(path), "--name", USER_MAX_NAME_CHARS)
     if not name:
         raise BuildError("--name: empty; give the model a name to show")

@@ -164,6 +164,9 @@ def bad_inputs(folder):
     cases["huge-declared"] = (huge, (), "limit")
     good = folder / "good.npz"
     np.savez(good, logits=good_logits, labels=good_labels)
+    split_file = folder / "with-split.npz"
+    np.savez(split_file, logits=good_logits, labels=good_labels, split=np.arange(40) % 2 == 0)
+    cases["seed-with-file-split"] = (split_file, ("--seed", "3"), "--seed")
     cases["name-too-long"] = (good, ("--name", "x" * 500), "--name")
     cases["name-control-character"] = (good, ("--name", "a\nb"), "--name")
     return cases
@@ -171,7 +174,8 @@ def bad_inputs(folder):
 
 CASES = ["missing", "unreadable", "unknown-extension", "pickle", "complex", "strings", "nan", "inf", "one-dimensional",
          "mismatched", "fractional-label", "label-out-of-range", "one-class", "small-part", "bad-split",
-         "too-many-groups", "ragged", "non-numeric", "huge-declared", "name-too-long", "name-control-character"]
+         "too-many-groups", "ragged", "non-numeric", "huge-declared", "seed-with-file-split", "name-too-long",
+         "name-control-character"]
 
 
 @pytest.mark.parametrize("case", CASES)
