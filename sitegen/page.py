@@ -30,6 +30,7 @@ from .facts import FILTERS, number_filters
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .settings import DEFAULT_DATASET, EMBED_DEFAULT_HEIGHT, EMBED_HEIGHTS, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
+from . import user_model
 
 __all__ = ["Edition", "template_environment", "content_environment", "render_template", "page_context",
            "engine_constants", "fill_constants", "localised_filters", "assemble_files", "assemble_single_file",
@@ -288,8 +289,6 @@ def _data_files(precomputed, analyses, user=None):
     """The language-neutral files: data scripts and CSV downloads of every dataset. The reader's own model
     (``user``, :mod:`sitegen.user_model`) gets no per-row CSV; its payload keeps only the shown examples'
     classes, and its downloads add ``temperature.json``."""
-    from . import user_model
-
     files = {}
     for name, result in precomputed.datasets.items():
         payload = dataset_payload(result, precomputed)
@@ -424,8 +423,7 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
                              {name: number_filters["thousands"](r.dataset.labels.size)
                               for name, r in precomputed.datasets.items()})
     if user is not None:
-        from .user_model import user_strings
-        strings = user_strings(strings, user)
+        strings = user_model.user_strings(strings, user)
     env.filters.update(number_filters)
     env.filters.update(math_filters(strings["format"]))
     descriptions = strings["datasets"]
@@ -456,8 +454,7 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
 
 def _user_view(user, precomputed, analyses):
     """What the "Your model" section's template reads of the reader's model (display text is escaped there)."""
-    from .user_model import user_report
-    return user_report(user, precomputed, analyses)
+    return user_model.user_report(user, precomputed, analyses)
 
 
 def _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json, **page):

@@ -19,10 +19,12 @@ largest logits (the label takes the ninth place when it is not among them) and
 one bar "all others" with the rest of the probability.
 """
 
+import base64
 import csv
-from pathlib import Path
 import io
 import json
+from pathlib import Path
+from types import SimpleNamespace
 from typing import NamedTuple, Optional
 
 import numpy as np
@@ -31,10 +33,10 @@ from calib import Dataset, InputError, load, load_predictions, scaled_probs, spl
 from calib.io import DEFAULT_SPLIT_SEED, MIN_PART_ROWS
 from calib.subgroups import POOLED
 
+from .content import load_sections
 from .errors import BuildError
-from .payload import RATE_SCALE, to_units
 from .precompute import (
-    Precomputed, build_grid, fit_for, grid_index, precompute_dataset, round_significant, softmax_walkthrough,
+    Precomputed, build_grid, fit_for, grid_index, precompute_dataset, softmax_walkthrough,
 )
 from .settings import (
     DATASETS, FIT_BOUNDS, FIT_TOLERANCE, SHOWCASE_SIZE, USER_BAR_CLASSES, USER_MAX_DESCRIPTION_CHARS, USER_MAX_GROUPS,
@@ -44,6 +46,7 @@ from .settings import (
 __all__ = [
     "UserModel", "check_text", "load_user_model", "user_dataset", "shown_classes", "precompute_with_user",
     "user_examples_payload", "temperature_json", "groups_csv", "csv_cell", "user_strings", "user_files",
+    "user_report", "add_user_facts", "load_user_section",
 ]
 
 
@@ -106,7 +109,6 @@ def load_user_model(path, name=None, description="", split=None, seed=None, exam
 
 
 def _default_name(path):
-    from pathlib import Path
     return Path(path).stem
 
 
@@ -233,7 +235,6 @@ def temperature_json(user, result):
 
 
 def _file_name(path):
-    from pathlib import Path
     return Path(path).name
 
 
@@ -309,8 +310,6 @@ SWEEP_ROWS = (1, 5, 10, 15, 20, 30, 50)  # bin counts of the report's "ECE again
 def user_report(user, precomputed, analyses):
     """The "Your model" section's own values besides the facts (``yours``, ``an.yours``): display text (escaped by
     the template), the split, the file, which downloads exist, and the rows of its small tables."""
-    from types import SimpleNamespace
-
     data = user.predictions
     result = precomputed.datasets[USER_SLUG]
     sub = analyses.datasets[USER_SLUG].subgroups
@@ -323,6 +322,9 @@ def user_report(user, precomputed, analyses):
         class_names=data.class_names is not None, many_classes=data.logits.shape[1] > USER_BAR_CLASSES,
         groups=list(sub.groups) if sub is not None else [],
         sweep_rows=[b for b in SWEEP_ROWS],
+        # the one-file edition has no downloads folder: it carries temperature.json itself, as a data: link
+        temperature_href="data:application/json;base64," + base64.b64encode(
+            temperature_json(user, result).encode("utf-8")).decode("ascii"),
         downloads={"temperature": f"{USER_SLUG}-temperature.json", "metrics": f"{USER_SLUG}-metrics.csv",
                    "groups": f"{USER_SLUG}-groups.csv" if sub is not None else None},
     )
@@ -339,6 +341,4 @@ def add_user_facts(facts, precomputed):
 
 def load_user_section(content_dir):
     """The "Your model" section of one language: ``content/<lang>/user/01-yours.md``, included only with --data."""
-    from .content import load_sections
-    sections = load_sections(Path(content_dir) / "user")
-    return sections
+    return load_sections(Path(content_dir) / "user")

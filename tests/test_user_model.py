@@ -222,6 +222,7 @@ def user_builds(tmp_path_factory):
     runs = {
         "hostile": ("--data", data, "--name", HOSTILE_NAME, "--description", "=rows from <b>ward 3</b>"),
         "bare": ("--data", data, "--no-examples", "--split", "none", "--lang", "en"),
+        "single": ("--data", data, "--name", HOSTILE_NAME, "--single-file", base / "one.html"),
     }
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     processes = {key: subprocess.Popen([sys.executable, str(ROOT / "build.py"), "--out", str(base / key), *map(str, o)],
@@ -344,3 +345,15 @@ def test_user_payload_is_bounded(tmp_path):
              for name in ("yours.js", "yours-analysis.js")}
     assert sizes["yours.js"] <= 300_000, sizes
     assert sizes["yours-analysis.js"] <= 100_000, sizes
+
+
+def test_the_one_file_edition_carries_the_report_and_temperature_json(user_builds):
+    html = (user_builds["base"] / "one.html").read_text(encoding="utf-8")
+    assert 'id="yours"' in html
+    href = re.search(r'href="data:application/json;base64,([A-Za-z0-9+/=]+)" download="yours-temperature.json"', html)
+    record = json.loads(__import__("base64").b64decode(href.group(1)))
+    assert record["data_file"]["sha256"] == hashlib.sha256(user_builds["data"].read_bytes()).hexdigest()
+    tags = Tags()
+    tags.feed(html)
+    assert not [attrs for tag, attrs in tags.seen if tag == "img" and attrs.get("src") == "x"]
+    assert not [attrs for tag, attrs in tags.seen if "onload" in attrs or "onerror" in attrs]
