@@ -64,3 +64,29 @@ def test_hostile_names_run_no_script_and_show_as_text(browser, expect, hostile_s
         assert dialogs == [] and problems == [], (dialogs, problems)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_report_passes_axe_at_390_px(browser, axe_script, hostile_site, scheme):
+    from .test_a11y import describe, run_axe
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
+        page.locator("#yr1").scroll_into_view_if_needed()
+        page.locator("#yr1-bars .example").first.wait_for(timeout=20_000)
+        violations = run_axe(page, axe_script)
+        assert violations == [], f"axe-core, {scheme}, page built with --data:\n{describe(violations)}"
+        # no horizontal scrolling at this width, whatever the reader's text
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    finally:
+        context.close()
+
+
+def test_the_page_built_with_data_is_valid_html(vnu_command, hostile_site):
+    from .test_html_valid import run_vnu
+
+    page = hostile_site / "index.html"
+    errors = run_vnu(vnu_command, page)
+    assert errors == {str(page): []}, errors
