@@ -15,6 +15,10 @@ atomically (a failed build leaves the previous folder untouched).
                                     # absolute embed snippets, and an oEmbed file per embed page
     python build.py --single-file OUT.html [--lang es]
                                     # the whole tutorial in one language as one self-contained file
+    python build.py --data FILE [--name NAME] [--description TEXT] [--split file|random|even-odd|none]
+                    [--seed N] [--no-examples]
+                                    # the tutorial built around your own model's validation logits
+                                    # (.npz or .csv, see calib/io.py): a "Your model" report after the intro
 """
 
 import argparse
@@ -68,7 +72,36 @@ def parse_args(argv):
     parser.add_argument("--single-file", metavar="OUT.html", default=None,
                         help="write the whole tutorial in one language (--lang, default the reference language) as "
                              "one self-contained HTML file instead of the site (--out is not used)")
+    def seed(text):
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not 0 <= number < 2 ** 63:
+            raise argparse.ArgumentTypeError(f"{text} is not in [0, 2**63)")
+        return number
+
+    mine = parser.add_argument_group("your own model")
+    mine.add_argument("--data", metavar="FILE", default=None,
+                      help="build the tutorial around your model: a .npz or .csv of validation logits (or "
+                           "probabilities) and labels (formats: README, 'Your own model')")
+    mine.add_argument("--name", default=None, help="the model's display name (default: the file's name)")
+    mine.add_argument("--description", default="", help="one sentence about the rows (the population)")
+    mine.add_argument("--split", choices=("file", "random", "even-odd", "none"), default=None,
+                      help="calibration/test rows: 'file' (default when the file has a split), 'random' (default "
+                           "otherwise), 'even-odd', or 'none' (fit and measure on all rows: optimistic)")
+    mine.add_argument("--seed", type=seed, default=None, help="seed of the random split (default 0)")
+    mine.add_argument("--no-examples", action="store_true",
+                      help="leave out the six example rows: no row of the file is then in the site")
     args = parser.parse_args(argv)
+    if args.data is None:
+        used = [flag for flag, value in (("--name", args.name), ("--description", args.description),
+                                         ("--split", args.split), ("--seed", args.seed),
+                                         ("--no-examples", args.no_examples)) if value]
+        if used or args.seed is not None:
+            parser.error(f"{(used or ['--seed'])[0]} needs --data FILE")
+    if args.seed is not None and args.split not in (None, "random"):
+        parser.error(f"--seed applies to --split random only, not --split {args.split}")
     if args.single_file is not None and args.serve:
         parser.error("--single-file writes one file; it cannot be combined with --serve")
     return args
@@ -95,6 +128,17 @@ def build(args):
     from sitegen.precompute import precompute_all
     from sitegen.settings import LANGUAGES, REFERENCE_LANGUAGE
     from sitegen.writer import write_file, write_site
+    from sitegen import user_model
+
+    user = None
+    if args.data is not None:
+        with stage("your data"):
+            user = user_model.load_user_model(args.data, args.name, args.description, args.split,
+                                              args.seed, not args.no_examples)
+        seed = f", seed {user.seed}" if user.seed is not None else ""
+        print(f"  your data: {args.data}: {user.predictions.labels.size} rows, "
+              f"{user.predictions.logits.shape[1]} classes; split {user.rule}{seed} "
+              f"({', '.join(f'{int(m.sum())} {p}' for p, m in user.parts.items())})", file=sys.stderr)
 
     if args.single_file is not None:
         languages = {args.lang or REFERENCE_LANGUAGE: ""}
@@ -112,27 +156,31 @@ def build(args):
             strings, sections = load_strings(folder), load_sections(folder)
             require_same_keys(reference[0], strings)
             require_same_sections(reference[1], sections, folder)
+            if user is not None:  # the report follows the intro, which holds the page's title
+                sections = sections[:1] + user_model.load_user_section(folder) + sections[1:]
             content[lang] = strings, sections
     with stage("compute"):
-        precomputed = precompute_all()
+        precomputed = precompute_all() if user is None else user_model.precompute_with_user(user)
     with stage("analyses"):
         analyses = precompute_analyses(precomputed)
     with stage("facts"):
         facts = build_facts(precomputed)
         facts.update(build_analysis_facts(precomputed, analyses))
+        if user is not None:
+            user_model.add_user_facts(facts, precomputed)
     with stage("figures"):
         editions = [Edition(lang, folder, *content[lang], render_figures(precomputed, content[lang][0]))
                     for lang, folder in languages.items()]
     if args.single_file is not None:
         with stage("render"):
             page = assemble_single_file(ROOT, precomputed, analyses, facts, editions[0], base_url=args.base_url,
-                                        published_folder=LANGUAGES.get(editions[0].lang, ""))
+                                        published_folder=LANGUAGES.get(editions[0].lang, ""), user=user)
         with stage("write"):
             write_file(args.single_file, page)
         print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, one file", file=sys.stderr)
         return Path(args.single_file)
     with stage("render"):
-        files = assemble_files(ROOT, precomputed, analyses, facts, editions, base_url=args.base_url)
+        files = assemble_files(ROOT, precomputed, analyses, facts, editions, base_url=args.base_url, user=user)
     with stage("write"):
         write_site(args.out, files)
     print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, {len(files)} files", file=sys.stderr)

@@ -28,8 +28,9 @@ from .downloads import data_csv, metrics_csv
 from .errors import BuildError, template_lines
 from .facts import FILTERS, number_filters
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
-from .settings import DEFAULT_DATASET, EMBED_DEFAULT_HEIGHT, EMBED_HEIGHTS, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS
+from .settings import DEFAULT_DATASET, EMBED_DEFAULT_HEIGHT, EMBED_HEIGHTS, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
+from . import user_model
 
 __all__ = ["Edition", "template_environment", "content_environment", "render_template", "page_context",
            "engine_constants", "fill_constants", "localised_filters", "assemble_files", "assemble_single_file",
@@ -206,8 +207,9 @@ def _strip_comment_lines(text):
     return _COMMENT_LINES.sub("", text)
 
 
-def _read_static(root):
-    """The stylesheet and the script, each concatenated in its ``order.txt`` order and compacted, to inline in the page."""
+def _read_static(root, user=None):
+    """The stylesheet and the script, each concatenated in its ``order.txt`` order and compacted, to inline in the
+    page; with the reader's model (``user``), ``static/js/yours.js`` is appended to the script."""
     parts = {}
     for kind in ("css", "js"):
         folder = root / "static" / kind
@@ -223,6 +225,8 @@ def _read_static(root):
                 raise BuildError(f"{order_file}: lists {name}, which does not exist")
             chunks.append(f"/* {kind}/{name} */\n" + compact(path.read_text(encoding="utf-8")) + "\n")
         parts[kind] = "".join(chunks)
+    if user is not None:
+        parts["js"] += "/* js/yours.js */\n" + _read_script(root, "yours.js")
     return parts["css"], parts["js"]
 
 
@@ -281,18 +285,26 @@ def page_context(page, facts):
     return {**page, "facts": facts, **facts}
 
 
-def _data_files(precomputed, analyses):
-    """The language-neutral files: data scripts and CSV downloads of every dataset."""
+def _data_files(precomputed, analyses, user=None):
+    """The language-neutral files: data scripts and CSV downloads of every dataset. The reader's own model
+    (``user``, :mod:`sitegen.user_model`) gets no per-row CSV; its payload keeps only the shown examples'
+    classes, and its downloads add ``temperature.json``."""
     files = {}
     for name, result in precomputed.datasets.items():
-        files[f"data/{name}.js"] = to_script("dataset", dataset_payload(result, precomputed))
+        payload = dataset_payload(result, precomputed)
+        if name == USER_SLUG:
+            payload = user_model.user_examples_payload(payload, user, result)
+        files[f"data/{name}.js"] = to_script("dataset", payload)
         files[f"data/{name}-analysis.js"] = to_script("analysis", analysis_payload(analyses, name))
         for part in result.parts:
             files[f"data/{name}-{part}-bins.js"] = to_script("bins", bins_payload(result, precomputed, part))
         if result.groups is not None:
             files[f"data/{name}-groups.js"] = to_script("groups", groups_payload(result, precomputed))
-        files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
+        if name != USER_SLUG:
+            files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
         files[f"downloads/{name}-metrics.csv"] = metrics_csv(result, precomputed.grid)
+    if user is not None:
+        files.update(user_model.user_files(user, precomputed, analyses))
     return files
 
 
@@ -320,26 +332,28 @@ def _languages(edition, editions):
             "x_default": _link(edition, root)}
 
 
-def assemble_files(root, precomputed, analyses, facts, editions, base_url=None):
+def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, user=None):
     """Every file of the site as ``{relative path: text}``: one page per :class:`Edition` with an embed
     page per widget, and once for all of them the data scripts, downloads and favicon.
 
     ``base_url`` (the address the site is published at, without a trailing slash) makes the embed
     snippets absolute and adds an oEmbed file per embed page; without it every address is relative.
+    ``user`` (a :class:`sitegen.user_model.UserModel`, whose dataset ``precomputed`` holds) adds the reader's
+    model: its strings, its files and ``static/js/yours.js``.
     """
     root = Path(root)
     env = template_environment(root / "templates")
-    css, js = _read_static(root)
+    css, js = _read_static(root, user)
     reproduce = run_reproduction(root / "content" / "reproduce.py")
     core = core_payload(precomputed, DEFAULT_DATASET)
-    files = _data_files(precomputed, analyses)
+    files = _data_files(precomputed, analyses, user)
     files[APP_SCRIPT] = app_script(core, js)
     embed_script = _read_script(root, "embed.js")
     for edition in editions:
         site_root = "../" * (edition.folder.count("/") + 1) if edition.folder else ""
         shared, strings, strings_json, number_filters = _edition_context(
             root, env, precomputed, analyses, facts, edition, _languages(edition, editions), js, reproduce, core,
-            site_root=site_root, downloads_root=site_root)
+            site_root=site_root, downloads_root=site_root, user=user)
         widgets = page_widgets(root, edition, strings, base_url=base_url)
         files[_page_path(edition)] = _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
                                                   inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
@@ -352,7 +366,7 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None):
     return files
 
 
-def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=None, published_folder=""):
+def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=None, published_folder="", user=None):
     """The whole tutorial in one language as one self-contained HTML page (its text).
 
     The stylesheet, ``app.js`` and every data script (datasets, analyses, groups) are inlined, the
@@ -365,16 +379,16 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
     """
     root = Path(root)
     env = template_environment(root / "templates")
-    css, js = _read_static(root)
+    css, js = _read_static(root, user)
     reproduce = run_reproduction(root / "content" / "reproduce.py")
     core = core_payload(precomputed, DEFAULT_DATASET)
     core = dict(core, bin_counts=list(core["detailed_bin_counts"]))
     shared, strings, strings_json, number_filters = _edition_context(
         root, env, precomputed, analyses, facts, edition, _languages(edition, [edition]), js, reproduce, core,
-        site_root="", downloads_root=f"{base_url}/" if base_url else None)
+        site_root="", downloads_root=f"{base_url}/" if base_url else None, user=user)
     published = edition._replace(folder=published_folder)
     widgets = page_widgets(root, published, strings, base_url=base_url) if base_url else []
-    scripts = [app_script(core, js)] + [text for name, text in sorted(_data_files(precomputed, analyses).items())
+    scripts = [app_script(core, js)] + [text for name, text in sorted(_data_files(precomputed, analyses, user).items())
                                         if name.endswith(".js") and not name.endswith("-bins.js")]
     inline = markupsafe.Markup("").join(
         markupsafe.Markup(f"<script>\n{_inline_script(text)}</script>\n") for text in scripts)
@@ -399,15 +413,17 @@ def _read_script(root, name):
 
 
 def _edition_context(root, env, precomputed, analyses, facts, edition, languages, js, reproduce, core, *,
-                     site_root, downloads_root):
+                     site_root, downloads_root, user=None):
     """The names shared by one edition's page, its components and its embed pages, with the edition's
     strings (engine constants filled) and the strings JSON its scripts read; sets ``env``'s number filters."""
     strings = edition.strings
-    require_strings(strings, precomputed.datasets)
+    require_strings(strings, [name for name in precomputed.datasets if name != USER_SLUG])
     number_filters = localised_filters(strings["format"])
     strings = fill_constants(strings, engine_constants(facts, number_filters),
                              {name: number_filters["thousands"](r.dataset.labels.size)
                               for name, r in precomputed.datasets.items()})
+    if user is not None:
+        strings = user_model.user_strings(strings, user)
     env.filters.update(number_filters)
     env.filters.update(math_filters(strings["format"]))
     descriptions = strings["datasets"]
@@ -415,9 +431,13 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
     shared = page_context({
         "lang": edition.lang, "t": strings, "figures": edition.figures, "core": core,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
+        # the main explorer opens on the reader's model when there is one; the prose's small explorers do not
+        "main_dataset": USER_SLUG if user is not None else DEFAULT_DATASET,
+        "extra_datasets": (USER_SLUG,) if user is not None else (),
+        "user": _user_view(user, precomputed, analyses) if user is not None else None,
         # name -> the indices of the examples its payload carries (the showcase), for the example picker
         "example_datasets": {name: r.showcase.tolist() for name, r in precomputed.datasets.items()
-                             if r.dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS},
+                             if r.dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS and name != USER_SLUG},
         "site_root": site_root, "languages": languages,
         "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),
@@ -426,8 +446,15 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
     script_strings = {"ui": strings["ui"], "format": strings["format"],
                       "datasets": {name: {"short": table["short"], "summary": table["summary"]}
                                    for name, table in descriptions.items()}}
-    strings_json = markupsafe.Markup(json.dumps(script_strings, sort_keys=True, ensure_ascii=False).replace("</", "<\\/"))
+    # Inside <script>: no "</" (it could close the element) and no "<!--" (it could make the parser miss the end).
+    strings_json = markupsafe.Markup(json.dumps(script_strings, sort_keys=True, ensure_ascii=False)
+                                     .replace("</", "<\\/").replace("<!--", "\\u003c!--"))
     return shared, strings, strings_json, number_filters
+
+
+def _user_view(user, precomputed, analyses):
+    """What the "Your model" section's template reads of the reader's model (display text is escaped there)."""
+    return user_model.user_report(user, precomputed, analyses)
 
 
 def _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json, **page):

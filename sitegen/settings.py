@@ -32,6 +32,14 @@ GRID_POINTS = 534               # geometric grid points (relative step ≈ 0.99%
 GRID_BOUNDS = FIT_BOUNDS        # the grid spans the fit's interval, so every fitted T lies on the slider
 SIGNIFICANT_DIGITS = 10         # grid temperatures and fitted T are rounded to this many digits
 
+# --- your own model (build.py --data) ------------------------------------------------------------
+USER_SLUG = "yours"             # the reader's dataset in file names, payload keys and the #state/ hash (never their name)
+USER_MAX_NAME_CHARS = 120       # --name: longest display name
+USER_MAX_DESCRIPTION_CHARS = 600  # --description: longest description
+USER_MAX_LABEL_CHARS = 80       # longest class or group name in the file
+USER_MAX_GROUPS = 20            # most distinct groups (each gets its own views and payload section)
+USER_BAR_CLASSES = 10           # with more classes, an example's bars show the top USER_BAR_CLASSES - 1 and "all others"
+
 # --- bins ---------------------------------------------------------------------------------------
 OFFERED_BIN_COUNTS = (4, 5, 10, 15, 20)  # bin counts with every view on the full grid: per-bin diagrams in
                                 # the dataset file, bootstrap spreads and noise-floor bands, group diagrams
@@ -92,4 +100,6 @@ EMBED_HEIGHTS = {
 EMBED_DEFAULT_HEIGHT = 800      # a widget not listed above
 EMBED_WIDTH = 720               # the width an oEmbed response states (the snippet itself is 100% wide)
 
+__all__ += ["USER_SLUG", "USER_MAX_NAME_CHARS", "USER_MAX_DESCRIPTION_CHARS", "USER_MAX_LABEL_CHARS",
+            "USER_MAX_GROUPS", "USER_BAR_CLASSES"]
 __all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_HEIGHTS", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH"]

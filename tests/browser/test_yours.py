@@ -1,0 +1,92 @@
+"""A page built around a reader's model whose name, class and group names are hostile: no script of theirs runs.
+
+The build (``build.py --data``) gets the name ``</script><img src=x onerror=alert(1)>`` with U+2028, class
+names that look like markup and formulas, and such group names. In Chromium, from ``file://``: no dialog
+opens, no error is logged, no element of theirs appears, and the page shows the name as typed; the main
+explorer opens on the reader's model and the report's bars show six examples with the names as text.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NAME = "</script><img src=x onerror=alert(1)>\u2028<!--<script>alert(4)</script>"
+CLASSES = ["<img src=y onerror=alert(2)>", "=1+1", "</script><svg onload=alert(3)>"] + [f"c{i}" for i in range(3, 14)]
+GROUPS = ("<b id=injected>g</b>", "-2+3")
+
+
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory):
+    base = tmp_path_factory.mktemp("yours")
+    rng = np.random.default_rng(5)
+    n, k = 600, len(CLASSES)
+    labels = rng.integers(0, k, n)
+    logits = rng.normal(0, 1, (n, k))
+    logits[np.arange(n), labels] += 2.0
+    np.savez(base / "model.npz", logits=3 * logits, labels=labels, class_names=np.array(CLASSES),
+             groups=np.where(np.arange(n) % 2 == 0, *GROUPS))
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(base / "site"), "--lang", "en",
+                             "--data", str(base / "model.npz"), "--name", NAME], cwd=ROOT, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    return base / "site"
+
+
+def test_hostile_names_run_no_script_and_show_as_text(browser, expect, hostile_site):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    problems, dialogs = [], []
+    page = context.new_page()
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    try:
+        page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
+        expect(page.locator(".yours-name")).to_have_text(NAME.strip())
+        # the main explorer opens on the reader's model, listed under its name
+        main = page.locator("#ex1-dataset")
+        expect(main).to_have_value("yours")
+        assert NAME.split("\u2028")[0] in main.locator("option[value=yours]").text_content()
+        # the report's explorer draws six examples; names are text, "all others" closes each card
+        page.locator("#yr1").scroll_into_view_if_needed()
+        cards = page.locator("#yr1-bars .example")
+        expect(cards).to_have_count(6, timeout=20_000)
+        names = page.locator("#yr1-bars .bar-name").all_inner_texts()
+        assert names.count("all others") == 6
+        assert not [name for name in names if name.startswith("class ")]
+        for selector in ("img[src=x]", "img[src=y]", "svg[onload]", "#injected", "b#injected"):
+            assert page.locator(selector).count() == 0, selector
+        page.locator("#ex1").scroll_into_view_if_needed()
+        page.wait_for_timeout(500)
+        assert dialogs == [] and problems == [], (dialogs, problems)
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_report_passes_axe_at_390_px(browser, axe_script, hostile_site, scheme):
+    from .test_a11y import describe, run_axe
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
+        page.locator("#yr1").scroll_into_view_if_needed()
+        page.locator("#yr1-bars .example").first.wait_for(timeout=20_000)
+        violations = run_axe(page, axe_script)
+        assert violations == [], f"axe-core, {scheme}, page built with --data:\n{describe(violations)}"
+        # no horizontal scrolling at this width, whatever the reader's text
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    finally:
+        context.close()
+
+
+def test_the_page_built_with_data_is_valid_html(vnu_command, hostile_site):
+    from .test_html_valid import run_vnu
+
+    page = hostile_site / "index.html"
+    errors = run_vnu(vnu_command, page)
+    assert errors == {str(page): []}, errors

@@ -1,0 +1,359 @@
+"""``build.py --data``: the reader's own model as one more dataset of the page.
+
+Bad input runs ``build.py`` as a subprocess against an existing output folder
+and checks the exit status, the one stderr line naming the file and the place,
+and that the folder is byte-identical afterwards (bad input is refused before
+anything is computed, so these are quick). One session fixture runs the good
+builds: a small model with hostile display text and groups, the same file with
+``--no-examples --split none``, and a default build (no ``yours`` anywhere).
+The payload bound at a larger model is in ``test_user_payload_is_bounded``.
+"""
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sitegen.user_model import _shown_probs, csv_cell, shown_classes
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMEOUT = 900
+HOSTILE_NAME = "</script><img src=x onerror=alert(1)>\u2028<!--<script> {n} =1+1"
+HOSTILE_CLASSES = ["=HYPERLINK(\"x\")", "</script><svg onload=alert(2)>", "<!--<script>", "-3", "@a", "+b"]
+HOSTILE_GROUPS = ("=cmd|'/C calc'!A0", "</title><b id=injected>\u2029")
+
+
+def run(*options, cwd=ROOT):
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run([sys.executable, str(ROOT / "build.py"), *map(str, options)], cwd=str(cwd), env=env,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def tree_hash(folder):
+    digest = hashlib.sha256()
+    for path in sorted(Path(folder).rglob("*")):
+        digest.update(path.relative_to(folder).as_posix().encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def model_file(path, n=400, k=12, seed=3, hostile=True, **extra):
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, k, n)
+    logits = rng.normal(0, 1.0, (n, k))
+    logits[np.arange(n), labels] += 2.5
+    arrays = dict(logits=(2.0 * logits).astype(np.float32), labels=labels)
+    if hostile:
+        arrays["class_names"] = np.array(HOSTILE_CLASSES + [f"class {i}" for i in range(len(HOSTILE_CLASSES), k)])
+        arrays["groups"] = np.where(np.arange(n) % 3 == 0, HOSTILE_GROUPS[0], HOSTILE_GROUPS[1])
+    arrays.update(extra)
+    np.savez(path, **arrays)
+    return path
+
+
+# --- unit pieces -------------------------------------------------------------------------------------
+
+def test_few_classes_show_every_class_in_order():
+    assert shown_classes(np.array([[0.0, 2.0, 1.0]]), np.array([0])).tolist() == [[0, 1, 2]]
+
+
+def test_many_classes_show_the_top_nine_with_the_label_and_all_others():
+    logits = np.arange(20, dtype=float)[None, :].repeat(2, axis=0)  # class 19 largest
+    shown = shown_classes(logits, np.array([15, 0]))
+    assert shown[0].tolist() == [19, 18, 17, 16, 15, 14, 13, 12, 11, -1]
+    # the label (class 0, smallest logit) takes the ninth place, then "all others"
+    assert shown[1].tolist() == [19, 18, 17, 16, 15, 14, 13, 12, 0, -1]
+
+
+def test_all_others_is_the_rest_of_the_probability():
+    probs = np.full((2, 1, 20), 0.05)
+    classes = np.array([[19, 18, 17, 16, 15, 14, 13, 12, 11, -1]])
+    shown = _shown_probs(probs, classes)
+    assert shown.shape == (2, 1, 10)
+    assert np.allclose(shown[..., -1], 11 * 0.05)
+    assert np.allclose(shown.sum(axis=2), 1.0)
+
+
+@pytest.mark.parametrize("text, expected", [("=SUM(A1)", "'=SUM(A1)"), ("+1", "'+1"), ("-x", "'-x"), ("@a", "'@a"),
+                                            ("\tx", "'\tx"), ("\rx", "'\rx"), ("plain", "plain")])
+def test_a_text_cell_that_could_be_a_formula_gets_an_apostrophe(text, expected):
+    assert csv_cell(text) == expected
+
+
+def test_numbers_are_never_changed():
+    assert csv_cell(-3.5) == -3.5 and csv_cell(-2) == -2 and csv_cell(np.float64(-1e-9)) == -1e-9
+
+
+# --- bad input: exit 2, one line naming the file and place, the previous site untouched ----------------
+
+@pytest.fixture
+def previous_site(tmp_path):
+    site = tmp_path / "site"
+    (site / "data").mkdir(parents=True)
+    (site / ".calib-tutorial-site").write_text("written by build.py; safe to delete\n")
+    (site / "index.html").write_text("<p>the previous build</p>\n")
+    (site / "data" / "six.js").write_text("// previous\n")
+    return site
+
+
+def bad_inputs(folder):
+    """``{case: (path, options, text the message must hold)}``: every bad input the issue lists."""
+    folder = Path(folder)
+    rng = np.random.default_rng(0)
+    good_logits, good_labels = rng.normal(size=(40, 3)), np.arange(40) % 3
+    cases = {}
+
+    def npz(name, place, **arrays):
+        path = folder / f"{name}.npz"
+        np.savez(path, **arrays)
+        cases[name] = (path, (), place)
+
+    def text(name, body, place, suffix=".csv"):
+        path = folder / f"{name}{suffix}"
+        path.write_text(body, encoding="utf-8")
+        cases[name] = (path, (), place)
+
+    cases["missing"] = (folder / "nowhere.npz", (), "cannot read")
+    unreadable = folder / "folder.npz"
+    unreadable.mkdir()
+    cases["unreadable"] = (unreadable, (), "cannot read")
+    text("unknown-extension", "1,2,3\n", "extension", suffix=".txt")
+    npz("pickle", "logits", logits=np.array([[1, 2]], dtype=object), labels=np.array([0]))
+    npz("complex", "logits", logits=good_logits.astype(complex), labels=good_labels)
+    npz("strings", "logits", logits=good_logits.astype(str), labels=good_labels)
+    nan = good_logits.copy()
+    nan[7, 2] = np.nan
+    npz("nan", "logits[7, 2]", logits=nan, labels=good_labels)
+    inf = good_logits.copy()
+    inf[3, 1] = -np.inf
+    npz("inf", "logits[3, 1]", logits=inf, labels=good_labels)
+    npz("one-dimensional", "logits", logits=good_logits[:, 0], labels=good_labels)
+    npz("mismatched", "labels", logits=good_logits, labels=good_labels[:-1])
+    npz("fractional-label", "labels[5]", logits=good_logits, labels=np.where(np.arange(40) == 5, 0.5, good_labels))
+    npz("label-out-of-range", "labels[9]", logits=good_logits, labels=np.where(np.arange(40) == 9, 3, good_labels))
+    npz("one-class", "K = 1", logits=good_logits[:, :1], labels=np.zeros(40, int))
+    npz("small-part", "at least", logits=good_logits[:12], labels=good_labels[:12])
+    npz("bad-split", "split[4]", logits=good_logits, labels=good_labels,
+        split=np.where(np.arange(40) == 4, "validation", "test"))
+    npz("too-many-groups", "groups", logits=np.tile(good_logits, (20, 1)), labels=np.tile(good_labels, 20),
+        groups=np.array([f"g{i % 30}" for i in range(800)]))
+    text("ragged", "label,a,b,c\n0,1,2,3\n1,1,2\n", "line 3")
+    text("non-numeric", "label,a,b,c\n0,1,2,3\n1,1,x,3\n", "line 3, column 'b'")
+    # an archive whose logits member declares 2**40 float64 values in a header a few bytes long
+    huge = folder / "huge.npz"
+    import zipfile
+    with zipfile.ZipFile(huge, "w") as archive:
+        buffer = io.BytesIO()
+        np.lib.format.write_array_header_2_0(buffer, {"descr": "<f8", "fortran_order": False,
+                                                      "shape": (2 ** 20, 2 ** 20)})
+        archive.writestr("logits.npy", buffer.getvalue())
+        buffer = io.BytesIO()
+        np.save(buffer, good_labels)
+        archive.writestr("labels.npy", buffer.getvalue())
+    cases["huge-declared"] = (huge, (), "limit")
+    good = folder / "good.npz"
+    np.savez(good, logits=good_logits, labels=good_labels)
+    split_file = folder / "with-split.npz"
+    np.savez(split_file, logits=good_logits, labels=good_labels, split=np.arange(40) % 2 == 0)
+    cases["seed-with-file-split"] = (split_file, ("--seed", "3"), "--seed")
+    cases["name-too-long"] = (good, ("--name", "x" * 500), "--name")
+    cases["name-control-character"] = (good, ("--name", "a\nb"), "--name")
+    return cases
+
+
+CASES = ["missing", "unreadable", "unknown-extension", "pickle", "complex", "strings", "nan", "inf", "one-dimensional",
+         "mismatched", "fractional-label", "label-out-of-range", "one-class", "small-part", "bad-split",
+         "too-many-groups", "ragged", "non-numeric", "huge-declared", "seed-with-file-split", "name-too-long",
+         "name-control-character"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_bad_input_is_one_line_naming_file_and_place_and_keeps_the_site(case, tmp_path, previous_site):
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    path, options, place = bad_inputs(inputs)[case]
+    before = tree_hash(previous_site)
+    result = run("--out", previous_site, "--data", path, *options)
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("build.py: error: ")
+    if case not in ("name-too-long", "name-control-character"):
+        assert path.name in lines[0], lines[0]
+    assert place in lines[0], lines[0]
+    assert tree_hash(previous_site) == before
+    assert sorted(p.name for p in previous_site.parent.iterdir()) == ["inputs", "site"]
+
+
+@pytest.mark.parametrize("options", [("--seed", "x"), ("--split", "foo"), ("--seed", "-1"), ("--seed", "3")])
+def test_bad_option_values_exit_2_without_a_traceback(options, tmp_path, previous_site):
+    data = model_file(tmp_path / "m.npz", hostile=False)
+    before = tree_hash(previous_site)
+    extra = ("--split", "even-odd") if options == ("--seed", "3") else ()
+    result = run("--out", previous_site, "--data", data, *options, *extra)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("build.py: error: ")
+    assert tree_hash(previous_site) == before
+
+
+def test_model_options_without_data_are_refused(tmp_path):
+    result = run("--out", tmp_path / "site", "--name", "x")
+    assert result.returncode == 2 and "--data" in result.stderr.splitlines()[-1]
+
+
+# --- good builds --------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def user_builds(tmp_path_factory):
+    base = tmp_path_factory.mktemp("user-builds")
+    data = model_file(base / "model.npz")
+    runs = {
+        "hostile": ("--data", data, "--name", HOSTILE_NAME, "--description", "=rows from <b>ward 3</b>"),
+        "bare": ("--data", data, "--no-examples", "--split", "none", "--lang", "en"),
+        "single": ("--data", data, "--name", HOSTILE_NAME, "--single-file", base / "one.html"),
+    }
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    processes = {key: subprocess.Popen([sys.executable, str(ROOT / "build.py"), "--out", str(base / key), *map(str, o)],
+                                       cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for key, o in runs.items()}
+    out = {"base": base, "data": data}
+    for key, process in processes.items():
+        stdout, stderr = process.communicate(timeout=TIMEOUT)
+        assert process.returncode == 0, stderr
+        out[key] = base / key
+        out[key + "_stderr"] = stderr
+    return out
+
+
+def test_the_reader_dataset_uses_the_fixed_slug_and_no_per_row_csv(user_builds):
+    site = user_builds["hostile"]
+    names = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+    for expected in ("data/yours.js", "data/yours-analysis.js", "data/yours-test-bins.js",
+                     "data/yours-calibration-bins.js", "data/yours-groups.js", "downloads/yours-metrics.csv",
+                     "downloads/yours-temperature.json", "downloads/yours-groups.csv"):
+        assert expected in names
+    assert "downloads/yours-data.csv" not in names
+    assert not any("script" in name or "onerror" in name for name in names)
+
+
+def test_the_section_follows_the_intro_in_every_language(user_builds):
+    for page in ("index.html", "es/index.html"):
+        html = (user_builds["hostile"] / page).read_text(encoding="utf-8")
+        ids = re.findall(r'<section id="([a-z-]+)"', html)
+        assert ids[:2] == ["intro", "yours"], ids[:3]
+
+
+class Tags(HTMLParser):
+    """Every start tag of a page with its attributes, as a browser's tokenizer sees them."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def handle_starttag(self, tag, attrs):
+        self.seen.append((tag, dict(attrs)))
+
+
+def test_the_name_is_text_everywhere(user_builds):
+    site = user_builds["hostile"]
+    html = (site / "index.html").read_text(encoding="utf-8")
+    tags = Tags()
+    tags.feed(html)
+    assert not [attrs for tag, attrs in tags.seen if tag == "img" and attrs.get("src") == "x"]
+    assert not [attrs for tag, attrs in tags.seen if "onload" in attrs or "onerror" in attrs]
+    assert not [attrs for tag, attrs in tags.seen if attrs.get("id") == "injected"]
+    # every <script> the page opens is one the build wrote (none opened by the reader's text)
+    assert [attrs.get("id") or attrs.get("src") for tag, attrs in tags.seen if tag == "script"] == \
+        [None, "app.js", "ct-strings"]
+    assert "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "{n} =1+1" in html  # placeholders inside the name are not filled
+    strings = re.search(r'<script type="application/json" id="ct-strings">(.*?)</script>', html, re.S).group(1)
+    assert "<!--" not in strings and "</" not in strings
+    assert json.loads(strings)["datasets"]["yours"]["short"] == HOSTILE_NAME.strip()
+    for script in sorted((site / "data").glob("yours*.js")):
+        text = script.read_text(encoding="utf-8")
+        assert "</script" not in text.lower() and "\u2028" not in text and "\u2029" not in text
+    # the file, the payload keys and the hash use the slug, never the name
+    assert "data/" + HOSTILE_NAME not in html
+
+
+def test_the_payload_keeps_only_six_examples_with_their_shown_classes(user_builds):
+    text = (user_builds["hostile"] / "data" / "yours.js").read_text(encoding="utf-8")
+    payload = json.loads(text[text.index('["dataset",') + len('["dataset",'):text.rindex("]);")])
+    examples = payload["examples"]
+    assert len(examples["index"]) == 6
+    assert all(len(row) == 10 and row[-1] == -1 for row in examples["classes"])  # K = 12 > 10: nine and others
+    assert all(len(row) == 10 and row[-1] is None for row in examples["logits"])
+    assert set(payload["class_names"]) <= {str(c) for row in examples["classes"] for c in row if c >= 0} \
+        | {str(c) for c in examples["label"] + examples["predicted"]}
+
+
+def test_no_examples_leaves_every_row_out_and_says_so(user_builds):
+    site = user_builds["bare"]
+    text = (site / "data" / "yours.js").read_text(encoding="utf-8")
+    payload = json.loads(text[text.index('["dataset",') + len('["dataset",'):text.rindex("]);")])
+    assert payload["examples"]["index"] == [] and payload["examples"]["logits"] == []
+    html = (site / "index.html").read_text(encoding="utf-8")
+    assert "--no-examples" in html and "optimistic" in html
+
+
+def test_temperature_json_records_the_fit_and_the_file(user_builds):
+    record = json.loads((user_builds["hostile"] / "downloads" / "yours-temperature.json").read_text())
+    assert record["data_file"]["sha256"] == hashlib.sha256(user_builds["data"].read_bytes()).hexdigest()
+    assert 0.05 <= record["temperature"] <= 10
+    assert record["bounds"] == [0.05, 10.0] and record["tolerance"] > 0
+    assert record["split"] == {"rule": "random", "seed": 0, "rows": {"calibration": 200, "test": 200}}
+    assert record["rows_used"] == 200 and record["fitted_on"] == "calibration"
+    html = (user_builds["hostile"] / "index.html").read_text(encoding="utf-8")
+    assert "seed 0" in html
+
+
+def test_group_names_in_the_csv_cannot_run_as_formulas(user_builds):
+    rows = list(csv.reader(io.StringIO((user_builds["hostile"] / "downloads" / "yours-groups.csv").read_text())))
+    groups = {row[1] for row in rows[1:]}
+    assert "'" + HOSTILE_GROUPS[0] in groups and HOSTILE_GROUPS[0] not in groups
+    assert all(not cell.startswith(("=", "+", "@")) for row in rows for cell in row)
+
+
+def test_a_build_without_data_has_no_trace_of_the_reader_model(tmp_path):
+    result = run("--out", tmp_path / "site", "--lang", "en")
+    assert result.returncode == 0, result.stderr
+    site = tmp_path / "site"
+    assert not [p for p in site.rglob("*yours*")]
+    html = (site / "index.html").read_text(encoding="utf-8")
+    assert 'id="yours"' not in html and '"yours"' not in (site / "app.js").read_text(encoding="utf-8")
+
+
+def test_user_payload_is_bounded(tmp_path):
+    """n = 20,000 and K = 100: the dataset file within 300 KB and its analysis file within 100 KB, gzipped."""
+    data = model_file(tmp_path / "big.npz", n=20_000, k=100, hostile=False)
+    result = run("--out", tmp_path / "site", "--data", data, "--lang", "en")
+    assert result.returncode == 0, result.stderr
+    sizes = {name: len(gzip.compress((tmp_path / "site" / "data" / name).read_bytes(), 9, mtime=0))
+             for name in ("yours.js", "yours-analysis.js")}
+    assert sizes["yours.js"] <= 300_000, sizes
+    assert sizes["yours-analysis.js"] <= 100_000, sizes
+
+
+def test_the_one_file_edition_carries_the_report_and_temperature_json(user_builds):
+    html = (user_builds["base"] / "one.html").read_text(encoding="utf-8")
+    assert 'id="yours"' in html
+    href = re.search(r'href="data:application/json;base64,([A-Za-z0-9+/=]+)" download="yours-temperature.json"', html)
+    record = json.loads(__import__("base64").b64decode(href.group(1)))
+    assert record["data_file"]["sha256"] == hashlib.sha256(user_builds["data"].read_bytes()).hexdigest()
+    tags = Tags()
+    tags.feed(html)
+    assert not [attrs for tag, attrs in tags.seen if tag == "img" and attrs.get("src") == "x"]
+    assert not [attrs for tag, attrs in tags.seen if "onload" in attrs or "onerror" in attrs]
