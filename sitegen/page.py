@@ -9,6 +9,11 @@ page of its edition, ``embed/<widget>.html`` (``es/embed/…``): the widget alon
 iframe, and on the full page an "Embed" box holds the iframe snippet. With a base URL the snippets are
 absolute and each embed page gets an oEmbed file, ``embed/<widget>.oembed.json``. The one-file edition
 (:func:`assemble_single_file`) is one edition's page with the script and every data file inlined.
+
+The static figures (what a reader without JavaScript sees in place of a widget) are files of their own
+on the site's pages, ``figures/<name>.<lang>.svg``, shown by an ``<img>`` inside ``<noscript>``: a page
+read with JavaScript never requests them. Embed pages and the one-file edition inline them instead: a
+sandboxed frame opened from disk is given no other file, and the one file must need none.
 """
 
 import base64
@@ -27,6 +32,7 @@ from .content import MissingName, _missing, render_section, require_script_strin
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError, template_lines
 from .facts import FILTERS, number_filters
+from .figures import figure_colours, figure_file, figure_size
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .settings import DEFAULT_DATASET, EMBED_DEFAULT_HEIGHT, EMBED_HEIGHTS, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS
 from .tables import build_tables
@@ -51,6 +57,28 @@ def inline_svg(svg, instance, label):
     """An SVG figure ready to inline: ids re-prefixed by ``instance`` (unique per placement) and a text alternative."""
     svg = re.sub(r'(id="|url\(#|href="#)', lambda m: m.group(1) + instance + "-", svg)
     return markupsafe.Markup(svg.replace("<svg ", f'<svg role="img" aria-label="{markupsafe.escape(label)}" ', 1))
+
+
+FIGURE_FOLDER = "figures"
+
+
+def figure_path(name, lang):
+    """The static figure ``name`` of language ``lang`` in the site (relative to its root)."""
+    return f"{FIGURE_FOLDER}/{name}.{lang}.svg"
+
+
+@jinja2.pass_context
+def static_figure(context, name, instance, label):
+    """The static figure ``name`` with the text alternative ``label``: on the site's pages an ``<img>`` of
+    its file inside ``<noscript>`` (fetched only when scripts are off), elsewhere inlined (ids prefixed
+    by ``instance``, see :func:`inline_svg`)."""
+    svg = context["figures"][name]
+    if context["embed_page"] or not context["figure_files"]:
+        return inline_svg(svg, instance, label)
+    width, height = figure_size(svg)
+    src = markupsafe.escape(context["site_root"] + figure_path(name, context["lang"]))
+    return markupsafe.Markup(f'<noscript><img src="{src}" alt="{markupsafe.escape(label)}" '
+                             f'width="{width}" height="{height}"></noscript>')
 
 
 def heading_text(html):
@@ -143,6 +171,7 @@ def template_environment(templates_dir):
     env.filters.update(FILTERS)
     env.filters["inline_svg"] = inline_svg
     env.globals["fail"] = _fail
+    env.globals["static_figure"] = static_figure
     return env
 
 
@@ -335,11 +364,12 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None):
     files = _data_files(precomputed, analyses)
     files[APP_SCRIPT] = app_script(core, js)
     embed_script = _read_script(root, "embed.js")
+    colours = figure_colours(css)
     for edition in editions:
         site_root = "../" * (edition.folder.count("/") + 1) if edition.folder else ""
         shared, strings, strings_json, number_filters = _edition_context(
             root, env, precomputed, analyses, facts, edition, _languages(edition, editions), js, reproduce, core,
-            site_root=site_root, downloads_root=site_root)
+            site_root=site_root, downloads_root=site_root, figure_files=True)
         widgets = page_widgets(root, edition, strings, base_url=base_url)
         files[_page_path(edition)] = _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
                                                   inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
@@ -348,6 +378,8 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None):
             files[widget.path] = _render_embed(root, env, shared, widget, strings_json, css, embed_script)
             if widget.oembed:
                 files[widget.path[:-len(".html")] + ".oembed.json"] = oembed_json(widget, strings, base_url, edition.folder)
+        for name, svg in edition.figures.items():
+            files[figure_path(name, edition.lang)] = figure_file(svg, colours)
     files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
     return files
 
@@ -371,7 +403,7 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
     core = dict(core, bin_counts=list(core["detailed_bin_counts"]))
     shared, strings, strings_json, number_filters = _edition_context(
         root, env, precomputed, analyses, facts, edition, _languages(edition, [edition]), js, reproduce, core,
-        site_root="", downloads_root=f"{base_url}/" if base_url else None)
+        site_root="", downloads_root=f"{base_url}/" if base_url else None, figure_files=False)
     published = edition._replace(folder=published_folder)
     widgets = page_widgets(root, published, strings, base_url=base_url) if base_url else []
     scripts = [app_script(core, js)] + [text for name, text in sorted(_data_files(precomputed, analyses).items())
@@ -399,9 +431,10 @@ def _read_script(root, name):
 
 
 def _edition_context(root, env, precomputed, analyses, facts, edition, languages, js, reproduce, core, *,
-                     site_root, downloads_root):
+                     site_root, downloads_root, figure_files):
     """The names shared by one edition's page, its components and its embed pages, with the edition's
-    strings (engine constants filled) and the strings JSON its scripts read; sets ``env``'s number filters."""
+    strings (engine constants filled) and the strings JSON its scripts read; sets ``env``'s number filters.
+    ``figure_files``: the static figures are files of the site (else they are inlined)."""
     strings = edition.strings
     require_strings(strings, precomputed.datasets)
     number_filters = localised_filters(strings["format"])
@@ -421,7 +454,7 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
         "site_root": site_root, "languages": languages,
         "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),
-        "downloads_root": downloads_root, "embed_page": False,
+        "downloads_root": downloads_root, "embed_page": False, "figure_files": figure_files,
     }, facts)
     script_strings = {"ui": strings["ui"], "format": strings["format"],
                       "datasets": {name: {"short": table["short"], "summary": table["summary"]}
