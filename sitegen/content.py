@@ -396,6 +396,22 @@ def _line_of(source, tex):
     return source.count("\n", 0, at) + 1 if at >= 0 else None
 
 
+_ROW = re.compile(r"<tr>.*?</tr>", re.S)
+_CELL = re.compile(r"<t[dh]\b[^>]*>")
+
+
+def _without_default_alignment(row):
+    """A Markdown table row (a match) without the alignments that are the stylesheet's default
+    (base.css: a row's first cell to the left, every other cell to the right)."""
+    position = iter(range(1_000_000))
+
+    def cell(match):
+        default = "left" if next(position) == 0 else "right"
+        return match.group(0).replace(f' style="text-align: {default};"', "")
+
+    return _CELL.sub(cell, row.group(0))
+
+
 def render_section(section, env, context, render_component, strings):
     """HTML of one section: Jinja pass, math, Markdown, then components spliced in.
 
@@ -419,6 +435,7 @@ def render_section(section, env, context, render_component, strings):
         raise BuildError(f"{section.path}{f':{line}' if line else ''}: {error}") from None
     html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes"],
                              output_format="html")
+    html = _ROW.sub(_without_default_alignment, html)
     equation = html_escape(strings["meta"]["equation"], quote=True)
     for token, mathml in math.items():
         # A display formula may be wider than a phone: it scrolls in its own focusable box.

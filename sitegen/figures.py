@@ -202,10 +202,10 @@ def _block_after(css, start):
 def figure_colours(css):
     """The figure colours of the stylesheet ``css``: ``(light, dark)``, each ``{"--fig-…": value}``,
     read from its first ``:root`` block and from the ``:root`` inside its dark-scheme media query."""
-    dark_at = css.find(_DARK_SCHEME)
-    if dark_at < 0:
+    dark_at = re.search(r"@media\s*\(\s*prefers-color-scheme\s*:\s*dark\s*\)", css)
+    if not dark_at:
         raise ValueError(f"the stylesheet has no {_DARK_SCHEME} block")
-    dark_block = _block_after(css, dark_at)
+    dark_block = _block_after(css, dark_at.start())
     light = dict(_FIGURE_COLOUR.findall(_block_after(css, css.index(":root"))))
     dark = dict(_FIGURE_COLOUR.findall(_block_after(dark_block, dark_block.index(":root"))))
     missing = sorted(set(variable for variable, _ in PALETTE.values()) - (set(light) & set(dark)))

@@ -39,7 +39,7 @@ from .tables import build_tables
 
 __all__ = ["Edition", "template_environment", "content_environment", "render_template", "page_context",
            "engine_constants", "fill_constants", "localised_filters", "assemble_files", "assemble_single_file",
-           "embeddable_components", "page_widgets", "embed_snippet", "EMBED_SANDBOX"]
+           "embeddable_components", "page_widgets", "embed_snippet", "EMBED_SANDBOX", "filled_strings", "script_ui"]
 
 
 class Edition(NamedTuple):
@@ -131,6 +131,40 @@ def fill_constants(strings, constants, counts):
     return result
 
 
+def filled_strings(strings, facts, datasets):
+    """An edition's strings table as its page shows it: :func:`fill_constants` with the engine's constants
+    written in its language, and each dataset's row count (``datasets``: name → precomputed result)."""
+    filters = localised_filters(strings["format"])
+    return fill_constants(strings, engine_constants(facts, filters),
+                          {name: filters["thousands"](r.dataset.labels.size) for name, r in datasets.items()})
+
+
+# How the scripts read the [ui] table: ui.name, ui["name"] or ui["prefix" + …]; anything else that
+# names the table (ui[key], another name for it) could read a string script_ui leaves out.
+_UI_KEY = re.compile(r'\bui\[\s*"([\w-]+)"\s*(\+)?')
+_UI_OTHER = re.compile(r'\bui\[(?!\s*"[\w-]+"\s*[\]+])|\.ui\b(?!\s*[.\[])(?<!\bui = CT\.strings\(\)\.ui)')
+
+
+def script_ui(ui, script):
+    """The part of the ``[ui]`` table that ``script`` (the concatenated scripts, with their ``/* js/file */``
+    headers) reads: ``ui.name`` and ``ui["name"]``, and every key starting with ``prefix`` for
+    ``ui["prefix" + …]``. The page's strings JSON carries only these: the labels that templates write
+    are in the HTML already. A script reading the table any other way stops the build, naming its file."""
+    parts = re.split(r"^/\* js/(\S+) \*/$", script, flags=re.M)
+    exact, prefixes = set(), set()
+    for name, body in zip(["(script)", *parts[1::2]], parts[0::2]):
+        other = _UI_OTHER.search(body)
+        if other:
+            raise BuildError(f"static/js/{name}: reads the [ui] strings as "
+                             f"{body[other.start():other.start() + 30]!r}: write ui.name, ui[\"name\"] or "
+                             f"ui[\"prefix\" + …] (or var ui = CT.strings().ui), so the page ships what it reads")
+        exact.update(re.findall(r"\bui\.([A-Za-z_]\w*)", body))
+        for key, plus in _UI_KEY.findall(body):
+            (prefixes if plus else exact).add(key)
+    return {key: value for key, value in ui.items()
+            if key in exact or any(key.startswith(prefix) for prefix in prefixes)}
+
+
 def math_filters(number_format):
     """``tex`` (a TeX formula as inline MathML) and ``with_math`` (a string whose ``$…$`` parts are TeX),
     writing numbers in math with ``number_format``, as the prose does."""
@@ -202,6 +236,20 @@ def compact(text):
     return _BLANK_LINES.sub("\n", text).strip()
 
 
+_CSS_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
+_CSS_SPACE = re.compile(r"\s*([{};,>])\s*|(:)\s+")
+
+
+def squeeze_css(text):
+    """A compacted stylesheet without the spaces CSS never needs: around ``{ } ; , >`` and after ``:``,
+    and the last ``;`` of a block. Quoted strings are left as they are; other whitespace stays (a
+    descendant combinator, ``and (``, the operators of ``calc()``)."""
+    parts = _CSS_STRING.split(text)
+    strings = _CSS_STRING.findall(text)
+    squeezed = [_CSS_SPACE.sub(lambda m: m.group(1) or m.group(2), part).replace(";}", "}") for part in parts]
+    return "".join(part + (strings[i] if i < len(strings) else "") for i, part in enumerate(squeezed))
+
+
 def render_template(env, name, context):
     """Render the template ``name``; any template error becomes a :class:`BuildError` saying where.
 
@@ -250,7 +298,8 @@ def _read_static(root):
             path = folder / name
             if not path.exists():
                 raise BuildError(f"{order_file}: lists {name}, which does not exist")
-            chunks.append(f"/* {kind}/{name} */\n" + compact(path.read_text(encoding="utf-8")) + "\n")
+            text = compact(path.read_text(encoding="utf-8"))
+            chunks.append(f"/* {kind}/{name} */\n" + (squeeze_css(text) if kind == "css" else text) + "\n")
         parts[kind] = "".join(chunks)
     return parts["css"], parts["js"]
 
@@ -438,9 +487,7 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
     strings = edition.strings
     require_strings(strings, precomputed.datasets)
     number_filters = localised_filters(strings["format"])
-    strings = fill_constants(strings, engine_constants(facts, number_filters),
-                             {name: number_filters["thousands"](r.dataset.labels.size)
-                              for name, r in precomputed.datasets.items()})
+    strings = filled_strings(strings, facts, precomputed.datasets)
     env.filters.update(number_filters)
     env.filters.update(math_filters(strings["format"]))
     descriptions = strings["datasets"]
@@ -456,7 +503,7 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
         "tables": build_tables(precomputed, analyses, number_filters),
         "downloads_root": downloads_root, "embed_page": False, "figure_files": figure_files,
     }, facts)
-    script_strings = {"ui": strings["ui"], "format": strings["format"],
+    script_strings = {"ui": script_ui(strings["ui"], js), "format": strings["format"],
                       "datasets": {name: {"short": table["short"], "summary": table["summary"]}
                                    for name, table in descriptions.items()}}
     strings_json = markupsafe.Markup(json.dumps(script_strings, sort_keys=True, ensure_ascii=False).replace("</", "<\\/"))
