@@ -142,7 +142,7 @@ def filled_strings(strings, facts, datasets):
 # How the scripts read the [ui] table: ui.name, ui["name"] or ui["prefix" + …]; anything else that
 # names the table (ui[key], another name for it) could read a string script_ui leaves out.
 _UI_KEY = re.compile(r'\bui\[\s*"([\w-]+)"\s*(\+)?')
-_UI_OTHER = re.compile(r'\bui\[(?!\s*"[\w-]+"\s*[\]+])|\.ui\b(?!\s*[.\[])(?<!\bui = CT\.strings\(\)\.ui)')
+_UI_OTHER = re.compile(r'\bui\[(?!\s*"[\w-]+"\s*[\]+])|(?<!\bui = CT\.strings\(\))(?<!\bui=CT\.strings\(\))\.ui\b(?!\s*[.\[])')
 
 
 def script_ui(ui, script):
@@ -250,6 +250,88 @@ def squeeze_css(text):
     return "".join(part + (strings[i] if i < len(strings) else "") for i, part in enumerate(squeezed))
 
 
+_JS_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_JS_REGEX_AFTER = frozenset("(,=:[!&|?{};+-*%<>~^")
+_JS_REGEX_KEYWORDS = frozenset({"return", "typeof", "case", "do", "else", "in", "instanceof", "new", "delete",
+                                "void", "throw", "yield"})
+
+
+def _js_literal_end(text, start):
+    """The index after the string, template or regular-expression literal opening at ``text[start]``."""
+    quote, i, in_class = text[start], start + 1, False
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if quote == "/" and char == "[":
+            in_class = True
+        elif quote == "/" and char == "]":
+            in_class = False
+        elif char == quote and not in_class:
+            i += 1
+            if quote == "/":
+                while i < len(text) and text[i] in _JS_WORD:  # the flags
+                    i += 1
+            return i
+        elif char == "\n" and quote != "`":
+            raise BuildError(f"unterminated {quote} literal in a script: {text[start:start + 40]!r}")
+        i += 1
+    raise BuildError(f"unterminated {quote} literal in a script: {text[start:start + 40]!r}")
+
+
+def squeeze_js(text):
+    """A compacted classic script without the spaces and tabs JavaScript never needs, found by scanning
+    its tokens: literals (strings, templates, regular expressions) are copied as they are, comments
+    dropped, and a space stays only between two word characters or where removing it would join two
+    tokens into one (``a + +b``, ``a / /re/``, ``1 .x``). Line breaks all stay, so automatic semicolon
+    insertion reads the script as before."""
+    out, i, n = [], 0, len(text)
+    last, word = "", ""  # the last character written that is not a space, and the last word written
+
+    def emit(piece):
+        nonlocal last, word
+        out.append(piece)
+        stripped = piece.rstrip(" \t")
+        if stripped:
+            last = stripped[-1]
+            tail = re.search(r"[\w$]+$", stripped)
+            word = tail.group(0) if tail else ""
+
+    while i < n:
+        char = text[i]
+        if char in " \t":
+            j = i
+            while j < n and text[j] in " \t":
+                j += 1
+            following = text[j] if j < n else "\n"
+            if (out and out[-1] != "\n" and following != "\n" and (
+                    (last in _JS_WORD and following in _JS_WORD) or (last in "+-" and following == last)
+                    or (last == "/" and following in "/*") or (last.isdigit() and following == ".")
+                    or (last + following in ("<!", "->")))):  # never write an HTML-like comment, <!-- or -->
+                out.append(" ")
+            i = j
+        elif char == "/" and i + 1 < n and text[i + 1] == "/":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif char == "/" and i + 1 < n and text[i + 1] == "*":
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise BuildError(f"unterminated comment in a script: {text[i:i + 40]!r}")
+            if "\n" in text[i:end]:
+                emit("\n")
+            i = end + 2
+        elif char in "'\"`" or (char == "/" and (last in _JS_REGEX_AFTER or not last or word in _JS_REGEX_KEYWORDS)
+                                 and not (last in _JS_WORD and word not in _JS_REGEX_KEYWORDS) and last not in ")]"):
+            end = _js_literal_end(text, i)
+            emit(text[i:end])
+            i = end
+        else:
+            emit(char)
+            i += 1
+    return "".join(out)
+
+
 def render_template(env, name, context):
     """Render the template ``name``; any template error becomes a :class:`BuildError` saying where.
 
@@ -299,7 +381,7 @@ def _read_static(root):
             if not path.exists():
                 raise BuildError(f"{order_file}: lists {name}, which does not exist")
             text = compact(path.read_text(encoding="utf-8"))
-            chunks.append(f"/* {kind}/{name} */\n" + (squeeze_css(text) if kind == "css" else text) + "\n")
+            chunks.append(f"/* {kind}/{name} */\n" + (squeeze_css(text) if kind == "css" else squeeze_js(text)) + "\n")
         parts[kind] = "".join(chunks)
     return parts["css"], parts["js"]
 

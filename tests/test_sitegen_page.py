@@ -301,3 +301,41 @@ def test_figure_file_carries_the_stylesheets_colours_for_both_schemes():
     assert 'style="stroke: var(--fig-ink)"' in out
     with pytest.raises(ValueError, match="--fig-bar"):
         figure_colours(css.replace(" --fig-bar: #0a0;", ""))
+
+
+def test_squeeze_js_keeps_literals_and_the_spaces_tokens_need():
+    from sitegen.page import squeeze_js
+    script = ("var a = b / c, r = /[/ ]x/g.test(s) ? 1 : 2;\n"
+              "if (!/^a b$/.test(x)) return /x/;\n"
+              "x = a + +b - -c; y = 1 .toString(); z = \"a  ,  b\" + 'c // d'; // gone\n"
+              "return typeof x === \"s\"; /* gone */ var q = 'it\\'s', w = a < !--b;")
+    assert squeeze_js(script) == ("var a=b/c,r=/[/ ]x/g.test(s)?1:2;\n"
+                                  "if(!/^a b$/.test(x))return/x/;\n"
+                                  "x=a+ +b- -c;y=1 .toString();z=\"a  ,  b\"+'c // d';\n"
+                                  "return typeof x===\"s\";var q='it\\'s',w=a< !--b;")
+
+
+def test_squeezed_scripts_hold_the_same_tokens_as_their_sources():
+    """Every static/js file, compacted as the build does, tokenised by esprima (node_modules) before and
+    after squeeze_js: the same tokens in the same order."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    from sitegen.page import compact, squeeze_js
+    esprima = ROOT / "node_modules" / "esprima"
+    if not (shutil.which("node") and esprima.is_dir()):
+        if os.environ.get("CI"):
+            pytest.fail("node or node_modules/esprima is missing (bash tools/setup.sh installs them)")
+        pytest.skip("node or node_modules/esprima is missing: bash tools/setup.sh")
+    sources = {path.name: compact(path.read_text(encoding="utf-8")) for path in sorted((ROOT / "static" / "js").glob("*.js"))}
+    program = ("const esprima = require(process.argv[1]); const texts = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+               "process.stdout.write(JSON.stringify(texts.map(t => esprima.tokenize(t).map(k => k.type + ' ' + k.value))));")
+    texts = [text for source in sources.values() for text in (source, squeeze_js(source))]
+    done = subprocess.run(["node", "-e", program, str(esprima)], input=json.dumps(texts), capture_output=True,
+                          text=True, timeout=120, check=True)
+    tokens = json.loads(done.stdout)
+    for index, name in enumerate(sources):
+        before, after = tokens[2 * index], tokens[2 * index + 1]
+        assert before and before == after, name
+    assert sum(map(len, texts[1::2])) < 0.95 * sum(map(len, texts[::2]))
