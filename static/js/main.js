@@ -10,18 +10,7 @@
 
   function startOne(root) {
     if (root.explorer) return;
-    fillBinCounts(root);
     root.explorer = new CT.Explorer(root);
-  }
-  /* The bin counts are the same in every explorer: the page ships them once (the core payload), and an
-   * explorer's empty select gets them as it starts, the template's count (data-bins) chosen. */
-  function fillBinCounts(root) {
-    var select = root.querySelector("select[data-bin-counts]"), chosen = root.getAttribute("data-bins");
-    if (!select || select.options.length) return;
-    CT.core.bin_counts.forEach(function (count) {
-      var text = String(count);
-      select.add(new Option(text, text, text === chosen, text === chosen));
-    });
   }
   function startExplorers() {
     var roots = Array.prototype.slice.call(document.querySelectorAll('[data-component="explorer"]'));

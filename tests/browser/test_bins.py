@@ -53,11 +53,8 @@ def subgrid_of(engine, name):
     return subgrid_indices(engine.grid.size, [engine.t1_index, fitted], SUBGRID_STEP).tolist()
 
 
-def test_the_selector_offers_every_count_from_1_to_50(open_explorer, expect):
+def test_the_selector_offers_every_count_from_1_to_50(open_explorer):
     ex = open_explorer()
-    ex.bins.scroll_into_view_if_needed()  # the explorer starts, and main.js gives its select the counts
-    expect(ex.bins.locator("option")).to_have_count(50)
-    expect(ex.bins).to_have_value("4")  # the template's count (data-bins)
     values = ex.bins.locator("option").evaluate_all("options => options.map(o => Number(o.value))")
     assert values == list(range(1, 51))
 
