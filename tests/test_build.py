@@ -467,7 +467,7 @@ def test_the_pages_strings_json_holds_what_its_scripts_read_and_no_more(builds):
     files, _ = builds["first_snapshot"]
     script = files["app.js"].decode("utf-8")
     read = set(re.findall(r"\bui\.([A-Za-z_]\w*)", script))
-    prefixes = set(re.findall(r'\bui\["([\w-]+)" \+', script))
+    prefixes = set(re.findall(r'\bui\["([\w-]+)"\s*\+', script))
     assert read and prefixes
     for lang, folder in LANGUAGES.items():
         index = files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
