@@ -10,7 +10,8 @@ Figures, all against the site served on 127.0.0.1 (nothing leaves the machine):
 1. First-view transfer of each language's page (sitegen.settings.LANGUAGES: index.html, es/index.html):
    every response until the network is idle, each body gzip-compressed with Python's gzip at
    level 6 (what a static host serving gzip would send), summed. The on-demand dataset scripts,
-   shared by every language, are listed too.
+   shared by every language, are listed too, and each page's view without JavaScript (no app.js; the
+   static figures, figures/<name>.<lang>.svg, load instead: they must not count in the first view).
    Then each embed page (embed/<widget>.html, es/embed/…) the same way, counting only what comes
    before its data: the page, app.js and the favicon (budget: 60 KB gzip), with its data listed apart.
 2. Slider responsiveness on each language's page, per keyboard step (ArrowRight/ArrowLeft on the
@@ -105,10 +106,10 @@ def kib(n):
     return f"{n / 1024:9.1f} KiB"
 
 
-def first_view(browser, url, site, path=""):
-    """Responses of a first view of the page at ``path`` (e.g. "es/") until network idle:
-    [(path, raw bytes, gzip bytes)]."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def first_view(browser, url, site, path="", javascript=True):
+    """Responses of a first view of the page at ``path`` (e.g. "es/") until network idle, with
+    JavaScript on or off: [(path, raw bytes, gzip bytes)]."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, java_script_enabled=javascript)
     page = context.new_page()
     responses = []
     page.on("response", lambda response: responses.append(response))
@@ -297,6 +298,11 @@ def main(argv=None):
                 totals[lang] = total_gzip
                 print(f"  {'TOTAL (' + str(len(rows)) + ' requests)':<40}      raw {kib(total_raw)}   gzip {kib(total_gzip)}")
             print("  first view, gzip: " + ", ".join(f"{lang} {n:,} bytes ({n / 1024:.1f} KiB)" for lang, n in totals.items()))
+            for lang, path in pages.items():
+                rows, _ = first_view(browser, url, site, path, javascript=False)
+                figures = [name for name, *_ in rows if "figures/" in name]
+                print(f"  without JavaScript, the {lang} page: {sum(r[3] for r in rows):,} bytes gzip, {len(rows)} requests"
+                      f" ({len(figures)} static figures: {', '.join(figures) or 'none'})")
             print("  embed pages (embed/<widget>.html): first view before data, gzip (budget 60,000 bytes)")
             for name, before, count, data in embed_first_views(browser, url, site):
                 print(f"    {name:<38} {before:7,} bytes ({before / 1024:5.1f} KiB), {count} requests;"

@@ -19,6 +19,7 @@ import tomllib
 from html import escape as html_escape
 from pathlib import Path
 from typing import NamedTuple
+from xml.etree import ElementTree
 
 import jinja2
 import markdown
@@ -338,7 +339,40 @@ def tex_to_mathml_core(tex, display=False, number_format=None):
         lambda m: f"<{m.group(1)}>{_DOUBLE_STRUCK.get(m.group(2), m.group(2))}</{m.group(1)}>", mathml)
     mathml = re.sub(r' mathvariant="(?!normal")[^"]*"', "", mathml)
     mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "")
-    return _put_numbers_back(mathml, restore, source)
+    return _tidy_mathml(_put_numbers_back(mathml, restore, source), source)
+
+
+def _unwrap_rows(parent):
+    """Replace, below ``parent``, every attribute-less ``<mrow>`` holding exactly one element (and no
+    text) by that element: MathML Core lays a one-child row out as the child itself."""
+    for index, child in enumerate(list(parent)):
+        _unwrap_rows(child)
+        if (child.tag == "mrow" and not child.attrib and len(child) == 1
+                and not (child.text or "").strip() and not (child[0].tail or "").strip()):
+            only = child[0]
+            only.tail = child.tail
+            parent[index] = only
+
+
+def _tidy_mathml(mathml, tex):
+    """The same formula in fewer bytes, laid out the same by MathML Core: characters instead of
+    character references (``&``, ``<`` and ``>`` stay escaped), no one-child ``<mrow>``, no ``<mrow>``
+    around the whole formula (``<math>`` is a row itself), no ``display="inline"`` (the default)."""
+    try:
+        root = ElementTree.fromstring(mathml)
+    except ElementTree.ParseError as error:
+        raise TexError(tex, f"unreadable MathML ({error})") from None
+    _unwrap_rows(root)
+    if len(root) == 1 and root[0].tag == "mrow" and not root[0].attrib and not (root.text or "").strip():
+        row = root[0]
+        root.remove(row)
+        root.text = row.text
+        root.extend(list(row))
+        if len(root):
+            root[-1].tail = (root[-1].tail or "") + (row.tail or "")
+    if root.get("display") == "inline":
+        del root.attrib["display"]
+    return ElementTree.tostring(root, encoding="unicode")
 
 
 def _protect_math(text, number_format=None):
@@ -360,6 +394,22 @@ def _line_of(source, tex):
     """The line of ``source`` where ``tex`` first appears (None if a Jinja expression made it)."""
     at = source.find(tex) if tex else -1
     return source.count("\n", 0, at) + 1 if at >= 0 else None
+
+
+_ROW = re.compile(r"<tr>.*?</tr>", re.S)
+_CELL = re.compile(r"<t[dh]\b[^>]*>")
+
+
+def _without_default_alignment(row):
+    """A Markdown table row (a match) without the alignments that are the stylesheet's default
+    (base.css: a row's first cell to the left, every other cell to the right)."""
+    position = iter(range(1_000_000))
+
+    def cell(match):
+        default = "left" if next(position) == 0 else "right"
+        return match.group(0).replace(f' style="text-align: {default};"', "")
+
+    return _CELL.sub(cell, row.group(0))
 
 
 def render_section(section, env, context, render_component, strings):
@@ -385,6 +435,7 @@ def render_section(section, env, context, render_component, strings):
         raise BuildError(f"{section.path}{f':{line}' if line else ''}: {error}") from None
     html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes"],
                              output_format="html")
+    html = _ROW.sub(_without_default_alignment, html)
     equation = html_escape(strings["meta"]["equation"], quote=True)
     for token, mathml in math.items():
         # A display formula may be wider than a phone: it scrolls in its own focusable box.

@@ -6,6 +6,11 @@ colours. Colours are drawn as sentinel values and rewritten to CSS custom
 properties (with a light-scheme fallback), so an inlined figure follows the
 page's light or dark scheme. Text stays text (``svg.fonttype: none``).
 
+The site's pages do not inline them: each is a file of its own (:func:`figure_file`), shown by an
+``<img>`` inside ``<noscript>``, so a reader with JavaScript never downloads it. Such a file sees none
+of the page's custom properties, so it carries the stylesheet's figure colours itself, light and dark
+(:func:`figure_colours` reads them from the stylesheet: one home for each colour).
+
 Every word and number in a figure is the page language's: labels, legends and titles come from the
 ``[figures]`` table of its strings.toml, and tick labels are written with its ``[format]`` (a figure
 is drawn once per language).
@@ -25,7 +30,8 @@ from matplotlib.ticker import ScalarFormatter  # noqa: E402
 from .facts import number_filters  # noqa: E402
 from .settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS  # noqa: E402
 
-__all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures"]
+__all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures", "figure_colours",
+           "figure_file", "figure_size"]
 
 # sentinel colour → (CSS variable, light-scheme fallback); Okabe–Ito hues, colour-blind safe
 PALETTE = {
@@ -176,3 +182,57 @@ def render_figures(precomputed, strings, dataset=WORKED_EXAMPLE, n_bins=WORKED_E
             {"t1": precomputed.t1_index, "current": fitted, "argmin": part.nll_argmin},
             "curves", text["axis_temperature"], fmt["decimal"]),
     }
+
+
+_DARK_SCHEME = "@media (prefers-color-scheme: dark)"
+_FIGURE_COLOUR = re.compile(r"(--fig-[a-z-]+)\s*:\s*([^;}]+?)\s*[;}]")
+
+
+def _block_after(css, start):
+    """The text between the ``{`` at or after ``start`` and its matching ``}``."""
+    opening = css.index("{", start)
+    depth = 0
+    for i in range(opening, len(css)):
+        depth += {"{": 1, "}": -1}.get(css[i], 0)
+        if depth == 0:
+            return css[opening + 1:i]
+    raise ValueError("unbalanced braces in the stylesheet")
+
+
+def figure_colours(css):
+    """The figure colours of the stylesheet ``css``: ``(light, dark)``, each ``{"--fig-…": value}``,
+    read from its first ``:root`` block and from the ``:root`` inside its dark-scheme media query."""
+    dark_at = re.search(r"@media\s*\(\s*prefers-color-scheme\s*:\s*dark\s*\)", css)
+    if not dark_at:
+        raise ValueError(f"the stylesheet has no {_DARK_SCHEME} block")
+    dark_block = _block_after(css, dark_at.start())
+    light = dict(_FIGURE_COLOUR.findall(_block_after(css, css.index(":root"))))
+    dark = dict(_FIGURE_COLOUR.findall(_block_after(dark_block, dark_block.index(":root"))))
+    missing = sorted(set(variable for variable, _ in PALETTE.values()) - (set(light) & set(dark)))
+    if missing:
+        raise ValueError(f"the stylesheet does not set {', '.join(missing)} in both schemes")
+    return light, dark
+
+
+def figure_size(svg):
+    """``(width, height)`` of a figure in CSS pixels, rounded up, from its ``viewBox``."""
+    width, height = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"', svg).groups()
+    return -int(-float(width) // 1), -int(-float(height) // 1)
+
+
+def figure_file(svg, colours):
+    """A figure of :func:`svg_of` as a file of its own, for an ``<img>``: its size in pixels, and the
+    figure colours ``colours`` (:func:`figure_colours`) set on its root, the dark ones under
+    ``prefers-color-scheme: dark``, since an image sees none of the page's custom properties."""
+    light, dark = colours
+
+    def declarations(values):
+        return ";".join(f"{name}:{value}" for name, value in sorted(values.items()))
+
+    width, height = figure_size(svg)
+    style = (f"<style>svg{{{declarations(light)}}}"
+             f"{_DARK_SCHEME}{{svg{{{declarations(dark)}}}}}</style>\n")
+    svg = re.sub(r"var\((--fig-[a-z-]+), [^)]+\)", r"var(\1)", svg)  # the file's own colours, not the fallbacks
+    svg = svg.replace("<svg ", f'<svg width="{width}" height="{height}" ', 1)
+    head_end = svg.index(">") + 1
+    return svg[:head_end] + "\n" + style + svg[head_end:].lstrip("\n")

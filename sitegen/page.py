@@ -9,6 +9,11 @@ page of its edition, ``embed/<widget>.html`` (``es/embed/…``): the widget alon
 iframe, and on the full page an "Embed" box holds the iframe snippet. With a base URL the snippets are
 absolute and each embed page gets an oEmbed file, ``embed/<widget>.oembed.json``. The one-file edition
 (:func:`assemble_single_file`) is one edition's page with the script and every data file inlined.
+
+The static figures (what a reader without JavaScript sees in place of a widget) are files of their own
+on the site's pages, ``figures/<name>.<lang>.svg``, shown by an ``<img>`` inside ``<noscript>``: a page
+read with JavaScript never requests them. Embed pages and the one-file edition inline them instead: a
+sandboxed frame opened from disk is given no other file, and the one file must need none.
 """
 
 import base64
@@ -27,6 +32,7 @@ from .content import MissingName, _missing, render_section, require_script_strin
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError, template_lines
 from .facts import FILTERS, number_filters
+from .figures import figure_colours, figure_file, figure_size
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .settings import DEFAULT_DATASET, EMBED_DEFAULT_HEIGHT, EMBED_HEIGHTS, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
@@ -34,7 +40,7 @@ from . import user_model
 
 __all__ = ["Edition", "template_environment", "content_environment", "render_template", "page_context",
            "engine_constants", "fill_constants", "localised_filters", "assemble_files", "assemble_single_file",
-           "embeddable_components", "page_widgets", "embed_snippet", "EMBED_SANDBOX"]
+           "embeddable_components", "page_widgets", "embed_snippet", "EMBED_SANDBOX", "filled_strings", "script_ui"]
 
 
 class Edition(NamedTuple):
@@ -52,6 +58,28 @@ def inline_svg(svg, instance, label):
     """An SVG figure ready to inline: ids re-prefixed by ``instance`` (unique per placement) and a text alternative."""
     svg = re.sub(r'(id="|url\(#|href="#)', lambda m: m.group(1) + instance + "-", svg)
     return markupsafe.Markup(svg.replace("<svg ", f'<svg role="img" aria-label="{markupsafe.escape(label)}" ', 1))
+
+
+FIGURE_FOLDER = "figures"
+
+
+def figure_path(name, lang):
+    """The static figure ``name`` of language ``lang`` in the site (relative to its root)."""
+    return f"{FIGURE_FOLDER}/{name}.{lang}.svg"
+
+
+@jinja2.pass_context
+def static_figure(context, name, instance, label):
+    """The static figure ``name`` with the text alternative ``label``: on the site's pages an ``<img>`` of
+    its file inside ``<noscript>`` (fetched only when scripts are off), elsewhere inlined (ids prefixed
+    by ``instance``, see :func:`inline_svg`)."""
+    svg = context["figures"][name]
+    if context["embed_page"] or not context["figure_files"]:
+        return inline_svg(svg, instance, label)
+    width, height = figure_size(svg)
+    src = markupsafe.escape(context["site_root"] + figure_path(name, context["lang"]))
+    return markupsafe.Markup(f'<noscript><img src="{src}" alt="{markupsafe.escape(label)}" '
+                             f'width="{width}" height="{height}"></noscript>')
 
 
 def heading_text(html):
@@ -104,6 +132,40 @@ def fill_constants(strings, constants, counts):
     return result
 
 
+def filled_strings(strings, facts, datasets):
+    """An edition's strings table as its page shows it: :func:`fill_constants` with the engine's constants
+    written in its language, and each dataset's row count (``datasets``: name → precomputed result)."""
+    filters = localised_filters(strings["format"])
+    return fill_constants(strings, engine_constants(facts, filters),
+                          {name: filters["thousands"](r.dataset.labels.size) for name, r in datasets.items()})
+
+
+# How the scripts read the [ui] table: ui.name, ui["name"] or ui["prefix" + …]; anything else that
+# names the table (ui[key], another name for it) could read a string script_ui leaves out.
+_UI_KEY = re.compile(r'\bui\[\s*"([\w-]+)"\s*(\+)?')
+_UI_OTHER = re.compile(r'\bui\[(?!\s*"[\w-]+"\s*[\]+])|(?<!\bui = CT\.strings\(\))(?<!\bui=CT\.strings\(\))\.ui\b(?!\s*[.\[])')
+
+
+def script_ui(ui, script):
+    """The part of the ``[ui]`` table that ``script`` (the concatenated scripts, with their ``/* js/file */``
+    headers) reads: ``ui.name`` and ``ui["name"]``, and every key starting with ``prefix`` for
+    ``ui["prefix" + …]``. The page's strings JSON carries only these: the labels that templates write
+    are in the HTML already. A script reading the table any other way stops the build, naming its file."""
+    parts = re.split(r"^/\* js/(\S+) \*/$", script, flags=re.M)
+    exact, prefixes = set(), set()
+    for name, body in zip(["(script)", *parts[1::2]], parts[0::2]):
+        other = _UI_OTHER.search(body)
+        if other:
+            raise BuildError(f"static/js/{name}: reads the [ui] strings as "
+                             f"{body[other.start():other.start() + 30]!r}: write ui.name, ui[\"name\"] or "
+                             f"ui[\"prefix\" + …] (or var ui = CT.strings().ui), so the page ships what it reads")
+        exact.update(re.findall(r"\bui\.([A-Za-z_]\w*)", body))
+        for key, plus in _UI_KEY.findall(body):
+            (prefixes if plus else exact).add(key)
+    return {key: value for key, value in ui.items()
+            if key in exact or any(key.startswith(prefix) for prefix in prefixes)}
+
+
 def math_filters(number_format):
     """``tex`` (a TeX formula as inline MathML) and ``with_math`` (a string whose ``$…$`` parts are TeX),
     writing numbers in math with ``number_format``, as the prose does."""
@@ -144,6 +206,7 @@ def template_environment(templates_dir):
     env.filters.update(FILTERS)
     env.filters["inline_svg"] = inline_svg
     env.globals["fail"] = _fail
+    env.globals["static_figure"] = static_figure
     return env
 
 
@@ -172,6 +235,102 @@ def compact(text):
     text = _TRAILING_COMMENT.sub(r"\1", text)
     text = _INDENT.sub("", text)
     return _BLANK_LINES.sub("\n", text).strip()
+
+
+_CSS_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
+_CSS_SPACE = re.compile(r"\s*([{};,>])\s*|(:)\s+")
+
+
+def squeeze_css(text):
+    """A compacted stylesheet without the spaces CSS never needs: around ``{ } ; , >`` and after ``:``,
+    and the last ``;`` of a block. Quoted strings are left as they are; other whitespace stays (a
+    descendant combinator, ``and (``, the operators of ``calc()``)."""
+    parts = _CSS_STRING.split(text)
+    strings = _CSS_STRING.findall(text)
+    squeezed = [_CSS_SPACE.sub(lambda m: m.group(1) or m.group(2), part).replace(";}", "}") for part in parts]
+    return "".join(part + (strings[i] if i < len(strings) else "") for i, part in enumerate(squeezed))
+
+
+_JS_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+_JS_REGEX_AFTER = frozenset("(,=:[!&|?{};+-*%<>~^")
+_JS_REGEX_KEYWORDS = frozenset({"return", "typeof", "case", "do", "else", "in", "instanceof", "new", "delete",
+                                "void", "throw", "yield"})
+
+
+def _js_literal_end(text, start):
+    """The index after the string, template or regular-expression literal opening at ``text[start]``."""
+    quote, i, in_class = text[start], start + 1, False
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if quote == "/" and char == "[":
+            in_class = True
+        elif quote == "/" and char == "]":
+            in_class = False
+        elif char == quote and not in_class:
+            i += 1
+            if quote == "/":
+                while i < len(text) and text[i] in _JS_WORD:  # the flags
+                    i += 1
+            return i
+        elif char == "\n" and quote != "`":
+            raise BuildError(f"unterminated {quote} literal in a script: {text[start:start + 40]!r}")
+        i += 1
+    raise BuildError(f"unterminated {quote} literal in a script: {text[start:start + 40]!r}")
+
+
+def squeeze_js(text):
+    """A compacted classic script without the spaces and tabs JavaScript never needs, found by scanning
+    its tokens: literals (strings, templates, regular expressions) are copied as they are, comments
+    dropped, and a space stays only between two word characters or where removing it would join two
+    tokens into one (``a + +b``, ``a / /re/``, ``1 .x``). Line breaks all stay, so automatic semicolon
+    insertion reads the script as before."""
+    out, i, n = [], 0, len(text)
+    last, word = "", ""  # the last character written that is not a space, and the last word written
+
+    def emit(piece):
+        nonlocal last, word
+        out.append(piece)
+        stripped = piece.rstrip(" \t")
+        if stripped:
+            last = stripped[-1]
+            tail = re.search(r"[\w$]+$", stripped)
+            word = tail.group(0) if tail else ""
+
+    while i < n:
+        char = text[i]
+        if char in " \t":
+            j = i
+            while j < n and text[j] in " \t":
+                j += 1
+            following = text[j] if j < n else "\n"
+            if (out and out[-1] != "\n" and following != "\n" and (
+                    (last in _JS_WORD and following in _JS_WORD) or (last in "+-" and following == last)
+                    or (last == "/" and following in "/*") or (last.isdigit() and following == ".")
+                    or (last + following in ("<!", "->")))):  # never write an HTML-like comment, <!-- or -->
+                out.append(" ")
+            i = j
+        elif char == "/" and i + 1 < n and text[i + 1] == "/":
+            while i < n and text[i] != "\n":
+                i += 1
+        elif char == "/" and i + 1 < n and text[i + 1] == "*":
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise BuildError(f"unterminated comment in a script: {text[i:i + 40]!r}")
+            if "\n" in text[i:end]:
+                emit("\n")
+            i = end + 2
+        elif char in "'\"`" or (char == "/" and (last in _JS_REGEX_AFTER or not last or word in _JS_REGEX_KEYWORDS)
+                                 and not (last in _JS_WORD and word not in _JS_REGEX_KEYWORDS) and last not in ")]"):
+            end = _js_literal_end(text, i)
+            emit(text[i:end])
+            i = end
+        else:
+            emit(char)
+            i += 1
+    return "".join(out)
 
 
 def render_template(env, name, context):
@@ -223,7 +382,8 @@ def _read_static(root, user=None):
             path = folder / name
             if not path.exists():
                 raise BuildError(f"{order_file}: lists {name}, which does not exist")
-            chunks.append(f"/* {kind}/{name} */\n" + compact(path.read_text(encoding="utf-8")) + "\n")
+            text = compact(path.read_text(encoding="utf-8"))
+            chunks.append(f"/* {kind}/{name} */\n" + (squeeze_css(text) if kind == "css" else squeeze_js(text)) + "\n")
         parts[kind] = "".join(chunks)
     if user is not None:
         parts["js"] += "/* js/yours.js */\n" + _read_script(root, "yours.js")
@@ -349,11 +509,12 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
     files = _data_files(precomputed, analyses, user)
     files[APP_SCRIPT] = app_script(core, js)
     embed_script = _read_script(root, "embed.js")
+    colours = figure_colours(css)
     for edition in editions:
         site_root = "../" * (edition.folder.count("/") + 1) if edition.folder else ""
         shared, strings, strings_json, number_filters = _edition_context(
             root, env, precomputed, analyses, facts, edition, _languages(edition, editions), js, reproduce, core,
-            site_root=site_root, downloads_root=site_root, user=user)
+            site_root=site_root, downloads_root=site_root, figure_files=True, user=user)
         widgets = page_widgets(root, edition, strings, base_url=base_url)
         files[_page_path(edition)] = _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
                                                   inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
@@ -362,6 +523,8 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
             files[widget.path] = _render_embed(root, env, shared, widget, strings_json, css, embed_script)
             if widget.oembed:
                 files[widget.path[:-len(".html")] + ".oembed.json"] = oembed_json(widget, strings, base_url, edition.folder)
+        for name, svg in edition.figures.items():
+            files[figure_path(name, edition.lang)] = figure_file(svg, colours)
     files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
     return files
 
@@ -385,7 +548,7 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
     core = dict(core, bin_counts=list(core["detailed_bin_counts"]))
     shared, strings, strings_json, number_filters = _edition_context(
         root, env, precomputed, analyses, facts, edition, _languages(edition, [edition]), js, reproduce, core,
-        site_root="", downloads_root=f"{base_url}/" if base_url else None, user=user)
+        site_root="", downloads_root=f"{base_url}/" if base_url else None, figure_files=False, user=user)
     published = edition._replace(folder=published_folder)
     widgets = page_widgets(root, published, strings, base_url=base_url) if base_url else []
     scripts = [app_script(core, js)] + [text for name, text in sorted(_data_files(precomputed, analyses, user).items())
@@ -413,15 +576,14 @@ def _read_script(root, name):
 
 
 def _edition_context(root, env, precomputed, analyses, facts, edition, languages, js, reproduce, core, *,
-                     site_root, downloads_root, user=None):
+                     site_root, downloads_root, figure_files, user=None):
     """The names shared by one edition's page, its components and its embed pages, with the edition's
-    strings (engine constants filled) and the strings JSON its scripts read; sets ``env``'s number filters."""
+    strings (engine constants filled) and the strings JSON its scripts read; sets ``env``'s number filters.
+    ``figure_files``: the static figures are files of the site (else they are inlined)."""
     strings = edition.strings
     require_strings(strings, [name for name in precomputed.datasets if name != USER_SLUG])
     number_filters = localised_filters(strings["format"])
-    strings = fill_constants(strings, engine_constants(facts, number_filters),
-                             {name: number_filters["thousands"](r.dataset.labels.size)
-                              for name, r in precomputed.datasets.items()})
+    strings = filled_strings(strings, facts, precomputed.datasets)
     if user is not None:
         strings = user_model.user_strings(strings, user)
     env.filters.update(number_filters)
@@ -441,9 +603,9 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
         "site_root": site_root, "languages": languages,
         "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),
-        "downloads_root": downloads_root, "embed_page": False,
+        "downloads_root": downloads_root, "embed_page": False, "figure_files": figure_files,
     }, facts)
-    script_strings = {"ui": strings["ui"], "format": strings["format"],
+    script_strings = {"ui": script_ui(strings["ui"], js), "format": strings["format"],
                       "datasets": {name: {"short": table["short"], "summary": table["summary"]}
                                    for name, table in descriptions.items()}}
     # Inside <script>: no "</" (it could close the element) and no "<!--" (it could make the parser miss the end).

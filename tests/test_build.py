@@ -419,6 +419,67 @@ def test_an_embed_pages_first_view_is_within_its_budget(builds):
             assert total <= EMBED_FIRST_VIEW_BUDGET, f"{folder or 'root'}/embed/{name}.html: {total} bytes gzip"
 
 
+FIRST_VIEW_BUDGET = 80_000  # bytes gzip: a language's page, app.js and the favicon (bench/page.py measures it served)
+STATIC_FIGURES = {"curves", "reliability-t1", "reliability-fitted"}
+
+
+def test_each_languages_page_is_within_the_first_view_budget(builds):
+    from sitegen.settings import LANGUAGES
+    files, _ = builds["first_snapshot"]
+    shared = gzip_size(files["app.js"]) + gzip_size(files["favicon.svg"])
+    for folder in LANGUAGES.values():
+        page = files[f"{folder}/index.html" if folder else "index.html"]
+        assert gzip_size(page) + shared <= FIRST_VIEW_BUDGET, f"{folder or 'root'}/index.html: {gzip_size(page) + shared}"
+
+
+def test_static_figures_are_files_per_language_with_their_own_dark_colours(builds):
+    import re
+    from sitegen.settings import LANGUAGES
+    files, _ = builds["first_snapshot"]
+    css = (ROOT / "static" / "css" / "base.css").read_text(encoding="utf-8")
+    dark_css = css[css.index("@media (prefers-color-scheme: dark)"):]
+    light = dict(re.findall(r"(--fig-[a-z-]+): (#[0-9a-f]+);", css[:css.index("@media (prefers-color-scheme: dark)")]))
+    dark = dict(re.findall(r"(--fig-[a-z-]+): (#[0-9a-f]+);", dark_css[:dark_css.index("}")]))
+    assert light and dark and light != dark
+    for lang, folder in LANGUAGES.items():
+        index = files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
+        up = "../" if folder else ""
+        assert "<svg" not in index, f"{lang}: a figure is still inlined in the page"
+        for name in STATIC_FIGURES:
+            svg = files[f"figures/{name}.{lang}.svg"].decode("utf-8")
+            assert svg.startswith("<svg ") and 'xmlns="http://www.w3.org/2000/svg"' in svg
+            assert re.search(r'<svg [^>]*width="\d+" height="\d+"', svg), f"{name}.{lang}: no size in pixels"
+            style = re.search(r"<style>(.*?)</style>", svg, re.S).group(1)
+            top, scheme = style.split("@media (prefers-color-scheme: dark)")
+            assert all(f"{variable}:{value}" in top for variable, value in light.items()), (name, lang, top)
+            assert all(f"{variable}:{value}" in scheme for variable, value in dark.items()), (name, lang, scheme)
+            assert "var(--fig-" in svg and not re.search(r"var\(--fig-[a-z-]+, ", svg)
+            # shown by an image inside <noscript> (never fetched when scripts run), sized, with a text alternative
+            img = re.search(rf'<noscript><img src="{up}figures/{name}\.{lang}\.svg" alt="([^"]+)" '
+                            rf'width="\d+" height="\d+"></noscript>', index)
+            assert img, f"{lang}: no <noscript> image of {name}"
+
+
+def test_the_pages_strings_json_holds_what_its_scripts_read_and_no_more(builds):
+    import json
+    import re
+    from sitegen.settings import LANGUAGES
+    files, _ = builds["first_snapshot"]
+    script = files["app.js"].decode("utf-8")
+    read = set(re.findall(r"\bui\.([A-Za-z_]\w*)", script))
+    prefixes = set(re.findall(r'\bui\["([\w-]+)"\s*\+', script))
+    assert read and prefixes
+    for lang, folder in LANGUAGES.items():
+        index = files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
+        found = re.search(r'<script type="application/json" id="ct-strings">(.*?)</script>', index, re.S)
+        ui = json.loads(found.group(1).replace("<\\/", "</"))["ui"]
+        assert read <= set(ui), f"{lang}: the scripts read {sorted(read - set(ui))}, which the page lacks"
+        for prefix in prefixes:
+            assert any(key.startswith(prefix) for key in ui), (lang, prefix)
+        assert all(key in read or any(key.startswith(p) for p in prefixes) for key in ui), (lang, sorted(ui))
+        assert "curves_caption" not in ui and "curves_caption" not in read  # a label only the templates write
+
+
 def test_base_url_makes_snippets_absolute_and_writes_oembed_files(builds):
     import json
     from sitegen.settings import LANGUAGES

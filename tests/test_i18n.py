@@ -227,19 +227,36 @@ _POINT_DECIMAL = re.compile(r"\d\.\d")
 
 
 @pytest.fixture(scope="module")
-def pseudo_page(tmp_path_factory):
-    """The page of a build of the pseudo-locale alone (``--lang en-XA``) from a private copy of the sources."""
+def pseudo_site(tmp_path_factory):
+    """A build of the pseudo-locale alone (``--lang en-XA``) from a private copy of the sources: its folder."""
     base = tmp_path_factory.mktemp("pseudo")
     root = copy_sources(base / "src")
     make_pseudo_locale(root / "content")
     result = run_build(root, "--lang", TAG, "--out", base / "site")
     assert result.returncode == 0, result.stderr
-    return (base / "site" / "index.html").read_text(encoding="utf-8")
+    return base / "site"
 
 
-def test_the_pseudo_locale_shows_no_english_word(pseudo_page):
+@pytest.fixture(scope="module")
+def pseudo_page(pseudo_site):
+    """The page of the pseudo-locale build."""
+    return (pseudo_site / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def pseudo_figures(pseudo_site):
+    """``{file name: text}`` of the pseudo-locale's static figures (``figures/<name>.en-XA.svg``)."""
+    figures = {path.name: path.read_text(encoding="utf-8")
+               for path in sorted((pseudo_site / "figures").glob(f"*.{TAG}.svg"))}
+    assert figures, "the pseudo-locale build wrote no figure of its own"
+    return figures
+
+
+def test_the_pseudo_locale_shows_no_english_word(pseudo_page, pseudo_figures):
     leaks = {}
-    for section, text in visible_text(pseudo_page).texts:
+    texts = visible_text(pseudo_page).texts
+    texts += [(name, text) for name, svg in pseudo_figures.items() for _, text in visible_text(svg).texts]
+    for section, text in texts:
         allowed = ALLOWED_WORDS | PENDING_WORDS.get(section, set())
         for word in _ASCII_WORD.findall(_FILE_NAME.sub(" ", text)):
             if word not in allowed:
@@ -257,15 +274,15 @@ def test_the_pseudo_locale_shows_no_point_decimal(pseudo_page):
     assert any("," in number for number in page.numbers), "no engine number reached MathML in the pseudo-locale"
 
 
-def test_the_pseudo_locale_really_is_one(pseudo_page):
+def test_the_pseudo_locale_really_is_one(pseudo_page, pseudo_figures):
     """The checks above only mean something if the pseudo text and numbers reached the page."""
     page = visible_text(pseudo_page)
     assert f'<html lang="{TAG}"' in pseudo_page
     assert any("Ţĥéé" in text for _, text in page.texts)
     assert any(re.search(r"\d,\d\u00a0%", text) for _, text in page.texts)   # percentages from the filters
     assert any(re.search(r"\[\d,\d+; \d,\d+\)", text) for _, text in page.texts)  # intervals (paradox-bins)
-    svg = re.search(r"<svg.*?</svg>", pseudo_page, re.S).group(0)
-    assert re.search(r">\d,\d+<", svg), "the figures' tick labels do not use the decimal comma"
+    for name, svg in pseudo_figures.items():
+        assert re.search(r">\d,\d+<", svg), f"{name}: the figure's tick labels do not use the decimal comma"
 
 
 # --------------------------------------------------------------------------- the Spanish page itself

@@ -54,7 +54,7 @@ def test_no_mathvariant_other_than_normal(tex):
 
 def test_display_and_inline():
     assert parse(tex_to_mathml_core("x", display=True)).get("display") == "block"
-    assert parse(tex_to_mathml_core("x")).get("display") == "inline"
+    assert parse(tex_to_mathml_core("x")).get("display") is None  # inline, MathML's default
     assert "xmlns" not in tex_to_mathml_core("x")
 
 
@@ -215,7 +215,7 @@ def test_a_section_renders_math_markdown_and_components(tmp_path):
     html = render(tmp_path, "# Title\n\nInline $x^2$ and\n\n$$\\frac{a}{b}$$\n\n[[component:demo-box]]\n",
                   render_component=lambda name: f"<div>{name}</div>")
     assert '<h1 id="demo-title">Title</h1>' in html
-    assert '<math display="inline">' in html and '<math display="block">' in html
+    assert "<math>" in html and '<math display="block">' in html  # inline is the default: not written
     assert "<div>demo-box</div>" in html and "[[component" not in html
 
 
@@ -268,3 +268,20 @@ def test_load_sections_refuses_badly_named_and_empty_files(tmp_path):
     (tmp_path / "02-empty.md").write_text("  \n", encoding="utf-8")
     with pytest.raises(BuildError, match=r"02-empty\.md: section is empty"):
         load_sections(tmp_path)
+
+
+def test_tidied_mathml_keeps_every_element_but_redundant_rows_and_writes_characters():
+    from latex2mathml.converter import convert
+    tex = r"\frac{1}{n}\sum_{i=1}^{n} \ln p_{i,y_i}(T) < \left(x + 1\right)"
+    raw = parse(convert(tex).replace(' xmlns="http://www.w3.org/1998/Math/MathML"', ""))
+    tidy_text = tex_to_mathml_core(tex)
+    tidy = parse(tidy_text)
+
+    def elements(root):
+        return [(e.tag, (e.text or "").strip(), sorted(e.attrib.items())) for e in root.iter()
+                if e.tag not in ("mrow", "math")]
+
+    assert elements(tidy) == elements(raw)  # same tokens, same order, same attributes
+    assert sum(e.tag == "mrow" for e in tidy.iter()) < sum(e.tag == "mrow" for e in raw.iter())
+    assert all(len(row) > 1 for row in tidy.iter("mrow")), "a one-child row is left"
+    assert "&#x" not in tidy_text and "∑" in tidy_text and "&lt;" in tidy_text

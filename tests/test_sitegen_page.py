@@ -256,3 +256,86 @@ def test_only_whole_line_comments_are_left_out_of_the_inlined_files():
     source = "  /* a */ keep();\n  also();\n  /* one\n     block */\n  // line\n  x = 1; // after code\n/* css */\nb { c: d; }\n"
     assert _strip_comment_lines(source) == "  /* a */ keep();\n  also();\n  x = 1; // after code\nb { c: d; }\n"
     assert shipped("/* js/core.js */\na();\n/* js/x-y.js */\nb(); /* js/keep.js */\n") == "a();\nb(); /* js/keep.js */\n"
+
+
+# ---------------------------------------------------------------- the first view's bytes
+
+def test_script_ui_keeps_the_keys_scripts_read_by_name_or_by_prefix():
+    from sitegen.page import script_ui
+    ui = {"loading": "L", "scheme_adaptive": "a", "scheme_equal-width": "w", "caption": "only in HTML",
+          "exact": "e", "scheme_note": "kept too: it starts with the prefix"}
+    script = ('/* js/a.js */\nvar ui = CT.strings().ui, x = 1;\nset(ui.loading);\n'
+              '/* js/b.js */\nvar n = ui["scheme_" + s]; var e = ui["exact"];\n')
+    assert script_ui(ui, script) == {"loading": "L", "scheme_adaptive": "a", "scheme_equal-width": "w",
+                                     "exact": "e", "scheme_note": "kept too: it starts with the prefix"}
+
+
+@pytest.mark.parametrize("body", ["var t = ui[key];", "var table = CT.strings().ui; table.x;", "use(CT.strings().ui);"])
+def test_script_ui_refuses_a_read_it_cannot_follow_naming_the_file(body):
+    from sitegen.errors import BuildError
+    from sitegen.page import script_ui
+    with pytest.raises(BuildError, match=r"static/js/b\.js: reads the \[ui\] strings"):
+        script_ui({"a": "1"}, f"/* js/a.js */\nui.a;\n/* js/b.js */\n{body}\n")
+
+
+def test_squeeze_css_drops_only_needless_spaces():
+    from sitegen.page import squeeze_css
+    css = ('a > b, c { font: "Segoe UI" , x; margin: 0 ; }\n@media (max-width: 40rem) and (hover: none) {\n'
+           '.a .b { width: calc(100% - 2rem); }\n}\nx::before { content: "a ; b , c: d"; }')
+    assert squeeze_css(css) == ('a>b,c{font:"Segoe UI",x;margin:0}@media (max-width:40rem) and (hover:none){'
+                                '.a .b{width:calc(100% - 2rem)}}x::before{content:"a ; b , c: d"}')
+
+
+def test_figure_file_carries_the_stylesheets_colours_for_both_schemes():
+    from sitegen.figures import figure_colours, figure_file
+    css = (":root { --bg: #fff; --fig-ink: #111; --fig-muted: #222; --fig-grid: #333; --fig-model: #444;"
+           " --fig-gap: #555; --fig-ideal: #666; --fig-accent: #777; --fig-bar: #888; }\n"
+           "@media (prefers-color-scheme: dark) { :root { --fig-ink: #eee; --fig-muted: #ddd; --fig-grid: #ccc;"
+           " --fig-model: #bbb; --fig-gap: #aaa; --fig-ideal: #999; --fig-accent: #a0a; --fig-bar: #0a0; } }")
+    light, dark = figure_colours(css)
+    assert light["--fig-ink"] == "#111" and dark["--fig-ink"] == "#eee" and "--bg" not in light
+    out = figure_file('<svg viewBox="0 0 10.2 20" xmlns="http://www.w3.org/2000/svg">\n'
+                      '<path style="stroke: var(--fig-ink, #1d1d1f)"/></svg>', (light, dark))
+    assert out.startswith('<svg width="11" height="20" viewBox="0 0 10.2 20"')
+    assert "svg{--fig-accent:#777;" in out and "@media (prefers-color-scheme: dark){svg{--fig-accent:#a0a;" in out
+    assert 'style="stroke: var(--fig-ink)"' in out
+    with pytest.raises(ValueError, match="--fig-bar"):
+        figure_colours(css.replace(" --fig-bar: #0a0;", ""))
+
+
+def test_squeeze_js_keeps_literals_and_the_spaces_tokens_need():
+    from sitegen.page import squeeze_js
+    script = ("var a = b / c, r = /[/ ]x/g.test(s) ? 1 : 2;\n"
+              "if (!/^a b$/.test(x)) return /x/;\n"
+              "x = a + +b - -c; y = 1 .toString(); z = \"a  ,  b\" + 'c // d'; // gone\n"
+              "return typeof x === \"s\"; /* gone */ var q = 'it\\'s', w = a < !--b;")
+    assert squeeze_js(script) == ("var a=b/c,r=/[/ ]x/g.test(s)?1:2;\n"
+                                  "if(!/^a b$/.test(x))return/x/;\n"
+                                  "x=a+ +b- -c;y=1 .toString();z=\"a  ,  b\"+'c // d';\n"
+                                  "return typeof x===\"s\";var q='it\\'s',w=a< !--b;")
+
+
+def test_squeezed_scripts_hold_the_same_tokens_as_their_sources():
+    """Every static/js file, compacted as the build does, tokenised by esprima (node_modules) before and
+    after squeeze_js: the same tokens in the same order."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    from sitegen.page import compact, squeeze_js
+    esprima = ROOT / "node_modules" / "esprima"
+    if not (shutil.which("node") and esprima.is_dir()):
+        if os.environ.get("CI"):
+            pytest.fail("node or node_modules/esprima is missing (bash tools/setup.sh installs them)")
+        pytest.skip("node or node_modules/esprima is missing: bash tools/setup.sh")
+    sources = {path.name: compact(path.read_text(encoding="utf-8")) for path in sorted((ROOT / "static" / "js").glob("*.js"))}
+    program = ("const esprima = require(process.argv[1]); const texts = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+               "process.stdout.write(JSON.stringify(texts.map(t => esprima.tokenize(t).map(k => k.type + ' ' + k.value))));")
+    texts = [text for source in sources.values() for text in (source, squeeze_js(source))]
+    done = subprocess.run(["node", "-e", program, str(esprima)], input=json.dumps(texts), capture_output=True,
+                          text=True, timeout=120, check=True)
+    tokens = json.loads(done.stdout)
+    for index, name in enumerate(sources):
+        before, after = tokens[2 * index], tokens[2 * index + 1]
+        assert before and before == after, name
+    assert sum(map(len, texts[1::2])) < 0.95 * sum(map(len, texts[::2]))

@@ -13,8 +13,9 @@ Fixtures, widest first:
 * ``open_explorer`` — ``open_page`` of the ``lang`` edition, for tests of the main explorer: its controls
   found by role and label;
 * ``engine`` — ``sitegen.precompute.precompute_all()``, computed once, for expected values;
-* ``ui`` — the ``lang`` edition's interface strings as its page holds them (engine constants filled in),
-  to find controls by their labels;
+* ``ui`` — the ``lang`` edition's interface strings as its page shows them (engine constants filled in,
+  from ``edition_strings``), to find controls by their labels; the page's own strings JSON carries only
+  the keys its scripts read;
 * ``number`` — that edition's number filters (``sitegen.facts.number_filters`` with its ``[format]``),
   to write expected values as the page does.
 
@@ -124,9 +125,23 @@ def page_strings(site_dir, lang):
 
 
 @pytest.fixture(scope="session")
-def ui(page_strings):
+def edition_strings(engine):
+    """``{lang: strings table}`` of every edition as its page shows it (``sitegen.page.filled_strings``:
+    the engine's constants filled in). Builds the facts the build does (the analyses take seconds)."""
+    from sitegen.analysis import precompute_analyses
+    from sitegen.analysis_facts import build_analysis_facts
+    from sitegen.content import load_strings
+    from sitegen.facts import build_facts
+    from sitegen.page import filled_strings
+    facts = build_facts(engine)
+    facts.update(build_analysis_facts(engine, precompute_analyses(engine)))
+    return {lang: filled_strings(load_strings(ROOT / "content" / lang), facts, engine.datasets) for lang in LANGUAGES}
+
+
+@pytest.fixture(scope="session")
+def ui(edition_strings, lang):
     """The ``[ui]`` table of the ``lang`` edition: labels, button texts and captions, as the page shows them."""
-    return page_strings["ui"]
+    return edition_strings[lang]["ui"]
 
 
 @pytest.fixture(scope="session")

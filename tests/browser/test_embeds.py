@@ -72,14 +72,6 @@ def snippets(site_dir, lang):
     return {name: html.unescape(text) for name, text in SNIPPET.findall(page)}
 
 
-def english_ui(site_dir):
-    """The English page's ``[ui]`` strings (a test without the ``lang`` fixture)."""
-    import json
-    page = (site_dir / "index.html").read_text(encoding="utf-8")
-    found = re.search(r'<script type="application/json" id="ct-strings">(.*?)</script>', page, re.S)
-    return json.loads(found.group(1).replace("<\\/", "</"))["ui"]
-
-
 def src_of(snippet):
     return html.unescape(re.search(r' src="([^"]*)"', snippet).group(1))
 
@@ -221,11 +213,11 @@ def embed_one(page, site_dir, site_url, lang, name, fragment=""):
     return frame
 
 
-def test_the_height_follows_a_longer_bin_table(open_host, host_url, site_dir, site_url, expect):
+def test_the_height_follows_a_longer_bin_table(open_host, host_url, site_dir, site_url, edition_strings, expect):
     page = open_host(host_url)
     frame = embed_one(page, site_dir, site_url, "en", "reliability-demo",
                       "#state/dataset=overconfident&t=1&scheme=equal-width&bins=4&part=test")
-    ex = Explorer(frame, english_ui(site_dir), expect, root="#rel1")
+    ex = Explorer(frame, edition_strings["en"]["ui"], expect, root="#rel1")
     rows = ex.bin_table.locator("tbody tr:not([hidden])")
     expect(rows).to_have_count(len(expected_bin_counts("overconfident", "test", 1.0, "equal-width", 4)))
     first, _, _ = settle(page, 0, frame)
@@ -297,7 +289,7 @@ def test_the_state_hash_presets_an_embed_and_its_link_opens_the_full_tutorial_th
 
 # --------------------------------------------------------------------------- file://
 
-def test_embeds_work_from_disk(open_host, site_dir, tmp_path, engine, expect):
+def test_embeds_work_from_disk(open_host, site_dir, tmp_path, engine, edition_strings, expect):
     """A course page on disk framing embed pages on disk. Without the sandbox everything works; with it,
     Chromium gives a sandboxed (opaque-origin) frame no file from disk, so the embed loads no script:
     it then says so, shows its static figures, and still reports its height."""
@@ -316,7 +308,7 @@ def test_embeds_work_from_disk(open_host, site_dir, tmp_path, engine, expect):
         posted, (box, scroll), _ = settle(page, index, frame)
         assert abs(posted[-1] - scroll) <= 2
     frame = frame_at(page, 0)
-    ex = Explorer(frame, english_ui(site_dir), expect)
+    ex = Explorer(frame, edition_strings["en"]["ui"], expect)
     ex.choose(dataset="twelve")
     loaded(frame, "twelve")
     ex.fit.click()

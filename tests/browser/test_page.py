@@ -47,14 +47,14 @@ def test_without_javascript_prose_tables_and_figures_are_shown(open_page, site_d
             tables: count('main table'),
             tableRows: count('main table tbody tr'),
             figures: Array.from(document.querySelectorAll('main figure'))
-                .filter(f => visible(f) && Array.from(f.querySelectorAll('svg')).some(visible)).length,
+                .filter(f => visible(f) && Array.from(f.querySelectorAll('img')).some(visible)).length,
             noscript: Array.from(document.querySelectorAll('noscript')).filter(visible).length
                 + Array.from(document.querySelectorAll('noscript *')).filter(visible).length,
         };
     }""")
     assert shown["paragraphs"] >= 3, shown
     assert shown["tables"] >= 1 and shown["tableRows"] >= 1, f"no table shown without JavaScript: {shown}"
-    assert shown["figures"] >= 1, f"no <figure> with an inline <svg> shown without JavaScript: {shown}"
+    assert shown["figures"] >= 1, f"no <figure> with an image shown without JavaScript: {shown}"
     assert "<noscript>" in (site_dir / "index.html").read_text(encoding="utf-8")
     assert shown["noscript"] >= 1, "the <noscript> note is not shown"
 
@@ -167,8 +167,11 @@ def test_no_horizontal_scrolling_on_narrow_screens(open_page, width, scheme):
 def test_print_hides_the_controls(open_page, expect):
     page = open_page()
     page.emulate_media(media="print")
+    # An explorer that stands for a static figure prints its figures (see the next test), never its controls.
     report = page.evaluate("""() => ({
-        noPrint: Array.from(document.querySelectorAll('.no-print')).map(e => [e.tagName + (e.id ? '#' + e.id : ''), getComputedStyle(e).display]),
+        noPrint: Array.from(document.querySelectorAll('.no-print'))
+            .filter(e => !(e.matches('.explorer') && e.parentElement.querySelector(':scope > .static-only')))
+            .map(e => [e.tagName + (e.id ? '#' + e.id : ''), getComputedStyle(e).display]),
         shownControls: Array.from(document.querySelectorAll('main input, main select, main button'))
             .filter(e => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden')
             .map(e => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')),
@@ -177,6 +180,61 @@ def test_print_hides_the_controls(open_page, expect):
     assert [e for e, display in report["noPrint"] if display != "none"] == []
     assert report["shownControls"] == [], "controls still rendered under print media"
     expect(page.locator("main p").first).to_be_visible()
+
+
+# --------------------------------------------------------------------------- the static figures
+
+def static_figure_alts(edition_strings, lang):
+    text = edition_strings[lang]["figures"]
+    return {"curves": text["curves_alt"], "reliability-t1": text["reliability_t1_alt"],
+            "reliability-fitted": text["reliability_fitted_alt"]}
+
+
+def test_without_javascript_each_static_figure_is_its_languages_image(open_page, lang, edition_strings, expect):
+    page = open_page(lang=lang, java_script_enabled=False)
+    expected = static_figure_alts(edition_strings, lang)
+    images = page.locator(".static-figure img")
+    expect(images).to_have_count(len(expected))
+    found = {}
+    for index in range(images.count()):
+        image = images.nth(index)
+        image.scroll_into_view_if_needed()
+        expect(image).to_be_visible()
+        page.wait_for_function("img => img.complete", arg=image.element_handle())
+        width, src, alt = image.evaluate("img => [img.naturalWidth, img.currentSrc, img.alt]")
+        name = re.search(rf"/figures/([a-z0-9-]+)\.{lang}\.svg$", src)
+        assert name and width > 0, (src, width)
+        found[name.group(1)] = alt
+    assert found == expected
+
+
+def test_without_javascript_the_figures_load_from_disk_too(open_page, lang):
+    page = open_page(lang=lang, file=True, java_script_enabled=False)
+    widths = page.eval_on_selector_all(".static-figure img", "images => Promise.all(images.map(img => "
+                                       "img.decode().then(() => img.naturalWidth, () => 0)))")
+    assert widths and all(width > 0 for width in widths), widths
+
+
+def test_with_javascript_no_static_figure_is_requested(open_page, lang, expect):
+    page = open_page(lang=lang, wait="networkidle")
+    for selector in ("#fit1", "#rel1"):  # scroll past both widgets that stand for a static figure
+        page.locator(selector).scroll_into_view_if_needed()
+    expect(page.locator("#rel1-reliability svg")).to_be_attached()
+    page.wait_for_load_state("networkidle")
+    assert page.monitor.requests, "no request was recorded"
+    assert [url for url in page.monitor.requests if "/figures/" in url] == []
+
+
+def test_printing_with_javascript_shows_the_widgets_figures_where_the_static_ones_stand(open_page, expect):
+    page = open_page(wait="networkidle")
+    for selector in ("#fit1", "#rel1"):
+        page.locator(selector).scroll_into_view_if_needed()
+        expect(page.locator(f"{selector} .panel svg").first).to_be_attached()
+    page.emulate_media(media="print")
+    for selector in ("#fit1-curves svg", "#rel1-reliability svg"):
+        expect(page.locator(selector).first).to_be_visible()
+    for selector in ("#fit1 .slider-row", "#rel1 .control-row", ".static-only"):
+        expect(page.locator(selector).first).to_be_hidden()
 
 
 def test_reduced_motion_is_honoured(open_explorer):
