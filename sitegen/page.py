@@ -480,16 +480,22 @@ def _link(from_edition, to_edition):
     return up + _page_path(to_edition)
 
 
-def _languages(edition, editions):
-    """The page's language links: ``alternates`` (every edition, for ``<link rel=alternate>``, and
-    ``x_default``, the root page) and ``others`` (the switcher's links to the other editions)."""
+def _languages(edition, editions, base_url=None):
+    """The page's language links: ``others`` (the switcher's relative links to the other editions) and,
+    with ``base_url`` only, ``alternates`` (every edition's absolute address, for ``<link rel=alternate
+    hreflang>``) and ``x_default`` (the root page's). Search engines read hreflang addresses only when
+    fully qualified, and a build without ``base_url`` does not know where it will be published."""
     if len(editions) < 2:
         return {"alternates": [], "others": [], "x_default": None}
     links = [{"lang": e.lang, "href": _link(edition, e), "name": e.strings["meta"]["language_name"]}
              for e in editions]
+    others = [link for link in links if link["lang"] != edition.lang]
+    if not base_url:
+        return {"alternates": [], "others": others, "x_default": None}
+    address = {e.lang: f"{base_url}/{e.folder}/" if e.folder else f"{base_url}/" for e in editions}
     root = next((e for e in editions if not e.folder), editions[0])
-    return {"alternates": links, "others": [link for link in links if link["lang"] != edition.lang],
-            "x_default": _link(edition, root)}
+    return {"alternates": [dict(link, href=address[link["lang"]]) for link in links], "others": others,
+            "x_default": address[root.lang]}
 
 
 def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, user=None):
@@ -513,7 +519,7 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
     for edition in editions:
         site_root = "../" * (edition.folder.count("/") + 1) if edition.folder else ""
         shared, strings, strings_json, number_filters = _edition_context(
-            root, env, precomputed, analyses, facts, edition, _languages(edition, editions), js, reproduce, core,
+            root, env, precomputed, analyses, facts, edition, _languages(edition, editions, base_url), js, reproduce, core,
             site_root=site_root, downloads_root=site_root, figure_files=True, user=user)
         widgets = page_widgets(root, edition, strings, base_url=base_url)
         files[_page_path(edition)] = _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,

@@ -352,14 +352,24 @@ def test_each_page_names_its_language_and_links_the_others(builds):
     pages = editions(builds)
     for lang, html in pages.items():
         assert re.search(rf'<html lang="{lang}"', html)
-        alternates = dict(re.findall(r'<link rel="alternate" hreflang="([\w-]+)" href="([^"]+)">', html))
-        assert set(alternates) == set(LANGUAGES) | {"x-default"}, alternates
+        # without --base-url the published address is unknown: no hreflang alternates (they must be absolute)
+        assert '<link rel="alternate" hreflang' not in html
         switch = re.findall(r'<a href="([^"]+)" hreflang="([\w-]+)" lang="\2" data-language-link>', html)
         assert sorted(code for _, code in switch) == sorted(set(LANGUAGES) - {lang})
-        for href, code in switch:
-            assert href == alternates[code]
-    assert 'hreflang="es" href="es/index.html"' in pages["en"] and 'hreflang="x-default" href="index.html"' in pages["en"]
-    assert 'hreflang="en" href="../index.html"' in pages["es"] and 'hreflang="es" href="index.html"' in pages["es"]
+    assert '<a href="es/index.html" hreflang="es"' in pages["en"]
+    assert '<a href="../index.html" hreflang="en"' in pages["es"]
+
+
+def test_a_published_build_names_every_edition_by_its_absolute_address(builds):
+    from sitegen.settings import LANGUAGES
+    files, _ = snapshot(builds["based_dir"])
+    expected = {lang: f"{BASE_URL}/{folder}/" if folder else f"{BASE_URL}/" for lang, folder in LANGUAGES.items()}
+    for lang, folder in LANGUAGES.items():
+        html = files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
+        alternates = dict(re.findall(r'<link rel="alternate" hreflang="([\w-]+)" href="([^"]+)">', html))
+        assert alternates == dict(expected, **{"x-default": f"{BASE_URL}/"}), alternates
+        switch = re.findall(r'<a href="([^"]+)" hreflang="([\w-]+)" lang="\2" data-language-link>', html)
+        assert switch and all(not href.startswith("http") for href, _ in switch), "the switcher stays relative"
 
 
 def test_a_one_language_build_is_a_complete_site_at_the_root(tmp_path):

@@ -45,7 +45,6 @@ def counted(ui, noun, n):
 def start_every_component(page):
     """Lay out every section and start every explorer (as a reader scrolling by would), then wait for
     their data and analyses."""
-    page.add_style_tag(content=".section { content-visibility: visible !important; }")
     page.evaluate("""() => document.querySelectorAll('[data-component="explorer"]').forEach(
         root => root.dispatchEvent(new FocusEvent('focusin')))""")
     page.wait_for_load_state("networkidle")
@@ -206,7 +205,6 @@ def test_no_card_text_is_clipped(open_explorer, width):
 @pytest.mark.parametrize("width", [320, 1280])
 def test_the_slider_stays_in_reach_while_the_panels_scroll(open_explorer, width):
     ex = open_explorer(viewport={"width": width, "height": 800})
-    ex.page.add_style_tag(content=".section { content-visibility: visible !important; }")  # heights settle first
     ex.choose(dataset="sim-600")
     bar = ex.root.locator(".slider-row")
     table = ex.root.get_by_role("table", name=ex.ui["bin_table_caption"], exact=True)
@@ -379,7 +377,6 @@ def test_one_class_naming_and_one_temperature_rule(open_explorer, engine, facts_
     expect(ex.root.locator(".bar-name").first).to_have_text("0")
     # The six examples' fitted T: three significant digits everywhere but the fitting section (which
     # says so) and the reproduction's printout.
-    page.add_style_tag(content=".section { content-visibility: visible !important; }")
     text = page.evaluate("""() => Array.from(document.querySelectorAll('main > section'))
         .filter(s => !['fitting', 'reproduce'].includes(s.id)).map(s => s.innerText).join('\\n')""")
     for digits in (3, 4, 5):
