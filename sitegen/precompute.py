@@ -291,15 +291,13 @@ def _bins_by_count(confidence, correct, bin_counts):
     return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in SCHEMES}
 
 
-def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_counts=OFFERED_BIN_COUNTS,
-                    max_bins=MAX_SWEEP_BINS, subgrid=None, sub_bin_counts=None, all_counts=True):
-    """All grid metrics for one part (rows ``logits``, ``labels``); see :class:`PartResult`.
+PRECOMPUTE_BLOCK_ELEMENTS = 1 << 23  # temperatures × rows of confidences binned at once (64 MiB of float64)
 
-    ``bin_counts`` get full-grid bins; with ``all_counts``, ECE and MCE also for every other
-    count 1..``max_bins``; ``sub_bin_counts`` (default: every other count 1..``max_bins``) get
-    bins at the ``subgrid`` temperatures (grid indices; default: none).
-    """
-    nll_values, brier_values, confidence = scores_over_grid(logits, labels, grid)
+
+def _grid_block(logits, labels, temps, bin_counts, max_bins, all_counts):
+    """Grid metrics of a block of temperatures ``temps``: ``(nll, brier, mean confidence, bins, ece, mce)``,
+    each array with a leading axis of ``temps.size`` (see :func:`precompute_part`)."""
+    nll_values, brier_values, confidence = scores_over_grid(logits, labels, temps)
     correct = np.argmax(logits, axis=1) == labels
     bins = _bins_by_count(confidence, correct, bin_counts)
     ece = {s: {b: bins[s][b].weighted_gap.sum(axis=1) for b in bin_counts} for s in SCHEMES}
@@ -312,14 +310,50 @@ def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_coun
             mce[scheme][b] = values
         ece = {s: dict(sorted(v.items())) for s, v in ece.items()}
         mce = {s: dict(sorted(v.items())) for s, v in mce.items()}
+    return nll_values, brier_values, confidence.mean(axis=1), bins, ece, mce
+
+
+def _join(blocks):
+    """Concatenate the per-block results of :func:`_grid_block` (arrays, dicts and named tuples of arrays)."""
+    first = blocks[0]
+    if isinstance(first, dict):
+        return {key: _join([b[key] for b in blocks]) for key in first}
+    if isinstance(first, tuple):
+        joined = [_join(list(parts)) for parts in zip(*blocks)]
+        return type(first)(*joined) if hasattr(first, "_fields") else tuple(joined)
+    return first if len(blocks) == 1 else np.concatenate(blocks)
+
+
+def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_counts=OFFERED_BIN_COUNTS,
+                    max_bins=MAX_SWEEP_BINS, subgrid=None, sub_bin_counts=None, all_counts=True,
+                    block_elements=PRECOMPUTE_BLOCK_ELEMENTS):
+    """All grid metrics for one part (rows ``logits``, ``labels``); see :class:`PartResult`.
+
+    ``bin_counts`` get full-grid bins; with ``all_counts``, ECE and MCE also for every other
+    count 1..``max_bins``; ``sub_bin_counts`` (default: every other count 1..``max_bins``) get
+    bins at the ``subgrid`` temperatures (grid indices; default: none). The grid is processed in
+    blocks of about ``block_elements`` (temperature, row) confidences, so memory stays bounded
+    whatever n; every temperature's figures are the same as in one pass (each is computed row by row).
+    """
+    correct = np.argmax(logits, axis=1) == labels
+    step = max(1, positive_int(block_elements, "block_elements") // max(1, labels.size))
+    blocks = [_grid_block(logits, labels, grid[start:start + step], bin_counts, max_bins, all_counts)
+              for start in range(0, grid.size, step)]
+    nll_values, brier_values, mean_confidence, bins, ece, mce = _join(blocks)
+    del blocks
     sub_bins = {s: {} for s in SCHEMES}
     if subgrid is not None:
+        others = [b for b in range(1, max_bins + 1) if b not in bin_counts]
         counts = others if sub_bin_counts is None else sub_bin_counts
-        sub_bins = _bins_by_count(confidence[np.asarray(subgrid)], correct, counts)
-    sweep = ece_sweep(confidence[[t1_index, fitted_index]], correct, max_bins=max_bins, schemes=SCHEMES)
+        sub_temps = np.asarray(subgrid)
+        sub_blocks = [_bins_by_count(scores_over_grid(logits, labels, grid[sub_temps[i:i + step]])[2], correct, counts)
+                      for i in range(0, sub_temps.size, step)]
+        sub_bins = _join(sub_blocks)
+    pair = scores_over_grid(logits, labels, grid[[t1_index, fitted_index]])[2]
+    sweep = ece_sweep(pair, correct, max_bins=max_bins, schemes=SCHEMES)
     return PartResult(
         name=name, n=int(labels.size), accuracy=float(correct.mean()),
-        nll=nll_values, brier=brier_values, mean_confidence=confidence.mean(axis=1),
+        nll=nll_values, brier=brier_values, mean_confidence=mean_confidence,
         bins=bins, ece=ece, mce=mce, ece_by_bins=sweep, nll_argmin=int(np.argmin(nll_values)), sub_bins=sub_bins,
     )
 
