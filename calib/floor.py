@@ -115,9 +115,9 @@ CDF_BLOCK_ELEMENTS = 1 << 20  # sorted confidences whose run CDFs are built in o
 MAX_RUN = 256  # longer runs of sorted examples are cut into runs of at most this many (see _split_long_runs)
 
 
-def _split_long_runs(bounds, max_run=MAX_RUN):
+def _split_long_runs(bounds, max_run=None):
     """Run boundaries ``bounds`` (ascending sorted positions, first 0, last n) with every run longer than
-    ``max_run`` cut into equal pieces of at most ``max_run``.
+    ``max_run`` (default :data:`MAX_RUN`) cut into equal pieces of at most ``max_run``.
 
     The pieces are disjoint runs of independent trials, so drawing each piece's successes and adding them
     is an exact draw of the whole run's count: the simulated law is unchanged, only more uniform columns
@@ -126,6 +126,7 @@ def _split_long_runs(bounds, max_run=MAX_RUN):
     >>> _split_long_runs(np.array([0, 3, 10]), 4).tolist()
     [0, 3, 6, 10]
     """
+    max_run = MAX_RUN if max_run is None else max_run
     lengths = np.diff(bounds)
     pieces = -(-lengths // max_run)  # ceil
     if np.all(pieces <= 1):
