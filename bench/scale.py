@@ -9,9 +9,10 @@ Prints (never asserts), for generated float32 ``.npz`` files of n × K logits
   VmHWM, reset before each stage through ``/proc/self/clear_refs``):
   ``load`` (:func:`calib.load_predictions`), ``fit`` (the page's bounded fit,
   :func:`sitegen.precompute.fit_for`, on the calibration half of a seeded
-  random split), ``grid metrics`` (:func:`calib.grid_metrics`: NLL, Brier,
-  confidence, ECE/MCE with 15 bins of both schemes over the 534-point grid,
-  two workers, as ``python -m calib fit`` computes them), ``precompute`` (the
+  random split), ``grid metrics`` (:func:`calib.grid_metrics` on all rows:
+  NLL, Brier, confidence, ECE/MCE with 15 equal-width bins over the 534-point
+  grid, two workers: the issue's "grid metrics"; then with 15 adaptive bins
+  too, which sorts every temperature's confidences), ``precompute`` (the
   page's grid figures of both parts, :func:`sitegen.precompute.precompute_dataset`),
   the analyses of each part (``scores``: :func:`sitegen.analysis.part_scores`;
   ``bootstrap``; ``noise floor``; ``sweep + smooth``), ``quoted`` (the
@@ -123,7 +124,10 @@ def child(path):
     masks = split_masks(data.labels.size, "random")
     dataset = Dataset("yours", data.logits, data.labels, data.groups, masks["calibration"])
     fitted_t, fitted_on = stage("fit", fit_for, dataset)
-    stage("grid metrics", lambda: grid_metrics(data.logits, data.labels, base_grid(), (15,), workers=2))
+    stage("grid metrics, 15 eq.-width", lambda: grid_metrics(data.logits, data.labels, base_grid(), (15,),
+                                                            ("equal-width",), workers=2))
+    stage("grid metrics, both schemes", lambda: grid_metrics(data.logits, data.labels, base_grid(), (15,),
+                                                             workers=2))
     grid = build_grid([fitted_t])
     t1_index = grid_index(grid, 1.0)
     result = stage("precompute", precompute_dataset, dataset, grid, fitted_t, fitted_on, t1_index)

@@ -146,3 +146,26 @@ def test_fewer_quoted_resamples_stay_inside_their_stated_monte_carlo_interval():
         for b, values in exact.spread.ece[scheme].items():
             check(values, exact.explorer_interval.ece[scheme][b])
     assert len(inside) >= 12 and np.mean(inside) >= 0.9
+
+
+def test_noise_floor_float32_gaps_stay_within_their_bound():
+    """The floor's simulated bin gaps |successes − expected| are summed in float32 (calib.floor._bin_draws):
+    exact integer successes (< 2²⁴), expected counts rounded to 24 bits. Against float64 the ECE of a draw
+    moves by at most 2⁻²⁴ · (1 + B · ECE) + 2⁻⁴⁰ (the rounding of each expected count and of each
+    partial sum), here checked at a million rows."""
+    from calib.floor import _bin_draws
+    rng = np.random.default_rng(2)
+    n, draws = 1_000_000, 8
+    sorted_conf = np.sort(rng.uniform(0.3, 1.0, n))
+    conf_prefix = np.concatenate([[0.0], np.cumsum(sorted_conf)])
+    for bins in (1, 15, 50):
+        bounds = np.linspace(0, n, bins + 1).round().astype(np.int64)
+        starts, ends = bounds[:-1], bounds[1:]
+        expected = conf_prefix[ends] - conf_prefix[starts]
+        hits = np.rint(expected[:, None] + rng.normal(0, 300, (bins, draws))).astype(np.int32)
+        prefix = np.zeros((bins + 1, draws), dtype=np.int32)
+        np.cumsum(hits, axis=0, out=prefix[1:])
+        got = _bin_draws(bounds, prefix, conf_prefix, starts, ends, np.array([0]), n)[2][0]
+        exact = np.abs(hits - expected[:, None]).sum(axis=0) / n
+        assert np.all(np.abs(got - exact) <= 2.0 ** -24 * (1 + bins * exact) + 2.0 ** -40)
+        assert np.max(np.abs(got - exact)) > 0  # float32 really is in play
