@@ -363,8 +363,7 @@ def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_coun
     """
     correct = np.argmax(logits, axis=1) == labels
     step = max(1, positive_int(block_elements, "block_elements") // max(1, labels.size))
-    # a second thread pays off only for heavy exponentials (many classes); figures do not depend on it
-    workers = 2 if logits.shape[1] * labels.size >= PARALLEL_ELEMENTS else 1
+    workers = _workers_for(logits)
     others = [b for b in range(1, max_bins + 1) if b not in bin_counts]
     sub_counts = others if sub_bin_counts is None else sub_bin_counts
     sub_temps = np.zeros(0, dtype=np.int64) if subgrid is None else np.asarray(subgrid, dtype=np.int64)
@@ -433,8 +432,14 @@ def fit_for(dataset):
     part = "all" if dataset.is_calibration is None else "calibration"
     rows = part_masks(dataset)[part]
     fitted = fit_temperature(dataset.logits[rows], dataset.labels[rows], method="bounded",
-                             bounds=FIT_BOUNDS, tolerance=FIT_TOLERANCE)
+                             bounds=FIT_BOUNDS, tolerance=FIT_TOLERANCE, workers=_workers_for(dataset.logits[rows]))
     return float(round_significant(fitted)[0]), part
+
+
+def _workers_for(logits):
+    """Threads for the exponentials of ``logits`` (n, K): two from :data:`PARALLEL_ELEMENTS` values, else one
+    (results never depend on it; on a busy 2-core machine a second thread only pays off for heavy work)."""
+    return 2 if logits.shape[0] * logits.shape[1] >= PARALLEL_ELEMENTS else 1
 
 
 def example_table(dataset, temperatures, n_bins=WORKED_EXAMPLE_BINS):
@@ -469,7 +474,7 @@ def _plain_grid_fit(dataset, fitted_on):
     """NLL argmin on the fitting part over the plain :func:`base_grid`, and its NLL (nats)."""
     rows = part_masks(dataset)[fitted_on]
     logits, labels = dataset.logits[rows], dataset.labels[rows]
-    t = fit_temperature(logits, labels, method="grid", grid=base_grid())
+    t = fit_temperature(logits, labels, method="grid", grid=base_grid(), workers=_workers_for(logits))
     return float(t), float(nll(logits, labels, t))
 
 
