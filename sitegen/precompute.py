@@ -9,6 +9,7 @@ Rounding to display units is the payload's job (:mod:`sitegen.payload`),
 drawing is the figures' job (:mod:`sitegen.figures`).
 """
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, NamedTuple, Optional
 
 import numpy as np
@@ -313,6 +314,7 @@ def _bins_by_count(confidence, correct, bin_counts, order=None):
 
 PRECOMPUTE_BLOCK_ELEMENTS = 1 << 23  # temperatures × rows of confidences binned at once (64 MiB of float64)
 PARALLEL_ELEMENTS = 1 << 24  # rows × classes from which the grid's exponentials run on two threads
+PARALLEL_ROWS = 1 << 16  # rows from which two blocks of temperatures are binned at once (figures unchanged)
 
 
 def _grid_block(logits, labels, temps, bin_counts, max_bins, all_counts, workers=1, sub_rows=(), sub_counts=()):
@@ -369,15 +371,22 @@ def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_coun
     sub_temps = np.zeros(0, dtype=np.int64) if subgrid is None else np.asarray(subgrid, dtype=np.int64)
     if np.any(np.diff(sub_temps) <= 0):
         raise ValueError("subgrid must hold increasing grid indices")
-    blocks, sub_blocks = [], []
-    for start in range(0, grid.size, step):
+    starts = range(0, grid.size, step)
+
+    def block(start):
         stop = min(grid.size, start + step)
         inside = sub_temps[(sub_temps >= start) & (sub_temps < stop)]
-        *block, sub = _grid_block(logits, labels, grid[start:stop], bin_counts, max_bins, all_counts, workers,
-                                  inside - start, sub_counts)
-        blocks.append(tuple(block))
-        if sub is not None:
-            sub_blocks.append(sub)
+        return _grid_block(logits, labels, grid[start:stop], bin_counts, max_bins, all_counts, workers,
+                           inside - start, sub_counts)
+
+    if labels.size >= PARALLEL_ROWS and len(starts) > 1:  # sorting and binning release the GIL
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            done = list(pool.map(block, starts))
+    else:
+        done = [block(start) for start in starts]
+    blocks = [tuple(result[:-1]) for result in done]
+    sub_blocks = [result[-1] for result in done if result[-1] is not None]
+    del done
     nll_values, brier_values, mean_confidence, bins, ece, mce = _join(blocks)
     del blocks
     sub_bins = {s: {} for s in SCHEMES}

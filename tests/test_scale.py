@@ -13,6 +13,7 @@ from analysis_inputs import BIN_COUNTS, part_rows, scores
 import calib.bootstrap as bootstrap_module
 import calib.floor as floor_module
 import sitegen.analysis as analysis_module
+import sitegen.precompute as precompute_module
 from calib import SCHEMES, bootstrap_draws, noise_floor, resample_counts
 from calib.floor import _split_long_runs
 from sitegen.analysis import analyse_part, part_scores, quote_part, quoted_resamples_for
@@ -106,7 +107,7 @@ def test_analyse_part_in_blocks_of_temperatures_equals_one_block(monkeypatch):
     assert_same(one, blocked)
 
 
-def test_precompute_part_in_blocks_of_temperatures_equals_one_block():
+def test_precompute_part_in_blocks_of_temperatures_equals_one_block(monkeypatch):
     logits, labels = part_rows("mixed", "test")
     grid = build_grid([1.3])
     t1, fitted = grid_index(grid, 1.0), grid_index(grid, 1.3)
@@ -115,6 +116,10 @@ def test_precompute_part_in_blocks_of_temperatures_equals_one_block():
     blocked = precompute_part("test", logits, labels, grid, fitted, t1, subgrid=subgrid,
                               block_elements=23 * labels.size)  # 24 blocks, sub-grid points in most
     assert_same(one, blocked)
+    monkeypatch.setattr(precompute_module, "PARALLEL_ROWS", 1)  # the same blocks on two threads
+    threaded = precompute_part("test", logits, labels, grid, fitted, t1, subgrid=subgrid,
+                               block_elements=23 * labels.size)
+    assert_same(one, threaded)
 
 
 def test_quoted_resamples_shrink_only_above_the_large_part_size():
