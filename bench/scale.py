@@ -5,7 +5,8 @@ Prints (never asserts), for generated float32 ``.npz`` files of n × K logits
 (over-confident synthetic logits; labels drawn from softmax(z / 1.5)):
 
 * each stage of the pipeline a ``--data`` build runs on the file, in a child
-  process, with its wall time and its own peak resident size (the child's
+  process, with its wall time, its CPU time (all threads) and its own peak
+  resident size (the child's
   VmHWM, reset before each stage through ``/proc/self/clear_refs``):
   ``load`` (:func:`calib.load_predictions`), ``fit`` (the page's bounded fit,
   :func:`sitegen.precompute.fit_for`, on the calibration half of a seeded
@@ -114,10 +115,10 @@ def child(path):
 
     def stage(name, function, *args, **extra):
         _reset_peak()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         result = function(*args)
-        print(json.dumps({"stage": name, "seconds": time.perf_counter() - start, "peak": _peak_mib(), **extra}),
-              flush=True)
+        print(json.dumps({"stage": name, "seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,
+                          "peak": _peak_mib(), **extra}), flush=True)
         return result
 
     data = stage("load", load_predictions, path)
@@ -202,11 +203,11 @@ def run_size(folder, n, k, groups, whole_build):
     print(f"\n{n:,} × {k:,} float32 logits{f', {groups} groups' if groups else ''} "
           f"({path.stat().st_size / 2 ** 20:.0f} MiB, generated in {time.perf_counter() - start:.0f} s)", flush=True)
     seconds, peak, status, tail = timed_command([sys.executable, "-m", "calib", "fit", str(path), "--json"])
-    print(f"  {'python -m calib fit --json':<28}{seconds:8.1f} s {peak:8.0f} MiB"
+    print(f"  {'python -m calib fit --json':<28}{seconds:8.1f} s {'':10s}{peak:8.0f} MiB"
           f"{'' if status == 0 else f'  (exit {status}: {tail})'}", flush=True)
     done = subprocess.Popen([sys.executable, __file__, "--child", str(path)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
-    total, peaks = 0.0, []
+    total, total_cpu, peaks = 0.0, 0.0, []
     for line in done.stdout:
         row = json.loads(line)
         if "sizes" in row:
@@ -216,20 +217,21 @@ def run_size(folder, n, k, groups, whole_build):
                   + ", ".join(f"{k} {v:,} B" for k, v in sizes.items() if k.endswith("bins")), flush=True)
             continue
         total += row["seconds"]
+        total_cpu += row["cpu"]
         peaks.append(row["peak"])
-        note = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("stage", "seconds", "peak"))
-        print(f"  {row['stage']:<28}{row['seconds']:8.1f} s {row['peak']:8.0f} MiB{f'  ({note})' if note else ''}",
-              flush=True)
+        note = ", ".join(f"{k} {v}" for k, v in row.items() if k not in ("stage", "seconds", "cpu", "peak"))
+        print(f"  {row['stage']:<28}{row['seconds']:8.1f} s {row['cpu']:8.1f} s {row['peak']:8.0f} MiB"
+              f"{f'  ({note})' if note else ''}", flush=True)
     status = done.wait()
     if status:
         print(f"  child failed (exit {status}): {done.stderr.read().strip()[-400:]}", flush=True)
-    print(f"  {'pipeline total':<28}{total:8.1f} s {max(peaks, default=math.nan):8.0f} MiB (largest stage peak)",
-          flush=True)
+    print(f"  {'pipeline total':<28}{total:8.1f} s {total_cpu:8.1f} s {max(peaks, default=math.nan):8.0f} MiB "
+          "(largest stage peak)", flush=True)
     if whole_build:
         with tempfile.TemporaryDirectory() as out:
             seconds, peak, status, tail = timed_command(
                 [sys.executable, "build.py", "--data", str(path), "--out", str(Path(out) / "site")])
-        print(f"  {'build.py --data (whole)':<28}{seconds:8.1f} s {peak:8.0f} MiB"
+        print(f"  {'build.py --data (whole)':<28}{seconds:8.1f} s {'':10s}{peak:8.0f} MiB"
               f"{'' if status == 0 else f'  (exit {status}: {tail})'}", flush=True)
     path.unlink()
 
@@ -248,7 +250,8 @@ def main(argv=None):
     whole = has_data_option()
     print(f"numpy {np.__version__}, Python {sys.version.split()[0]}, {os.cpu_count()} cores, "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    print("stage times are wall seconds; MiB = the stage's own peak resident size (VmHWM reset before it)")
+    print("per stage: wall seconds, CPU seconds (all threads; on a loaded machine the steadier figure), and the "
+          "stage's own peak resident size in MiB (VmHWM reset before it)")
     print("build.py --data: " + ("found; the whole build is timed too" if whole else
                                  "not available in this checkout; the stages above are the build's pipeline"))
     with tempfile.TemporaryDirectory() as folder:

@@ -29,7 +29,7 @@ from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from .binning import SCHEMES, ece, equal_mass_bounds
+from .binning import SCHEMES, adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, sort_by_confidence
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 from .runs import bin_layout, ece_from_prefix, sort_rows
 from .validation import (
@@ -170,6 +170,22 @@ def _ece_block(compact, order, sorted_conf, hits, residuals, scale, layout, unio
             out["adaptive"][b][:, g] = values[:, len(counts) + k]
 
 
+def _observed_ece(conf, hits, counts):
+    """``{scheme: {B: (G,)}}``: :func:`calib.ece` of every row of ``conf`` (G, n), the same numbers, computed a
+    block of rows at a time (bounded memory) with one stable sort per block for every adaptive bin count."""
+    temps, n = conf.shape
+    out = {scheme: {b: np.empty(temps) for b in counts} for scheme in SCHEMES}
+    step = max(1, RESAMPLE_BLOCK_ELEMENTS // n)
+    for g0 in range(0, temps, step):
+        rows = conf[g0:g0 + step]
+        for b in counts:
+            out["equal-width"][b][g0:g0 + step] = equal_width_bins(rows, hits, b).weighted_gap.sum(axis=-1)
+        ordered = sort_by_confidence(rows, hits)
+        for b in counts:
+            out["adaptive"][b][g0:g0 + step] = adaptive_bins_sorted(*ordered, b).weighted_gap.sum(axis=-1)
+    return out
+
+
 def bootstrap_draws(confidence, correct, example_nll, bin_counts, n_resamples=DEFAULT_RESAMPLES, rng=0,
                     example_brier=None):
     """Mean NLL, mean Brier and binned ECE of every bootstrap resample, at every temperature.
@@ -257,7 +273,7 @@ def bootstrap_draws(confidence, correct, example_nll, bin_counts, n_resamples=DE
     observed = ScoreSet(
         losses.mean(axis=1),
         None if squares is None else squares.mean(axis=1),
-        {scheme: {b: np.asarray(ece(conf, hits, b, scheme)).reshape(temps) for b in counts} for scheme in SCHEMES},
+        _observed_ece(conf, hits, counts),
     )
     return BootstrapDraws(int(resamples), ScoreSet(nll_draws, brier_draws, ece_draws), observed)
 
