@@ -179,14 +179,16 @@ def child(path):
 # --- the parent ------------------------------------------------------------------------------------
 
 def timed_command(command):
-    """``(seconds, peak MiB, exit status, stderr tail)`` of ``command`` under ``/usr/bin/time -v``."""
+    """``(seconds, CPU seconds, peak MiB, exit status, stderr tail)`` of ``command`` under ``/usr/bin/time -v``
+    (CPU = user + system time of the command and its threads)."""
     start = time.perf_counter()
     done = subprocess.run(["/usr/bin/time", "-v"] + command, capture_output=True, text=True, cwd=str(ROOT))
     seconds = time.perf_counter() - start
     found = re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
     peak = int(found.group(1)) / 1024 if found else math.nan
+    cpu = sum(float(v) for v in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", done.stderr)) or math.nan
     tail = "" if done.returncode == 0 else done.stderr.strip().splitlines()[0][-200:]
-    return seconds, peak, done.returncode, tail
+    return seconds, cpu, peak, done.returncode, tail
 
 
 def has_data_option():
@@ -202,8 +204,8 @@ def run_size(folder, n, k, groups, whole_build):
     synthetic_file(path, n, k, groups)
     print(f"\n{n:,} × {k:,} float32 logits{f', {groups} groups' if groups else ''} "
           f"({path.stat().st_size / 2 ** 20:.0f} MiB, generated in {time.perf_counter() - start:.0f} s)", flush=True)
-    seconds, peak, status, tail = timed_command([sys.executable, "-m", "calib", "fit", str(path), "--json"])
-    print(f"  {'python -m calib fit --json':<28}{seconds:8.1f} s {'':10s}{peak:8.0f} MiB"
+    seconds, cpu, peak, status, tail = timed_command([sys.executable, "-m", "calib", "fit", str(path), "--json"])
+    print(f"  {'python -m calib fit --json':<28}{seconds:8.1f} s {cpu:8.1f} s {peak:8.0f} MiB"
           f"{'' if status == 0 else f'  (exit {status}: {tail})'}", flush=True)
     done = subprocess.Popen([sys.executable, __file__, "--child", str(path)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=str(ROOT))
@@ -229,9 +231,9 @@ def run_size(folder, n, k, groups, whole_build):
           "(largest stage peak)", flush=True)
     if whole_build:
         with tempfile.TemporaryDirectory() as out:
-            seconds, peak, status, tail = timed_command(
+            seconds, cpu, peak, status, tail = timed_command(
                 [sys.executable, "build.py", "--data", str(path), "--out", str(Path(out) / "site")])
-        print(f"  {'build.py --data (whole)':<28}{seconds:8.1f} s {'':10s}{peak:8.0f} MiB"
+        print(f"  {'build.py --data (whole)':<28}{seconds:8.1f} s {cpu:8.1f} s {peak:8.0f} MiB"
               f"{'' if status == 0 else f'  (exit {status}: {tail})'}", flush=True)
     path.unlink()
 
