@@ -30,6 +30,7 @@ Prints (never asserts):
 
     python bench/engine.py                      # sections 1-4, about 5-10 minutes on 2 cores
     python bench/engine.py --only scale         # the scale table only
+    python bench/engine.py --only scale --clock cpu   # … timed by CPU seconds (steadier on a loaded machine)
     python bench/engine.py --large              # add section 5 (a few more minutes)
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/engine.py   # the machine's own BLAS kernel
 """
@@ -70,13 +71,16 @@ LARGE_FILES = ((1_000_000, 10), (50_000, 1_000))
 N_BINS = 15
 
 
+CLOCK = time.perf_counter  # --clock cpu: time.process_time (CPU seconds of every thread of this process)
+
+
 def best_of(repeats, function, *args):
-    """``(seconds, result)``: the fastest of ``repeats`` calls of ``function(*args)``."""
+    """``(seconds, result)``: the fastest of ``repeats`` calls of ``function(*args)``, by :data:`CLOCK`."""
     best, result = math.inf, None
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = CLOCK()
         result = function(*args)
-        best = min(best, time.perf_counter() - start)
+        best = min(best, CLOCK() - start)
     return best, result
 
 
@@ -217,8 +221,11 @@ def scale_table(temps, repeats, sizes=SCALE_SIZES):
         info = [i for i in threadpoolctl.threadpool_info() if i.get("user_api") == "blas"]
         kernel = f"; BLAS {info[0].get('internal_api')} {info[0].get('version')} kernel {info[0].get('architecture')}" \
             if info else ""
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (math.nan,) * 3
     print(f"scale: NLL + Brier + confidence + {N_BINS}-bin ECE over {temps.size} temperatures; "
-          f"best of {repeats}; {threads}{kernel}; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
+          f"best of {repeats} by {'CPU' if CLOCK is time.process_time else 'wall'} time; load average "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {threads}{kernel}; "
+          f"OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
     torch_note = f"torch {torch.__version__}" if torch else "torch not importable: no PyTorch column"
     print(f"  {torch_note}")
     header = (f"  {'n × K':>14s} {'exp 1t':>8s} {'engine 1t':>10s} {'÷exp':>6s} {'engine 2t':>10s}"
@@ -325,8 +332,13 @@ def main(argv=None):
     parser.add_argument("--sizes", help="section 4's sizes as NxK,NxK,… (default: the five of the table)")
     parser.add_argument("--large", action="store_true", help="also run section 5 (large generated files)")
     parser.add_argument("--workers", type=int, default=2, help="worker threads for section 5 (default: 2)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time sections 2 and 4 by wall time (default) or by this process's CPU time, the steadier "
+                             "figure on a loaded machine (with 2 threads it adds both threads' time)")
     parser.add_argument("--child-grid", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    global CLOCK
+    CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
     if args.child_grid:
         child_grid(args.child_grid, args.workers)
         return 0

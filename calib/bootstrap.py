@@ -29,7 +29,7 @@ from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from .binning import SCHEMES, ece, equal_mass_bounds
+from .binning import SCHEMES, adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, sort_by_confidence
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 from .runs import bin_layout, ece_from_prefix, sort_rows
 from .validation import (
@@ -140,6 +140,52 @@ def _as_example_scores(values, shape, name, bounds=None):
     return scores
 
 
+RESAMPLE_BLOCK_ELEMENTS = 1 << 23  # resample counts (R × n) held at once: bounds the bootstrap's memory
+
+
+def _ece_block(compact, order, sorted_conf, hits, residuals, scale, layout, union, adaptive_starts, adaptive_ends,
+               adaptive_first, counts, out):
+    """Binned ECE of a block of resamples (counts ``compact`` (r, n)) at every temperature, into ``out[scheme][B]``
+    (views (r, G)). ``residuals[g]`` are the fixed-point residuals in sorted order (None: computed here)."""
+    resamples, n = compact.shape
+    value_prefix = np.zeros(resamples * n + 1, dtype=np.int64)
+    row_start = np.arange(resamples)[:, None] * n
+    for g in range(order.shape[0]):
+        o = order[g]
+        residual = residuals[g] if residuals is not None else \
+            np.rint((hits[o] - sorted_conf[g]) * scale).astype(np.int64)
+        w = compact[:, o]
+        weight_prefix = count_prefix(w)
+        np.cumsum((w * residual).ravel(), out=value_prefix[1:])
+        del w
+        # equal-width bins: fixed runs of the sorted order
+        at_edges = value_prefix[row_start + layout.ends[g][None, :]] - value_prefix[row_start + layout.starts[g][None, :]]
+        width_draws = np.add.reduceat(np.abs(at_edges), layout.first, axis=1) / n
+        # adaptive bins: equal-mass groups of each resampled multiset
+        at = _flat_prefix_at(weight_prefix, value_prefix, residual, union, n)
+        mass_draws = ece_from_prefix(at, adaptive_starts, adaptive_ends, adaptive_first, n)
+        values = np.concatenate([width_draws, mass_draws], axis=1) / scale  # (r, 2 · len(counts))
+        for k, b in enumerate(counts):
+            out["equal-width"][b][:, g] = values[:, k]
+            out["adaptive"][b][:, g] = values[:, len(counts) + k]
+
+
+def _observed_ece(conf, hits, counts):
+    """``{scheme: {B: (G,)}}``: :func:`calib.ece` of every row of ``conf`` (G, n), the same numbers, computed a
+    block of rows at a time (bounded memory) with one stable sort per block for every adaptive bin count."""
+    temps, n = conf.shape
+    out = {scheme: {b: np.empty(temps) for b in counts} for scheme in SCHEMES}
+    step = max(1, RESAMPLE_BLOCK_ELEMENTS // n)
+    for g0 in range(0, temps, step):
+        rows = conf[g0:g0 + step]
+        for b in counts:
+            out["equal-width"][b][g0:g0 + step] = equal_width_bins(rows, hits, b).weighted_gap.sum(axis=-1)
+        ordered = sort_by_confidence(rows, hits)
+        for b in counts:
+            out["adaptive"][b][g0:g0 + step] = adaptive_bins_sorted(*ordered, b).weighted_gap.sum(axis=-1)
+    return out
+
+
 def bootstrap_draws(confidence, correct, example_nll, bin_counts, n_resamples=DEFAULT_RESAMPLES, rng=0,
                     example_brier=None):
     """Mean NLL, mean Brier and binned ECE of every bootstrap resample, at every temperature.
@@ -190,13 +236,10 @@ def bootstrap_draws(confidence, correct, example_nll, bin_counts, n_resamples=DE
         squares = _as_example_scores(example_brier, conf.shape, "example_brier", (0.0, 2.0))
     counts = as_bin_counts(bin_counts)
     temps, n = conf.shape
-    weights = resample_counts(n, n_resamples, rng)
-    resamples = weights.shape[0]
-    float_weights = weights.astype(np.float64)
-    nll_draws = float_weights @ losses.T / n  # (R, G)
-    brier_draws = None if squares is None else float_weights @ squares.T / n
-    compact = weights.astype(np.int8 if weights.max() < 128 else np.int32)
-    # |running sum| ≤ R · n · 2^bits over all rows end to end: keep it inside int64
+    resamples = positive_int(n_resamples, "n_resamples")
+    gen = as_generator(rng)
+    # |running sum| ≤ R · n · 2^bits over all rows end to end: keep it inside int64 (set by the whole R, so a
+    # resample's figures do not depend on the block it falls in)
     bits = int(min(40, 62 - np.ceil(np.log2(resamples * n + 1))))
     scale = 2.0 ** bits
     order, sorted_conf = sort_rows(conf)
@@ -207,29 +250,30 @@ def bootstrap_draws(confidence, correct, example_nll, bin_counts, n_resamples=DE
     adaptive_first = np.concatenate([[0], np.cumsum([c.size - 1 for c in columns])[:-1]])
     adaptive_starts = np.concatenate([c[:-1] for c in columns])
     adaptive_ends = np.concatenate([c[1:] for c in columns])
-    value_prefix = np.zeros(resamples * n + 1, dtype=np.int64)
-    row_start = np.arange(resamples)[:, None] * n
+    residuals = [np.rint((hits[order[g]] - sorted_conf[g]) * scale).astype(np.int64) for g in range(temps)] \
+        if temps * n <= RESAMPLE_BLOCK_ELEMENTS else None  # else recomputed per block, in bounded memory
+    nll_draws = np.empty((resamples, temps))
+    brier_draws = None if squares is None else np.empty((resamples, temps))
     ece_draws = {scheme: {b: np.empty((resamples, temps)) for b in counts} for scheme in SCHEMES}
-    for g in range(temps):
-        o = order[g]
-        residual = np.rint((hits[o] - sorted_conf[g]) * scale).astype(np.int64)
-        w = compact[:, o]
-        weight_prefix = count_prefix(w)
-        np.cumsum((w * residual).ravel(), out=value_prefix[1:])
-        # equal-width bins: fixed runs of the sorted order
-        at_edges = value_prefix[row_start + layout.ends[g][None, :]] - value_prefix[row_start + layout.starts[g][None, :]]
-        width_draws = np.add.reduceat(np.abs(at_edges), layout.first, axis=1) / n
-        # adaptive bins: equal-mass groups of each resampled multiset
-        at = _flat_prefix_at(weight_prefix, value_prefix, residual, union, n)
-        mass_draws = ece_from_prefix(at, adaptive_starts, adaptive_ends, adaptive_first, n)
-        values = np.concatenate([width_draws, mass_draws], axis=1) / scale  # (R, 2 · len(counts))
-        for k, b in enumerate(counts):
-            ece_draws["equal-width"][b][:, g] = values[:, k]
-            ece_draws["adaptive"][b][:, g] = values[:, len(counts) + k]
+    block = max(1, RESAMPLE_BLOCK_ELEMENTS // n)
+    for r0 in range(0, resamples, block):
+        # consecutive rows of uniforms: the same counts as one call for all R resamples
+        weights = resample_counts(n, min(block, resamples - r0), gen)
+        rows = slice(r0, r0 + weights.shape[0])
+        float_weights = weights.astype(np.float64)
+        nll_draws[rows] = float_weights @ losses.T / n  # (r, G)
+        if squares is not None:
+            brier_draws[rows] = float_weights @ squares.T / n
+        del float_weights
+        compact = weights.astype(np.int8 if weights.max() < 128 else np.int32)
+        del weights
+        _ece_block(compact, order, sorted_conf, hits, residuals, scale, layout, union, adaptive_starts,
+                   adaptive_ends, adaptive_first, counts, {s: {b: v[rows] for b, v in d.items()}
+                                                           for s, d in ece_draws.items()})
     observed = ScoreSet(
         losses.mean(axis=1),
         None if squares is None else squares.mean(axis=1),
-        {scheme: {b: np.asarray(ece(conf, hits, b, scheme)).reshape(temps) for b in counts} for scheme in SCHEMES},
+        _observed_ece(conf, hits, counts),
     )
     return BootstrapDraws(int(resamples), ScoreSet(nll_draws, brier_draws, ece_draws), observed)
 

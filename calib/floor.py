@@ -111,6 +111,38 @@ def _sorted_uniforms(gen, columns, draws):
     return _SortedUniforms(keys.ravel(), rank, draws)
 
 
+CDF_BLOCK_ELEMENTS = 1 << 20  # sorted confidences whose run CDFs are built in one call (bounds memory)
+MAX_RUN = 256  # longer runs of sorted examples are cut into runs of at most this many (see _split_long_runs)
+
+
+def _split_long_runs(bounds, max_run=None):
+    """Run boundaries ``bounds`` (ascending sorted positions, first 0, last n) with every run longer than
+    ``max_run`` (default :data:`MAX_RUN`) cut into equal pieces of at most ``max_run``.
+
+    The pieces are disjoint runs of independent trials, so drawing each piece's successes and adding them
+    is an exact draw of the whole run's count: the simulated law is unchanged, only more uniform columns
+    are used. It keeps the exact Poisson-binomial CDFs (quadratic in a run's length) linear in n overall.
+
+    >>> _split_long_runs(np.array([0, 3, 10]), 4).tolist()
+    [0, 3, 6, 10]
+    """
+    max_run = MAX_RUN if max_run is None else max_run
+    lengths = np.diff(bounds)
+    pieces = -(-lengths // max_run)  # ceil
+    if np.all(pieces <= 1):
+        return bounds
+    cuts = [bounds]
+    for start, length, count in zip(bounds[:-1][pieces > 1], lengths[pieces > 1], pieces[pieces > 1]):
+        cuts.append(start + equal_split(int(length), int(count))[1:-1])
+    return np.unique(np.concatenate(cuts))
+
+
+def equal_split(length, count):
+    """``count + 1`` boundaries cutting ``length`` items into ``count`` runs whose sizes differ by at most one."""
+    small, extra = divmod(length, count)
+    return np.concatenate([[0], np.cumsum(np.full(count, small) + (np.arange(count) < extra))]).astype(np.int64)
+
+
 def _null_bin_hits(sorted_conf, layout, n_draws, gen):
     """For each temperature g, yield ``(g, bounds, prefix)`` under ``correct ~ Bernoulli(confidence)``.
 
@@ -125,38 +157,43 @@ def _null_bin_hits(sorted_conf, layout, n_draws, gen):
     column k (common random numbers across temperatures; Latin-hypercube
     uniforms, see :func:`_sorted_uniforms`). Runs are disjoint,
     so their counts are independent and their sums reproduce the joint law of
-    all bins exactly, at a cost of O(runs × S) instead of O(n × S).
+    all bins exactly, at a cost of O(runs × S) instead of O(n × S). Runs
+    longer than :data:`MAX_RUN` are cut further (:func:`_split_long_runs`),
+    so the CDFs cost O(n · MAX_RUN) per temperature rather than O(n² / B).
     """
     temps, n = sorted_conf.shape
     per_temp = []
     for g in range(temps):
         bounds = np.unique(np.concatenate([layout.starts[g], layout.ends[g], [0, n]]))
-        per_temp.append(bounds)
-    seg_g = np.concatenate([np.full(b.size - 1, g) for g, b in enumerate(per_temp)])
-    seg_start = np.concatenate([b[:-1] for b in per_temp])
-    seg_len = np.concatenate([np.diff(b) for b in per_temp])
-    cdf, offset = segment_cdfs(sorted_conf.ravel(), seg_g * n + seg_start, seg_len)
+        per_temp.append(_split_long_runs(bounds))
     columns = max(b.size - 1 for b in per_temp)
     uniforms = _sorted_uniforms(gen, columns, n_draws)
     unsort = (uniforms.rank + (np.arange(columns) * n_draws)[:, None]).ravel()  # flat index of each draw's value
-    first_seg = np.concatenate([[0], np.cumsum([b.size - 1 for b in per_temp])])
     scale = 2.0 ** UNIFORM_BITS
     draws = n_draws
+    block = max(1, CDF_BLOCK_ELEMENTS // n)  # temperatures whose run CDFs are built in one call
     for g in range(temps):
+        if g % block == 0:  # the CDFs of the next block of temperatures: O(block · n) memory
+            chunk = range(g, min(temps, g + block))
+            seg_g = np.concatenate([np.full(per_temp[h].size - 1, h - g) for h in chunk])
+            seg_start = np.concatenate([per_temp[h][:-1] for h in chunk])
+            seg_len = np.concatenate([np.diff(per_temp[h]) for h in chunk])
+            cdf, offsets = segment_cdfs(sorted_conf[chunk.start:chunk.stop].ravel(), seg_g * n + seg_start, seg_len)
+            first_seg = np.concatenate([[0], np.cumsum([per_temp[h].size - 1 for h in chunk])])
         bounds = per_temp[g]
-        segs = np.arange(first_seg[g], first_seg[g + 1])
-        local = np.arange(segs.size)
-        lengths = seg_len[segs]
+        lengths = np.diff(bounds)
+        offset = offsets[first_seg[g - chunk.start]:first_seg[g - chunk.start + 1]]
+        local = np.arange(lengths.size)
         # CDF values F(h) for h < length (F(length) = 1 is never below a uniform)
         entry_seg = np.repeat(local, lengths)
         within = np.arange(lengths.sum()) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        entry_pos = np.repeat(offset[segs], lengths) + within
+        entry_pos = np.repeat(offset, lengths) + within
         query = (entry_seg.astype(np.int64) << (UNIFORM_BITS + 1)) + np.floor(cdf[entry_pos] * scale).astype(np.int64)
         below = np.searchsorted(uniforms.keys, query, side="right") - entry_seg * draws  # draws with u ≤ F(h)
-        marks = np.bincount(entry_seg * (draws + 1) + below, minlength=segs.size * (draws + 1))
-        sorted_hits = np.cumsum(marks.reshape(segs.size, draws + 1)[:, :draws], axis=1, dtype=np.int32)
-        seg_hits = np.take(sorted_hits.ravel(), unsort[:segs.size * draws]).reshape(segs.size, draws)
-        prefix = np.zeros((segs.size + 1, draws), dtype=np.int32)
+        marks = np.bincount(entry_seg * (draws + 1) + below, minlength=local.size * (draws + 1))
+        sorted_hits = np.cumsum(marks.reshape(local.size, draws + 1)[:, :draws], axis=1, dtype=np.int32)
+        seg_hits = np.take(sorted_hits.ravel(), unsort[:local.size * draws]).reshape(local.size, draws)
+        prefix = np.zeros((local.size + 1, draws), dtype=np.int32)
         np.cumsum(seg_hits, axis=0, out=prefix[1:])
         yield g, bounds, prefix
 

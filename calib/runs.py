@@ -119,7 +119,7 @@ def ece_from_prefix(prefix, starts, ends, first, n):
     return np.add.reduceat(gaps, first, axis=-1) / n
 
 
-def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES):
+def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES, order=None):
     """ECE (probability in [0, 1]) for every bin count 1..``max_bins``: ``{scheme: array (G, max_bins)}``.
 
     ``confidence`` is (n,) or (G, n), one row per temperature; column B − 1 of
@@ -129,13 +129,19 @@ def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES):
     With 3 equal-width bins: 0.2 (wrong) gives 1/4 · 0.2, 0.6 (right) gives
     1/4 · 0.4, and {0.7 wrong, 1.0 right} gives 2/4 · |0.5 − 0.85|:
 
+    ``order`` (G, n), if given, must be each row's stable ascending order
+    (as :func:`sort_rows` computes it), already known to the caller.
+
     >>> ece_sweep([0.2, 0.6, 0.7, 1.0], [0, 1, 0, 1], 3)["equal-width"].round(4).tolist()
     [[0.125, 0.125, 0.325]]
     """
     conf = as_probability_rows(confidence)
     hits = as_correct(correct, conf.shape[1:])
     max_bins = positive_int(max_bins, "max_bins")
-    order, sorted_conf = sort_rows(conf)
+    if order is None:
+        order, sorted_conf = sort_rows(conf)
+    else:
+        sorted_conf = np.take_along_axis(conf, order, axis=1)
     residual = hits[order] - sorted_conf
     prefix = np.concatenate([np.zeros((conf.shape[0], 1)), np.cumsum(residual, axis=1)], axis=1)
     layout = bin_layout(sorted_conf, range(1, max_bins + 1), schemes)

@@ -48,7 +48,7 @@ import numpy as np
 
 from calib import (
     SPREAD_QUANTILES, BootstrapSpread, NoiseFloor, PairedDifference, ScoreSet, bootstrap_draws, bootstrap_spread,
-    ece_sweep, fit_weighted_temperatures, log_softmax, nll_beta_derivatives, noise_floor, paired_difference,
+    block_shape, ece_sweep, fit_weighted_temperatures, log_softmax, nll_beta_derivatives, noise_floor, paired_difference,
     part_masks, quantile_interval, resample_counts, scaled_probs, sorted_quantiles,
 )
 from calib.smooth import SmoothCurve, SmoothECE, smooth_ece, smooth_reliability
@@ -57,14 +57,15 @@ from calib.subgroups import SubgroupAnalysis, row_scores, subgroup_analysis
 from .precompute import grid_index, round_significant, subgrid_indices
 from .settings import (
     ANALYSIS_SEED, CURVE_POINTS, DRAWS, FIT_RESAMPLES, FIT_SPREAD_QUANTILES, FIT_SPREAD_TRUTH,
-    MAX_SWEEP_BINS, MONTE_CARLO_LEVEL, OFFERED_BIN_COUNTS, QUOTED_RESAMPLES, RESAMPLES, SUBGRID_STEP,
+    LARGE_PART_ROWS, MAX_SWEEP_BINS, MONTE_CARLO_LEVEL, OFFERED_BIN_COUNTS, QUOTED_RESAMPLES, QUOTED_ROW_BUDGET,
+    RESAMPLES, SUBGRID_STEP,
     REFIT_TOLERANCE, SUBGROUP_BIN_COUNTS, SWEEP_DRAWS, TABLE_BINS, TRUTH_DRAWS, WORKED_EXAMPLE,
 )
 
 __all__ = [
     "PartAnalysis", "DatasetAnalysis", "Analyses",
     "QuotedPart", "FitSpread", "Balance",
-    "part_generator", "analyse_part", "quote_part", "fit_spread", "marginal_balance", "analyse_dataset",
+    "part_generator", "part_scores", "quoted_resamples_for", "analyse_part", "quote_part", "fit_spread", "marginal_balance", "analyse_dataset",
     "precompute_analyses",
 ]
 
@@ -201,22 +202,71 @@ def part_generator(seed, dataset, part, purpose):
 def analyse_part(name, logits, labels, temperatures, seed=ANALYSIS_SEED, dataset="", n_resamples=RESAMPLES,
                  n_draws=DRAWS, sweep_draws=SWEEP_DRAWS, bin_counts=OFFERED_BIN_COUNTS, max_bins=MAX_SWEEP_BINS,
                  curve_points=CURVE_POINTS):
-    """All analyses of one part (rows ``logits`` (n, K), ``labels`` (n,)) at ``temperatures`` (G_s,)."""
-    log_p = log_softmax(logits, np.asarray(temperatures, dtype=np.float64))  # (G_s, n, K)
-    rows = np.arange(labels.size)
-    predicted = np.argmax(logits, axis=1)
-    confidence = np.exp(log_p[:, rows, predicted])
-    correct = predicted == labels
-    example_nll = -log_p[:, rows, labels]
+    """All analyses of one part (rows ``logits`` (n, K), ``labels`` (n,)) at ``temperatures`` (G_s,).
+
+    Memory stays bounded whatever n and K: the per-example scores are computed a block of temperatures
+    (and rows) at a time (:func:`part_scores`), and the bin sweep and smooth ECE run on blocks of
+    temperatures; each temperature's figures are the same as in one pass over all of them.
+    """
+    confidence, correct, example_nll = part_scores(logits, labels, temperatures)
     spread = bootstrap_spread(confidence, correct, example_nll, bin_counts=bin_counts, n_resamples=n_resamples,
                               rng=part_generator(seed, dataset, name, "bootstrap"))
     floor = noise_floor(confidence, bin_counts=bin_counts, max_bins=max_bins, n_draws=n_draws,
                         sweep_draws=sweep_draws, rng=part_generator(seed, dataset, name, "floor"))
-    sweep = ece_sweep(confidence, correct, max_bins=max_bins)
-    outcome = np.broadcast_to(correct.astype(np.float64), confidence.shape)
-    smooth = smooth_ece(confidence, outcome)
-    curve = smooth_reliability(confidence, outcome, smooth.sigma, np.linspace(0.0, 1.0, curve_points))
+    del example_nll
+    blocks = _temperature_blocks(confidence.shape[0], confidence.shape[1])
+    sweeps = [ece_sweep(confidence[b], correct, max_bins=max_bins) for b in blocks]
+    sweep = {scheme: np.concatenate([part[scheme] for part in sweeps]) for scheme in sweeps[0]}
+    smooth_parts, curve_parts = [], []
+    mesh = np.linspace(0.0, 1.0, curve_points)
+    for b in blocks:
+        outcome = np.broadcast_to(correct.astype(np.float64), confidence[b].shape)
+        smooth_parts.append(smooth_ece(confidence[b], outcome))
+        curve_parts.append(smooth_reliability(confidence[b], outcome, smooth_parts[-1].sigma, mesh))
+    smooth = SmoothECE(*(np.concatenate(v) for v in zip(*smooth_parts)))
+    curve = SmoothCurve(mesh, np.concatenate([c.accuracy for c in curve_parts]),
+                        np.concatenate([c.density for c in curve_parts]))
     return PartAnalysis(name, int(labels.size), spread, floor, sweep, smooth, curve)
+
+
+ANALYSIS_BLOCK_ELEMENTS = 1 << 22  # values (temperatures × rows, or × classes) an analysis step holds at once
+
+
+def _temperature_blocks(temps, n, block_elements=ANALYSIS_BLOCK_ELEMENTS):
+    """Slices of ``range(temps)`` holding about ``block_elements // n`` temperatures each (at least one)."""
+    step = max(1, block_elements // max(1, n))
+    return [slice(start, min(temps, start + step)) for start in range(0, temps, step)]
+
+
+def part_scores(logits, labels, temperatures, block_elements=ANALYSIS_BLOCK_ELEMENTS):
+    """``(confidence (G, n), correct (n,), example_nll (G, n))`` of the rows at each temperature.
+
+    The same numbers, bit for bit, as reading them off ``calib.log_softmax(logits, temperatures)`` (G, n, K)
+    (confidence = exp of the predicted class's log-probability, NLL = minus the label's), but computed
+    ``calib.block_shape`` temperatures × rows at a time, so no (G, n, K) array exists: row chunks start
+    on multiples of ``calib.scaling.ROW_ALIGN``, where the row sums equal those of one call.
+    """
+    z = np.asarray(logits, dtype=np.float64)
+    y = np.asarray(labels)
+    temps = np.asarray(temperatures, dtype=np.float64)
+    log_softmax(z[:1], temps[:1])  # the same validation as the one-pass form (finite logits, positive T)
+    n, k = z.shape
+    shifted = z - z.max(axis=1, keepdims=True)
+    predicted = np.argmax(z, axis=1)
+    correct = predicted == y
+    ones = np.ones(k)
+    confidence, example_nll = np.empty((temps.size, n)), np.empty((temps.size, n))
+    g_max, r_max = block_shape(n, k, temps.size, block_elements)
+    for g0 in range(0, temps.size, g_max):
+        t = temps[g0:g0 + g_max]
+        for r0 in range(0, n, r_max):
+            rows = slice(r0, min(n, r0 + r_max))
+            scaled = shifted[rows][None] / t[:, None, None]
+            log_norm = np.log(np.exp(scaled) @ ones)  # (g, r)
+            index = np.arange(rows.stop - rows.start)
+            confidence[g0:g0 + t.size, rows] = np.exp(scaled[:, index, predicted[rows]] - log_norm)
+            example_nll[g0:g0 + t.size, rows] = -(scaled[:, index, y[rows]] - log_norm)
+    return confidence, correct, example_nll
 
 
 def _score_map(scores, func):
@@ -332,8 +382,25 @@ def _quoted(result, seed, quoted_resamples, explorer_resamples):
     masks = part_masks(data)
     wanted = [p for p in masks if p in ("test", "all") or (p == result.fitted_on and data.name in FIT_SPREAD_TRUTH)]
     return {part: quote_part(part, data.logits[masks[part]], data.labels[masks[part]], result.fitted_t, seed,
-                             data.name, quoted_resamples, explorer_resamples)
+                             data.name, quoted_resamples_for(int(masks[part].sum()), quoted_resamples,
+                                                             explorer_resamples), explorer_resamples)
             for part in wanted}
+
+
+def quoted_resamples_for(n, wanted=QUOTED_RESAMPLES, floor=RESAMPLES, large=LARGE_PART_ROWS,
+                         budget=QUOTED_ROW_BUDGET):
+    """Resamples of the quoted bootstrap of a part of ``n`` rows: ``wanted`` up to ``large`` rows, then
+    ``budget // n`` (but never fewer than ``floor`` nor more than ``wanted``), so its cost, resamples × rows,
+    stops growing with n. The large-part approximation: fewer resamples, the same estimator; the Monte
+    Carlo interval stated with each quoted quantile (:func:`calib.quantile_interval`) says how far the
+    fewer resamples may sit from infinitely many.
+
+    >>> quoted_resamples_for(3000), quoted_resamples_for(100_000), quoted_resamples_for(1_000_000)
+    (2000, 400, 200)
+    """
+    if n <= large:
+        return int(wanted)
+    return int(min(wanted, max(floor, budget // n)))
 
 
 def _fit_spread(result, seed):

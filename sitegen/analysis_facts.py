@@ -338,7 +338,8 @@ def build_analysis_facts(precomputed, analyses):
     )
     quoted = [q for d in analyses.datasets.values() for q in d.quoted.values()]
     if quoted:
-        an.quoted_resamples, an.mc_level = quoted[0].n_resamples, quoted[0].level
+        # the prose's figure: parts above LARGE_PART_ROWS rows (a reader's model) draw fewer, and say so themselves
+        an.quoted_resamples, an.mc_level = max(q.n_resamples for q in quoted), quoted[0].level
     spreads = [d.fit_spread for d in analyses.datasets.values() if d.fit_spread is not None]
     if spreads:
         an.fit_q = _quantile_ns(spreads[0].quantiles, ("lo", "mid", "hi"))

@@ -9,6 +9,7 @@ Rounding to display units is the payload's job (:mod:`sitegen.payload`),
 drawing is the figures' job (:mod:`sitegen.figures`).
 """
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, NamedTuple, Optional
 
 import numpy as np
@@ -19,7 +20,7 @@ from calib import (
     SCHEMES, Dataset, ReliabilityBins, bin_layout, ece_sweep, fit_temperature, load, max_gap, nll, part_masks,
     reliability_bins, scaled_probs, scores_over_grid, sort_rows,
 )
-from calib.binning import adaptive_bins_sorted, equal_width_bins, sort_by_confidence
+from calib.binning import adaptive_bins_sorted, equal_width_bins, sort_by_confidence, stable_order
 from calib.scaling import example_scores
 from calib.subgroups import POOLED, fit_group_temperatures, row_scores
 
@@ -245,15 +246,19 @@ def showcase_examples(confidence, correct, size=SHOWCASE_SIZE):
     return np.sort(np.array(chosen[:size]))
 
 
-def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES):
+def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None):
     """Per-bin ``(count, confidence sum, hit sum)`` of every ``(scheme, B)`` from one sort per temperature.
 
     ``confidence`` is (G, n), ``correct`` (n,). The bins are the engine's run-wise layout
     (:func:`calib.bin_layout`: the same membership rules as :func:`calib.reliability_bins`), summed by
     prefix sums. Returns ``{(scheme, B): ReliabilityBins}`` of arrays (G, B_used) with the
     count, mean confidence and accuracy filled (edges and weighted gaps are not computed: zeros).
+    ``order`` (G, n), if given, is each row's stable ascending order (:func:`rows_order`).
     """
-    order, sorted_conf = sort_rows(confidence)
+    if order is None:
+        order, sorted_conf = sort_rows(confidence)
+    else:
+        sorted_conf = np.take_along_axis(confidence, order, axis=1)
     hits = np.asarray(correct, dtype=np.float64)[order]
     zero = np.zeros((sorted_conf.shape[0], 1))
     conf_prefix = np.concatenate([zero, np.cumsum(sorted_conf, axis=1)], axis=1)
@@ -273,17 +278,33 @@ def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES):
     return out
 
 
-def mce_over_counts(confidence, correct, bin_counts, schemes=SCHEMES):
+def mce_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None):
     """MCE (G,) of every ``(scheme, B)``: the engine's :func:`calib.max_gap` over :func:`binnings_over_counts`.
 
     Equal to :func:`calib.mce` up to floating-point rounding (sums by prefix sums instead of bincount).
     """
-    return {key: max_gap(bins) for key, bins in binnings_over_counts(confidence, correct, bin_counts, schemes).items()}
+    return {key: max_gap(bins)
+            for key, bins in binnings_over_counts(confidence, correct, bin_counts, schemes, order).items()}
 
 
-def _bins_by_count(confidence, correct, bin_counts):
-    """``{scheme: {B: ReliabilityBins}}`` of ``confidence`` (G, n) by the engine's binners (one sort per row)."""
-    sorted_rows = sort_by_confidence(confidence, correct)
+def rows_order(confidence):
+    """Each row's stable ascending order, (G, n): ``numpy.argsort(confidence, axis=1, kind="stable")``, computed
+    row by row with the previous row's order as a hint (:func:`calib.binning.stable_order`; neighbouring
+    temperatures order the rows almost alike)."""
+    order = np.empty(confidence.shape, dtype=np.intp)
+    hint = None
+    for row in range(confidence.shape[0]):
+        order[row] = hint = stable_order(confidence[row], hint)
+    return order
+
+
+def _bins_by_count(confidence, correct, bin_counts, order=None):
+    """``{scheme: {B: ReliabilityBins}}`` of ``confidence`` (G, n) by the engine's binners (one sort per row,
+    or the rows' stable ``order`` when given)."""
+    if order is None:
+        sorted_rows = sort_by_confidence(confidence, correct)
+    else:
+        sorted_rows = (np.take_along_axis(confidence, order, axis=1), np.asarray(correct, dtype=bool)[order])
     binners = {
         "equal-width": lambda count: equal_width_bins(confidence, correct, count),
         "adaptive": lambda count: adaptive_bins_sorted(*sorted_rows, count),
@@ -291,35 +312,91 @@ def _bins_by_count(confidence, correct, bin_counts):
     return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in SCHEMES}
 
 
-def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_counts=OFFERED_BIN_COUNTS,
-                    max_bins=MAX_SWEEP_BINS, subgrid=None, sub_bin_counts=None, all_counts=True):
-    """All grid metrics for one part (rows ``logits``, ``labels``); see :class:`PartResult`.
+PRECOMPUTE_BLOCK_ELEMENTS = 1 << 23  # temperatures × rows of confidences binned at once (64 MiB of float64)
+PARALLEL_ELEMENTS = 1 << 24  # rows × classes from which the grid's exponentials run on two threads
+PARALLEL_ROWS = 1 << 16  # rows from which two blocks of temperatures are binned at once (figures unchanged)
 
-    ``bin_counts`` get full-grid bins; with ``all_counts``, ECE and MCE also for every other
-    count 1..``max_bins``; ``sub_bin_counts`` (default: every other count 1..``max_bins``) get
-    bins at the ``subgrid`` temperatures (grid indices; default: none).
-    """
-    nll_values, brier_values, confidence = scores_over_grid(logits, labels, grid)
+
+def _grid_block(logits, labels, temps, bin_counts, max_bins, all_counts, workers=1, sub_rows=(), sub_counts=()):
+    """Grid metrics of a block of temperatures ``temps``: ``(nll, brier, mean confidence, bins, ece, mce,
+    sub_bins)``, each array with a leading axis of ``temps.size`` (see :func:`precompute_part`), and
+    ``sub_bins`` the bins of ``sub_counts`` at the block's rows ``sub_rows`` (None without such rows)."""
+    nll_values, brier_values, confidence = scores_over_grid(logits, labels, temps, workers=workers)
     correct = np.argmax(logits, axis=1) == labels
-    bins = _bins_by_count(confidence, correct, bin_counts)
+    order = rows_order(confidence)  # one stable sort per temperature serves every binning below
+    bins = _bins_by_count(confidence, correct, bin_counts, order)
     ece = {s: {b: bins[s][b].weighted_gap.sum(axis=1) for b in bin_counts} for s in SCHEMES}
     mce = {s: {b: max_gap(bins[s][b]) for b in bin_counts} for s in SCHEMES}
     others = [b for b in range(1, max_bins + 1) if b not in bin_counts]
     if all_counts and others:
-        sweep_all = ece_sweep(confidence, correct, max_bins=max_bins, schemes=SCHEMES)
-        for (scheme, b), values in mce_over_counts(confidence, correct, others).items():
+        sweep_all = ece_sweep(confidence, correct, max_bins=max_bins, schemes=SCHEMES, order=order)
+        for (scheme, b), values in mce_over_counts(confidence, correct, others, order=order).items():
             ece[scheme][b] = sweep_all[scheme][:, b - 1]
             mce[scheme][b] = values
         ece = {s: dict(sorted(v.items())) for s, v in ece.items()}
         mce = {s: dict(sorted(v.items())) for s, v in mce.items()}
+    sub_bins = None
+    if len(sub_rows):
+        sub_bins = _bins_by_count(confidence[sub_rows], correct, sub_counts, order[sub_rows])
+    return nll_values, brier_values, confidence.mean(axis=1), bins, ece, mce, sub_bins
+
+
+def _join(blocks):
+    """Concatenate the per-block results of :func:`_grid_block` (arrays, dicts and named tuples of arrays)."""
+    first = blocks[0]
+    if isinstance(first, dict):
+        return {key: _join([b[key] for b in blocks]) for key in first}
+    if isinstance(first, tuple):
+        joined = [_join(list(parts)) for parts in zip(*blocks)]
+        return type(first)(*joined) if hasattr(first, "_fields") else tuple(joined)
+    return first if len(blocks) == 1 else np.concatenate(blocks)
+
+
+def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_counts=OFFERED_BIN_COUNTS,
+                    max_bins=MAX_SWEEP_BINS, subgrid=None, sub_bin_counts=None, all_counts=True,
+                    block_elements=PRECOMPUTE_BLOCK_ELEMENTS):
+    """All grid metrics for one part (rows ``logits``, ``labels``); see :class:`PartResult`.
+
+    ``bin_counts`` get full-grid bins; with ``all_counts``, ECE and MCE also for every other
+    count 1..``max_bins``; ``sub_bin_counts`` (default: every other count 1..``max_bins``) get
+    bins at the ``subgrid`` temperatures (increasing grid indices; default: none). The grid is processed in
+    blocks of about ``block_elements`` (temperature, row) confidences, so memory stays bounded
+    whatever n; every temperature's figures are the same as in one pass (each is computed row by row).
+    """
+    correct = np.argmax(logits, axis=1) == labels
+    step = max(1, positive_int(block_elements, "block_elements") // max(1, labels.size))
+    workers = _workers_for(logits)
+    others = [b for b in range(1, max_bins + 1) if b not in bin_counts]
+    sub_counts = others if sub_bin_counts is None else sub_bin_counts
+    sub_temps = np.zeros(0, dtype=np.int64) if subgrid is None else np.asarray(subgrid, dtype=np.int64)
+    if np.any(np.diff(sub_temps) <= 0):
+        raise ValueError("subgrid must hold increasing grid indices")
+    starts = range(0, grid.size, step)
+
+    def block(start):
+        stop = min(grid.size, start + step)
+        inside = sub_temps[(sub_temps >= start) & (sub_temps < stop)]
+        return _grid_block(logits, labels, grid[start:stop], bin_counts, max_bins, all_counts, workers,
+                           inside - start, sub_counts)
+
+    if labels.size >= PARALLEL_ROWS and len(starts) > 1:  # sorting and binning release the GIL
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            done = list(pool.map(block, starts))
+    else:
+        done = [block(start) for start in starts]
+    blocks = [tuple(result[:-1]) for result in done]
+    sub_blocks = [result[-1] for result in done if result[-1] is not None]
+    del done
+    nll_values, brier_values, mean_confidence, bins, ece, mce = _join(blocks)
+    del blocks
     sub_bins = {s: {} for s in SCHEMES}
-    if subgrid is not None:
-        counts = others if sub_bin_counts is None else sub_bin_counts
-        sub_bins = _bins_by_count(confidence[np.asarray(subgrid)], correct, counts)
-    sweep = ece_sweep(confidence[[t1_index, fitted_index]], correct, max_bins=max_bins, schemes=SCHEMES)
+    if sub_blocks:
+        sub_bins = _join(sub_blocks)
+    pair = scores_over_grid(logits, labels, grid[[t1_index, fitted_index]])[2]
+    sweep = ece_sweep(pair, correct, max_bins=max_bins, schemes=SCHEMES)
     return PartResult(
         name=name, n=int(labels.size), accuracy=float(correct.mean()),
-        nll=nll_values, brier=brier_values, mean_confidence=confidence.mean(axis=1),
+        nll=nll_values, brier=brier_values, mean_confidence=mean_confidence,
         bins=bins, ece=ece, mce=mce, ece_by_bins=sweep, nll_argmin=int(np.argmin(nll_values)), sub_bins=sub_bins,
     )
 
@@ -364,8 +441,14 @@ def fit_for(dataset):
     part = "all" if dataset.is_calibration is None else "calibration"
     rows = part_masks(dataset)[part]
     fitted = fit_temperature(dataset.logits[rows], dataset.labels[rows], method="bounded",
-                             bounds=FIT_BOUNDS, tolerance=FIT_TOLERANCE)
+                             bounds=FIT_BOUNDS, tolerance=FIT_TOLERANCE, workers=_workers_for(dataset.logits[rows]))
     return float(round_significant(fitted)[0]), part
+
+
+def _workers_for(logits):
+    """Threads for the exponentials of ``logits`` (n, K): two from :data:`PARALLEL_ELEMENTS` values, else one
+    (results never depend on it; on a busy 2-core machine a second thread only pays off for heavy work)."""
+    return 2 if logits.shape[0] * logits.shape[1] >= PARALLEL_ELEMENTS else 1
 
 
 def example_table(dataset, temperatures, n_bins=WORKED_EXAMPLE_BINS):
@@ -400,7 +483,7 @@ def _plain_grid_fit(dataset, fitted_on):
     """NLL argmin on the fitting part over the plain :func:`base_grid`, and its NLL (nats)."""
     rows = part_masks(dataset)[fitted_on]
     logits, labels = dataset.logits[rows], dataset.labels[rows]
-    t = fit_temperature(logits, labels, method="grid", grid=base_grid())
+    t = fit_temperature(logits, labels, method="grid", grid=base_grid(), workers=_workers_for(logits))
     return float(t), float(nll(logits, labels, t))
 
 

@@ -17,7 +17,7 @@ __all__ = [
     "SHOWCASE_SIZE", "EXAMPLE_LIST_MAX_ROWS", "WORKED_EXAMPLE_BINS", "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T",
     "ANALYSIS_SEED", "RESAMPLES", "DRAWS", "SWEEP_DRAWS", "SUBGRID_STEP", "CURVE_POINTS",
     "QUOTED_RESAMPLES", "MONTE_CARLO_LEVEL", "FIT_SPREAD_TRUTH", "FIT_RESAMPLES", "TRUTH_DRAWS", "FIT_SPREAD_QUANTILES",
-    "REFIT_TOLERANCE",
+    "REFIT_TOLERANCE", "LARGE_PART_ROWS", "QUOTED_ROW_BUDGET",
 ]
 
 # --- datasets -----------------------------------------------------------------------------------
@@ -75,6 +75,11 @@ FIT_RESAMPLES = 2000            # bootstrap refits of that T on its fitting rows
 TRUTH_DRAWS = 2000              # label sets redrawn from softmax(z / label T) on the same logits, each refitted
 FIT_SPREAD_QUANTILES = (0.025, 0.5, 0.975)  # the fitted T's median and 95% range
 REFIT_TOLERANCE = 1e-5          # bracket width of those refits (the page prints T to 3 decimals)
+# Large parts (a reader's own model, up to 10^6 rows): the quoted bootstrap costs resamples × rows, so above
+# LARGE_PART_ROWS rows it draws QUOTED_ROW_BUDGET / n resamples (never fewer than RESAMPLES); the Monte Carlo
+# interval stated with every quoted quantile widens accordingly (sitegen.analysis.quoted_resamples_for).
+LARGE_PART_ROWS = 20_000
+QUOTED_ROW_BUDGET = QUOTED_RESAMPLES * LARGE_PART_ROWS
 
 # --- prose --------------------------------------------------------------------------------------
 VERDICT_MAX_BINS = 12           # the paradox lists the bin counts 1..12 at which the fit lowers or raises the six-row ECE
