@@ -366,9 +366,9 @@ def _strip_comment_lines(text):
     return _COMMENT_LINES.sub("", text)
 
 
-def _read_static(root, user=None):
+def _read_static(root):
     """The stylesheet and the script, each concatenated in its ``order.txt`` order and compacted, to inline in the
-    page; with the reader's model (``user``), ``static/js/yours.js`` is appended to the script."""
+    page."""
     parts = {}
     for kind in ("css", "js"):
         folder = root / "static" / kind
@@ -385,8 +385,6 @@ def _read_static(root, user=None):
             text = compact(path.read_text(encoding="utf-8"))
             chunks.append(f"/* {kind}/{name} */\n" + (squeeze_css(text) if kind == "css" else squeeze_js(text)) + "\n")
         parts[kind] = "".join(chunks)
-    if user is not None:
-        parts["js"] += "/* js/yours.js */\n" + _read_script(root, "yours.js")
     return parts["css"], parts["js"]
 
 
@@ -505,11 +503,11 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
     ``base_url`` (the address the site is published at, without a trailing slash) makes the embed
     snippets absolute and adds an oEmbed file per embed page; without it every address is relative.
     ``user`` (a :class:`sitegen.user_model.UserModel`, whose dataset ``precomputed`` holds) adds the reader's
-    model: its strings, its files and ``static/js/yours.js``.
+    model: its strings and its files.
     """
     root = Path(root)
     env = template_environment(root / "templates")
-    css, js = _read_static(root, user)
+    css, js = _read_static(root)
     reproduce = run_reproduction(root / "content" / "reproduce.py")
     core = core_payload(precomputed, DEFAULT_DATASET)
     files = _data_files(precomputed, analyses, user)
@@ -548,7 +546,7 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
     """
     root = Path(root)
     env = template_environment(root / "templates")
-    css, js = _read_static(root, user)
+    css, js = _read_static(root)
     reproduce = run_reproduction(root / "content" / "reproduce.py")
     core = core_payload(precomputed, DEFAULT_DATASET)
     core = dict(core, bin_counts=list(core["detailed_bin_counts"]))

@@ -286,14 +286,13 @@ def user_files(user, precomputed, analyses):
 def user_strings(strings, user):
     """The edition's strings with the reader's dataset added, after the engine's constants were filled in
     (so a name holding ``{n}`` is shown as typed): ``datasets.yours`` (label, short, summary), the report
-    explorer's name and the "all others" bar label, from the edition's ``[yours]`` table."""
+    explorer's name, from the edition's ``[yours]`` table."""
     own = strings["yours"]
     datasets = dict(strings["datasets"])
     datasets[USER_SLUG] = {"label": own["label"].replace("{name}", user.name), "short": user.name,
                            "summary": user.description or own["summary"]}
     ui = dict(strings["ui"])
     ui["explorer_names"] = dict(ui["explorer_names"], **{"yr1": own["explorer_name"]})
-    ui["all_others"] = own["all_others"]
     out = type(strings).__new__(type(strings))
     dict.__init__(out, strings)
     out.__dict__.update(getattr(strings, "__dict__", {}))

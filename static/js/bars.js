@@ -31,11 +31,14 @@
     this.rows = [];  // per example shown: per class {fill, value (null: not printed), probs, level}
   }
 
-  /* Rebuild the cards of `model`'s examples (only `example` in single mode). */
+  /* Rebuild the cards of `model`'s examples (only `example` in single mode). A reader's model with more
+   * classes than bars (build.py --data) sends, per example, the classes its bars show (`classes`: class
+   * numbers, -1 for "all others") with their probabilities only; every other dataset shows every class. */
   Bars.prototype.setData = function (model, example) {
     var ui = CT.strings().ui, ex = model.examples, single = this.single, host = this.host, rows = [];
     var names = (CT.datasets[model.name] || {}).class_names;
-    var label = function (k) { return CT.className(k, names); };
+    var raw = model.payload && model.payload.examples, chosen = raw && raw.classes;
+    var label = function (k) { return k < 0 ? ui.all_others : CT.className(k, names); };
     host.textContent = "";
     var shown = single ? [example] : ex.index.map(function (_, e) { return e; });
     shown.forEach(function (e) {
@@ -45,17 +48,17 @@
         number: ex.index[e] + 1, label: label(ex.label[e]), predicted: label(ex.predicted[e]),
         verdict: ex.predicted[e] === ex.label[e] ? ui.verdict_right : ui.verdict_wrong
       }), card);
-      if (single) paragraph("example-logits", CT.fill(ui.example_logits, { logits: CT.list(ex.logits[e].map(CT.num)) }), card);
-      var bars = [];
-      for (var c = 0; c < model.k; c++) {
-        var row = document.createElement("div");
+      if (single && !chosen) paragraph("example-logits", CT.fill(ui.example_logits, { logits: CT.list(ex.logits[e].map(CT.num)) }), card);
+      var bars = [], classes = chosen ? chosen[e] : null, count = classes ? classes.length : model.k;
+      for (var j = 0; j < count; j++) {
+        var c = classes ? classes[j] : j, row = document.createElement("div");
         row.className = "bar-row" + (c === ex.predicted[e] ? " predicted" : "") + (c === ex.label[e] ? " truth" : "");
         span("bar-name", row).textContent = label(c);
         var fill = span("bar-fill", span("bar-track", row));
         var value = span("bar-value", row);
         card.appendChild(row);
-        var labelled = model.k <= 3 || single || c === ex.predicted[e] || c === ex.label[e];
-        bars.push({ fill: fill, value: labelled ? value : null, probs: ex.probs[e][c], level: null });
+        var labelled = model.k <= 3 || single || c < 0 || c === ex.predicted[e] || c === ex.label[e];
+        bars.push({ fill: fill, value: labelled ? value : null, probs: ex.probs[e][j], level: null });
       }
       host.appendChild(card);
       rows.push(bars);
