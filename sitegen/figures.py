@@ -170,7 +170,7 @@ def render_figures(precomputed, strings, dataset=WORKED_EXAMPLE, n_bins=WORKED_E
     ece = part.ece["equal-width"][n_bins]
     labels = {"ideal": text["legend_ideal"], "gap": text["legend_gap"], "bin": text["legend_bin"],
               "accuracy": text["axis_accuracy"], "confidence": text["axis_confidence"], "count": text["axis_count"]}
-    fitted_title = text["title_fitted"].replace("{t}", number["num"](float(f"{result.fitted_t:.5g}")))
+    fitted_title = text["title_fitted"].replace("{t}", number["temp"](result.fitted_t))  # the page's one T rule
     return {
         "reliability-t1": reliability_figure(bins, precomputed.t1_index, text["title_t1"], "rel1", labels,
                                              fmt["decimal"]),

@@ -27,6 +27,11 @@ def _rate(units, fmt, signed=False):
     return _signed(text, units) if signed else text
 
 
+def _points(units, fmt):
+    """A signed difference of two rates in display units, in percentage points."""
+    return _signed(fmt["pp"](units / RATE_SCALE, 1), units)
+
+
 def _signed(text, units):
     return text if units < 0 else ("+" + text if units > 0 else "±" + text)
 
@@ -46,7 +51,7 @@ def _split_rows(precomputed, fmt):
                                signed=True),
                 ece_cal=_rate(int(to_units(ece_cal, RATE_SCALE)), fmt),
                 ece_test=_rate(int(to_units(ece_test, RATE_SCALE)), fmt),
-                ece_gap=_rate(int(displayed_difference(ece_test, ece_cal, RATE_SCALE)), fmt, signed=True)))
+                ece_gap=_points(int(displayed_difference(ece_test, ece_cal, RATE_SCALE)), fmt)))
     return rows
 
 

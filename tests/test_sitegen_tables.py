@@ -15,7 +15,7 @@ from sitegen.tables import build_tables
 from sitegen_inputs import page_inputs
 
 MINUS = "\u2212"
-FORMAT = {"decimal": ",", "percent": "{value}\u00a0%"}
+FORMAT = {"decimal": ",", "percent": "{value}\u00a0%", "points": "{value}\u00a0p.p."}
 SPLIT_DATASETS = {"sim-60", "sim-600", "overconfident", "mixed"}
 
 
@@ -25,12 +25,16 @@ def tables(precomputed):
     return build_tables(precomputed, analyses, localised_filters(FORMAT))
 
 
-def read(cell, percent=False):
-    """A displayed number back as an exact Decimal (sign marks +, ±, U+2212; comma decimals; "\u00a0%")."""
+def read(cell, percent=False, points=False):
+    """A displayed number back as an exact Decimal (sign marks +, ±, U+2212; comma decimals; "\u00a0%";
+    a difference of rates in percentage points, "\u00a0p.p.")."""
     text = cell
     if percent:
         assert text.endswith("\u00a0%"), cell
         text = text[:-2]
+    if points:
+        assert text.endswith("\u00a0p.p."), cell
+        text = text[:-5]
     assert "." not in text and "-" not in text, cell
     sign = -1 if text.startswith(MINUS) else 1
     text = text.lstrip("+±" + MINUS).replace(",", ".")
@@ -51,15 +55,17 @@ def test_each_gap_is_the_difference_of_the_displayed_columns(tables):
         nll_cal, nll_test, nll_gap = read(row.nll_cal), read(row.nll_test), read(row.nll_gap)
         assert nll_gap == nll_test - nll_cal, row
         assert all(len(cell.split(",")[1]) == 5 for cell in (row.nll_cal, row.nll_test, row.nll_gap))
-        ece_cal, ece_test, ece_gap = (read(c, percent=True) for c in (row.ece_cal, row.ece_test, row.ece_gap))
+        ece_cal, ece_test = (read(c, percent=True) for c in (row.ece_cal, row.ece_test))
+        ece_gap = read(row.ece_gap, points=True)  # a difference of two rates: percentage points
         assert ece_gap == ece_test - ece_cal, row
-        assert all(len(cell[:-2].split(",")[1]) == 1 for cell in (row.ece_cal, row.ece_test, row.ece_gap))
+        assert all(len(cell[:-2].split(",")[1]) == 1 for cell in (row.ece_cal, row.ece_test))
+        assert len(row.ece_gap[:-5].split(",")[1]) == 1, row
 
 
 def test_a_gap_always_carries_its_sign(tables):
     for row in tables.split_rows:
         for gap in (row.nll_gap, row.ece_gap):
-            value = read(gap, percent=gap.endswith("%"))
+            value = read(gap, points=gap.endswith("p.p."))
             assert sign_mark(gap) == ("+" if value > 0 else MINUS if value < 0 else "±"), gap
         for cell in (row.nll_cal, row.nll_test, row.ece_cal, row.ece_test):
             assert sign_mark(cell) == "", cell  # metrics are never negative
