@@ -450,9 +450,16 @@
     var s = this.state;
     if (!s.model) return;
     var i = s.index, ui = CT.strings().ui, series = s.series, t = s.ownT != null ? s.ownT : CT.core.grid[i];
-    var readout = this.$("t-readout");
-    if (readout) CT.setText(readout, CT.temp(t));
-    CT.setAttrs(this.$("t"), { "aria-valuetext": CT.fill(ui.slider_valuetext, { t: CT.temp(t), ece: CT.pct(series.ece.value[i]) }) });
+    // Both groups each at its own T: no one T applies, and the readout says so; one group at its own
+    // T: the thumb shows that T (the reader's own index comes back when the box is cleared).
+    var words = s.own && s.ownT == null, readout = this.$("t-readout"), slider = this.$("t");
+    if (readout) CT.setText(readout, words ? ui.own_readout : CT.temp(t));
+    if (s.ownT != null) slider.value = nearestIndex(s.ownT);
+    // The valuetext says what the widget shows: the ECE only where a card or the diagram prints it at this T.
+    var text = words ? ui.own_readout : CT.fill(ui.slider_valuetext, { t: CT.temp(t) });
+    var card = this.root.querySelector(s.scheme === "adaptive" ? '[data-metric="ece-a"]' : '[data-metric="ece-w"]');
+    if (card || (s.diagram && s.diagram.mode !== "sub")) text = CT.fill(ui.slider_valuetext_ece, { at: text, ece: CT.pct(series.ece.value[i]) });
+    CT.setAttrs(slider, { "aria-valuetext": text });
     this.views.cards.setIndex(i);
     for (var p = 0; p < PANELS.length; p++) {
       if (force || this.live(PANELS[p])) this.refreshPanel(PANELS[p], i);
@@ -476,7 +483,7 @@
       label: CT.fill(ui.pin_config, { number: s.pinSerial, dataset: this.datasetLabel(m.name),
         part: part, scheme: ui["scheme_" + s.scheme], bins: CT.plural("bins", s.bins) }),
       values: { nll: s.series.nll.value[i], brier: s.series.brier.value[i], ece: s.series.ece.value[i],
-        accuracy: s.partView.accuracy, t: s.ownT }
+        accuracy: s.partView.accuracy, t: s.own && s.ownT == null ? ui.own_readout : s.ownT }
     });
     this.renderCompare();
   };
@@ -503,11 +510,11 @@
 
   /* The comparison table: T = 1, fitted T, the current state and the reader's pins. */
   Explorer.prototype.renderCompare = function () {
-    var s = this.state, compare = this.views.compare;
+    var s = this.state, compare = this.views.compare, ui = CT.strings().ui;
     if (!compare || !s.model) return;
     compare.setData({
       nll: s.series.nll, brier: s.series.brier, ece: s.series.ece, accuracy: s.partView.accuracy,
-      base: s.base, currentT: s.ownT, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
+      base: s.base, currentT: s.own && s.ownT == null ? ui.own_readout : s.ownT, own: s.own, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
     });
     var actions = this.root.querySelector(".compare-actions");
     if (actions) actions.hidden = s.pins.length < 2;
@@ -527,11 +534,12 @@
     if (s.group !== "pooled" || s.own) {
       // the analyses are of every row: a group view shows none of them
       s.sub = null;
-      if (v.uncertainty) { v.uncertainty.pending(); CT.setText(this.$("unc-at"), ui.unc_pooled_only); }
+      var why = CT.Uncertainty.setAside(s.own);
+      if (v.uncertainty) { v.uncertainty.pending(); CT.setText(this.$("unc-at"), why); }
       if (v.reliability) { v.reliability.setBands(null); v.reliability.setSmooth(null); }
       var hereNote = this.$("sweep-at"), overlay = this.$("overlay-at");
-      if (hereNote) CT.setText(hereNote, ui.unc_pooled_only);
-      if (overlay) CT.setText(overlay, s.bands || s.smooth ? ui.unc_pooled_only : "");
+      if (hereNote) CT.setText(hereNote, why);
+      if (overlay) CT.setText(overlay, s.bands || s.smooth ? why : "");
       return;
     }
     var k = a.nearest(s.index);
