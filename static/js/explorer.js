@@ -92,8 +92,8 @@
       self.writeHash();
     });
     this.onClick("reset", function () { self.jumpTo(CT.core.t1_index); });
-    this.onClick("fit", function () { if (s.model) self.jumpTo(s.model.fittedIndex); });
-    this.onClick("pin", function () { self.pin(); });
+    this.onClick("fit", function () { self.whenLoaded(function () { self.jumpTo(s.model.fittedIndex); }); });
+    this.onClick("pin", function () { self.whenLoaded(function () { self.pin(); }); });
     this.onClick("clear-pins", function () { self.unpin(null); });
     // A pinned row's remove button (the rows are rebuilt, so the table listens for them).
     var compare = this.$("compare");
@@ -135,6 +135,11 @@
     Array.prototype.forEach.call(inputs, function (input) {
       input.addEventListener("change", function () { if (input.checked) fn(input.value); });
     });
+  };
+  /* A click that needs the data (fit, pin) before they first arrive is kept, and done once they have. */
+  Explorer.prototype.whenLoaded = function (fn) {
+    if (this.state.model) fn();
+    else (this.waiting = this.waiting || []).push(fn);
   };
   Explorer.prototype.jumpTo = function (index) {
     this.$("t").value = index;
@@ -178,6 +183,7 @@
       self.renderConfig();
       if (!first) self.writeHash();
       if (self.options.analysis) self.loadAnalysis(name);
+      (self.waiting || []).splice(0).forEach(function (fn) { fn(); });
     });
   };
 
@@ -316,6 +322,9 @@
     }
     var fitButton = this.$("fit");
     if (fitButton) fitButton.textContent = CT.fill(ui.button_fitted, { t: CT.temp(m.fittedT) });
+    // The example picker lists two datasets: the line under it names the one shown and its fitted T.
+    var from = this.$("example-from"), option = from && this.$("example").selectedOptions[0];
+    if (option) CT.setText(from, CT.fill(ui.example_from, { dataset: option.parentNode.label, t: CT.temp(m.fittedT) }));
     if (!CT.isDetailed(s.bins) && !part.hasDetail()) {
       this.needs("bins", m.name + "-" + s.part, ui.error_bins);  // the other bin counts' MCE and diagrams
       CT.setText(this.$("diagram-at") || {}, CT.fill(ui.diagram_loading, { bins: CT.plural("bins", s.bins) }));

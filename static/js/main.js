@@ -31,7 +31,7 @@
       observer.observe(root);
       // The first event on a control may come before the observer fires. The explorer is made while the
       // event is on its way (capture phase), so its own handlers still receive this very event.
-      ["pointerdown", "focusin", "input", "change", "keydown"].forEach(function (type) {
+      ["pointerdown", "focusin", "click", "input", "change", "keydown"].forEach(function (type) {
         root.addEventListener(type, function () { startOne(root); }, { capture: true, once: true });
       });
     });

@@ -1,0 +1,70 @@
+"""What a student reader still found in the widgets: the softmax demo's picker names the dataset and
+fitted T it applies, a first click on a widget that has only just started is honoured, a slider
+announces only what its widget shows, the probability bars explain their marks, and on a narrow screen
+the contents stay one button away. Every test runs once per language; controls are found by role and
+by the label the page shows."""
+
+import re
+
+import pytest
+
+from .explorer_ui import named
+
+
+def fill(template, **values):
+    """A strings.toml template with its {placeholders} filled (as CT.fill does)."""
+    for key, value in values.items():
+        template = template.replace("{" + key + "}", str(value))
+    return template
+
+
+@pytest.fixture
+def strings(edition_strings, lang):
+    return edition_strings[lang]
+
+
+def explorers(page):
+    """[(id, dataset)] of every explorer on the page, in page order."""
+    return page.locator('[data-component="explorer"]').evaluate_all("rs => rs.map(r => [r.id, r.dataset.dataset])")
+
+
+# --------------------------------------------------------------------------- the example picker
+
+def test_the_example_picker_names_its_dataset_and_fitted_t(open_page, engine, strings, number, expect, lang):
+    ui = strings["ui"]
+    page = open_page(lang=lang)
+    demo = page.locator("#sm1")
+    picker = demo.get_by_role("combobox", name=ui["example_picker"], exact=True)
+    fit = demo.get_by_role("button", name=named(ui["button_fitted_plain"]))
+    groups = picker.locator("optgroup").evaluate_all("gs => gs.map(g => g.label)")
+    assert groups == [strings["datasets"][name]["label"] for name in ("six", "twelve")]
+    for name, value in (("twelve", "twelve:0"), ("six", "six:2"), ("twelve", "twelve:3")):
+        picker.select_option(value)
+        t = number["temp"](engine.datasets[name].fitted_t)
+        line = fill(ui["example_from"], dataset=strings["datasets"][name]["label"], t=t)
+        expect(demo.get_by_text(line, exact=True)).to_be_visible()
+        expect(fit).to_have_text(fill(ui["button_fitted"], t=t))
+    assert engine.datasets["six"].fitted_t != engine.datasets["twelve"].fitted_t
+
+
+# --------------------------------------------------------------------------- the first click
+
+def test_a_first_click_on_set_fitted_t_is_honoured_in_every_widget(open_page, engine, strings, number, expect, lang):
+    """Scroll each widget into view and click its "Set fitted T" at once, while its data are held on
+    their way: once they arrive, the slider and readout stand at that dataset's fitted T."""
+    ui = strings["ui"]
+    ids = explorers(open_page(lang=lang))
+    assert len(ids) >= 6, ids
+    for id_, dataset in ids:
+        page = open_page(lang=lang)
+        held = []  # the data requests held until the click is done (then None: requests go through)
+        page.route("**/data/**", lambda route: route.continue_() if held is None else held.append(route))
+        root = page.locator("#" + id_)
+        root.scroll_into_view_if_needed()
+        root.get_by_role("button", name=named(ui["button_fitted_plain"])).click()
+        held, waiting = None, held
+        for route in waiting:
+            route.continue_()
+        fitted = engine.datasets[dataset].fitted_t
+        expect(root.get_by_role("slider", name=ui["temperature"], exact=True)).to_have_value(str(engine.index_of(fitted)))
+        expect(root.locator("output").first).to_have_text(number["temp"](fitted))
