@@ -48,6 +48,7 @@
       var follow = function (event) { if (event.matches) box.open = true; };
       if (wide.addEventListener) wide.addEventListener("change", follow);
     }
+    returnButton(box);
     if (!("IntersectionObserver" in window)) return;
     var links = {}, current = null;
     Array.prototype.forEach.call(box.querySelectorAll('a[href^="#"]'), function (link) {
@@ -66,6 +67,22 @@
       var section = document.getElementById(id);
       if (section) observer.observe(section);
     });
+  }
+
+  /* Narrow screens show the contents once, at the top of a long page: past them, a small fixed button
+   * named as their summary opens them and takes focus back there (hidden on wide screens by base.css). */
+  function returnButton(box) {
+    var summary = box.querySelector("summary"), button = document.createElement("button");
+    if (!summary || !("IntersectionObserver" in window)) return;
+    button.type = "button";
+    button.className = "toc-return";
+    button.textContent = summary.textContent.trim();
+    button.hidden = true;
+    button.addEventListener("click", function () { box.open = true; summary.focus(); box.scrollIntoView(); });
+    document.body.appendChild(button);
+    new IntersectionObserver(function (entries) {
+      button.hidden = entries[0].isIntersecting || entries[0].boundingClientRect.top > 0;
+    }).observe(box);
   }
 
   function start() {
