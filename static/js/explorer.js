@@ -462,7 +462,7 @@
     // Both groups each at its own T: no one T applies, and the readout says so; one group at its own
     // T: the thumb shows that T (the reader's own index comes back when the box is cleared).
     var words = s.own && s.ownT == null, readout = this.$("t-readout"), slider = this.$("t");
-    if (readout) CT.setText(readout, words ? ui.own_readout : CT.temp(t));
+    if (readout) { CT.setText(readout, words ? ui.own_readout : CT.temp(t)); readout.classList.toggle("words", words); }
     if (s.ownT != null) slider.value = nearestIndex(s.ownT);
     // The valuetext says what the widget shows: the ECE only where a card or the diagram prints it at this T.
     var text = words ? ui.own_readout : CT.fill(ui.slider_valuetext, { t: CT.temp(t) });
@@ -492,7 +492,7 @@
       label: CT.fill(ui.pin_config, { number: s.pinSerial, dataset: this.datasetLabel(m.name),
         part: part, scheme: ui["scheme_" + s.scheme], bins: CT.plural("bins", s.bins) }),
       values: { nll: s.series.nll.value[i], brier: s.series.brier.value[i], ece: s.series.ece.value[i],
-        accuracy: s.partView.accuracy, t: s.own && s.ownT == null ? ui.own_readout : s.ownT }
+        accuracy: s.partView.accuracy, t: this.appliedT() }
     });
     this.renderCompare();
   };
@@ -511,6 +511,13 @@
     (target || this.$("pin")).focus();
   };
 
+  /* The T applied when it is off the slider: one group's own T, or each group's ("A 3.16, B 0.708"). */
+  Explorer.prototype.appliedT = function () {
+    var s = this.state;
+    if (!s.own || s.ownT != null) return s.ownT;
+    return s.groups.names.map(function (g) { return g + "\u00a0" + CT.temp(s.groups.temperatures[g]); }).join(", ");
+  };
+
   /* A dataset's name as the dataset picker shows it (its payload name where there is no picker). */
   Explorer.prototype.datasetLabel = function (name) {
     var option = this.root.querySelector('option[value="' + name + '"]');
@@ -519,11 +526,11 @@
 
   /* The comparison table: T = 1, fitted T, the current state and the reader's pins. */
   Explorer.prototype.renderCompare = function () {
-    var s = this.state, compare = this.views.compare, ui = CT.strings().ui;
+    var s = this.state, compare = this.views.compare;
     if (!compare || !s.model) return;
     compare.setData({
       nll: s.series.nll, brier: s.series.brier, ece: s.series.ece, accuracy: s.partView.accuracy,
-      base: s.base, currentT: s.own && s.ownT == null ? ui.own_readout : s.ownT, own: s.own, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
+      base: s.base, currentT: this.appliedT(), own: s.own, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
     });
     var actions = this.root.querySelector(".compare-actions");
     if (actions) actions.hidden = s.pins.length < 2;
