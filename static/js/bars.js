@@ -29,6 +29,13 @@
     this.host = host;
     this.single = host.dataset.mode === "single";
     this.rows = [];  // per example shown: per class {fill, value (null: not printed), probs, level}
+    // The key to the marks, above the bars: {swatch} is a square of the predicted bar's colour.
+    var key = document.createElement("p"), parts = CT.strings().ui.bars_key.split("{swatch}");
+    key.className = "panel-note";
+    key.appendChild(document.createTextNode(parts[0]));
+    span("bars-swatch", key).setAttribute("aria-hidden", "true");
+    key.appendChild(document.createTextNode(parts[1] || ""));
+    host.parentNode.insertBefore(key, host);
   }
 
   /* Rebuild the cards of `model`'s examples (only `example` in single mode). A reader's model with more

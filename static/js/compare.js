@@ -24,7 +24,8 @@
   /* Cells of one row from a grid index and its values in engine units. */
   function write(tr, index, v) {
     var cells = tr.children;
-    CT.setText(cells[1], CT.temp(v.t != null ? v.t : CT.core.grid[index]));  // v.t: a T off the slider (a group's own)
+    // v.t: a T off the slider (a group's own), or words where no one T applies (each group at its own)
+    CT.setText(cells[1], typeof v.t === "string" ? v.t : CT.temp(v.t != null ? v.t : CT.core.grid[index]));
     CT.setText(cells[2], CT.score(v.nll));
     CT.setText(cells[3], CT.score(v.brier));
     CT.setText(cells[4], CT.pct(v.ece));
@@ -34,14 +35,14 @@
   /* view: {nll, brier, ece (decoded series), accuracy, fittedIndex, index, currentT,
    *        base: {nll, brier, ece} (optional), pins: [{key, number, label, index, values: {nll, brier, ece, accuracy, t}}]}.
    * The current row reads nll/brier/ece at `index`, stating `currentT` when the T applied is off the
-   * slider (each group at its own T); the T = 1 and fitted rows read `base` (default: the same series)
+   * slider (each group at its own T; `own` labels the row so); the T = 1 and fitted rows read `base` (default: the same series)
    * at their own temperatures. */
   Compare.prototype.setData = function (view) {
     var ui = CT.strings().ui, body = this.body, self = this;
     this.values = { nll: view.nll, brier: view.brier, ece: view.ece, accuracy: view.accuracy, t: view.currentT };
     var base = view.base ? { nll: view.base.nll, brier: view.base.brier, ece: view.base.ece, accuracy: view.accuracy } : this.values;
     body.textContent = "";
-    [[ui.state_t1, CT.core.t1_index, base], [ui.state_fitted, view.fittedIndex, base], [ui.state_current, view.index, this.values]].forEach(function (spec, k) {
+    [[ui.state_t1, CT.core.t1_index, base], [ui.state_fitted, view.fittedIndex, base], [view.own ? ui.state_own : ui.state_current, view.index, this.values]].forEach(function (spec, k) {
       var tr = row(body, spec[0]);
       self.fill(tr, spec[1], k === 2 ? spec[2] : { nll: spec[2].nll, brier: spec[2].brier, ece: spec[2].ece, accuracy: spec[2].accuracy });
       if (k === 2) self.current = tr;

@@ -92,8 +92,8 @@
       self.writeHash();
     });
     this.onClick("reset", function () { self.jumpTo(CT.core.t1_index); });
-    this.onClick("fit", function () { if (s.model) self.jumpTo(s.model.fittedIndex); });
-    this.onClick("pin", function () { self.pin(); });
+    this.onClick("fit", function () { self.whenLoaded(function () { self.jumpTo(s.model.fittedIndex); }); });
+    this.onClick("pin", function () { self.whenLoaded(function () { self.pin(); }); });
     this.onClick("clear-pins", function () { self.unpin(null); });
     // A pinned row's remove button (the rows are rebuilt, so the table listens for them).
     var compare = this.$("compare");
@@ -135,6 +135,11 @@
     Array.prototype.forEach.call(inputs, function (input) {
       input.addEventListener("change", function () { if (input.checked) fn(input.value); });
     });
+  };
+  /* A click that needs the data (fit, pin) before they first arrive is kept, and done once they have. */
+  Explorer.prototype.whenLoaded = function (fn) {
+    if (this.state.model) fn();
+    else (this.waiting = this.waiting || []).push(fn);
   };
   Explorer.prototype.jumpTo = function (index) {
     this.$("t").value = index;
@@ -178,6 +183,7 @@
       self.renderConfig();
       if (!first) self.writeHash();
       if (self.options.analysis) self.loadAnalysis(name);
+      (self.waiting || []).splice(0).forEach(function (fn) { fn(); });
     });
   };
 
@@ -316,6 +322,9 @@
     }
     var fitButton = this.$("fit");
     if (fitButton) fitButton.textContent = CT.fill(ui.button_fitted, { t: CT.temp(m.fittedT) });
+    // The example picker lists two datasets: the line under it names the one shown and its fitted T.
+    var from = this.$("example-from"), option = from && this.$("example").selectedOptions[0];
+    if (option) CT.setText(from, CT.fill(ui.example_from, { dataset: option.parentNode.label, t: CT.temp(m.fittedT) }));
     if (!CT.isDetailed(s.bins) && !part.hasDetail()) {
       this.needs("bins", m.name + "-" + s.part, ui.error_bins);  // the other bin counts' MCE and diagrams
       CT.setText(this.$("diagram-at") || {}, CT.fill(ui.diagram_loading, { bins: CT.plural("bins", s.bins) }));
@@ -450,9 +459,16 @@
     var s = this.state;
     if (!s.model) return;
     var i = s.index, ui = CT.strings().ui, series = s.series, t = s.ownT != null ? s.ownT : CT.core.grid[i];
-    var readout = this.$("t-readout");
-    if (readout) CT.setText(readout, CT.temp(t));
-    CT.setAttrs(this.$("t"), { "aria-valuetext": CT.fill(ui.slider_valuetext, { t: CT.temp(t), ece: CT.pct(series.ece.value[i]) }) });
+    // Both groups each at its own T: no one T applies, and the readout says so; one group at its own
+    // T: the thumb shows that T (the reader's own index comes back when the box is cleared).
+    var words = s.own && s.ownT == null, readout = this.$("t-readout"), slider = this.$("t");
+    if (readout) { CT.setText(readout, words ? ui.own_readout : CT.temp(t)); readout.classList.toggle("words", words); }
+    if (s.ownT != null) slider.value = nearestIndex(s.ownT);
+    // The valuetext says what the widget shows: the ECE only where a card or the diagram prints it at this T.
+    var text = words ? ui.own_readout : CT.fill(ui.slider_valuetext, { t: CT.temp(t) });
+    var card = this.root.querySelector(s.scheme === "adaptive" ? '[data-metric="ece-a"]' : '[data-metric="ece-w"]');
+    if (card || (s.diagram && s.diagram.mode !== "sub")) text = CT.fill(ui.slider_valuetext_ece, { at: text, ece: CT.pct(series.ece.value[i]) });
+    CT.setAttrs(slider, { "aria-valuetext": text });
     this.views.cards.setIndex(i);
     for (var p = 0; p < PANELS.length; p++) {
       if (force || this.live(PANELS[p])) this.refreshPanel(PANELS[p], i);
@@ -476,7 +492,7 @@
       label: CT.fill(ui.pin_config, { number: s.pinSerial, dataset: this.datasetLabel(m.name),
         part: part, scheme: ui["scheme_" + s.scheme], bins: CT.plural("bins", s.bins) }),
       values: { nll: s.series.nll.value[i], brier: s.series.brier.value[i], ece: s.series.ece.value[i],
-        accuracy: s.partView.accuracy, t: s.ownT }
+        accuracy: s.partView.accuracy, t: this.appliedT() }
     });
     this.renderCompare();
   };
@@ -495,6 +511,13 @@
     (target || this.$("pin")).focus();
   };
 
+  /* The T applied when it is off the slider: one group's own T, or each group's ("A 3.16, B 0.708"). */
+  Explorer.prototype.appliedT = function () {
+    var s = this.state;
+    if (!s.own || s.ownT != null) return s.ownT;
+    return s.groups.names.map(function (g) { return g + "\u00a0" + CT.temp(s.groups.temperatures[g]); }).join(", ");
+  };
+
   /* A dataset's name as the dataset picker shows it (its payload name where there is no picker). */
   Explorer.prototype.datasetLabel = function (name) {
     var option = this.root.querySelector('option[value="' + name + '"]');
@@ -507,7 +530,7 @@
     if (!compare || !s.model) return;
     compare.setData({
       nll: s.series.nll, brier: s.series.brier, ece: s.series.ece, accuracy: s.partView.accuracy,
-      base: s.base, currentT: s.ownT, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
+      base: s.base, currentT: this.appliedT(), own: s.own, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
     });
     var actions = this.root.querySelector(".compare-actions");
     if (actions) actions.hidden = s.pins.length < 2;
@@ -527,11 +550,12 @@
     if (s.group !== "pooled" || s.own) {
       // the analyses are of every row: a group view shows none of them
       s.sub = null;
-      if (v.uncertainty) { v.uncertainty.pending(); CT.setText(this.$("unc-at"), ui.unc_pooled_only); }
+      var why = CT.Uncertainty.setAside(s.own);
+      if (v.uncertainty) { v.uncertainty.pending(); CT.setText(this.$("unc-at"), why); }
       if (v.reliability) { v.reliability.setBands(null); v.reliability.setSmooth(null); }
       var hereNote = this.$("sweep-at"), overlay = this.$("overlay-at");
-      if (hereNote) CT.setText(hereNote, ui.unc_pooled_only);
-      if (overlay) CT.setText(overlay, s.bands || s.smooth ? ui.unc_pooled_only : "");
+      if (hereNote) CT.setText(hereNote, why);
+      if (overlay) CT.setText(overlay, s.bands || s.smooth ? why : "");
       return;
     }
     var k = a.nearest(s.index);

@@ -26,16 +26,32 @@
         if (entry.isIntersecting) { observer.unobserve(entry.target); startOne(entry.target); }
       });
     }, { rootMargin: "800px 0px" });
-    roots.forEach(function (root) {
-      if (root.explorer) return;
-      observer.observe(root);
-      // The first event on a control may come before the observer fires. The explorer is made while the
-      // event is on its way (capture phase), so its own handlers still receive this very event.
-      ["pointerdown", "focusin", "input", "change", "keydown"].forEach(function (type) {
-        root.addEventListener(type, function () { startOne(root); }, { capture: true, once: true });
-      });
-    });
+    roots.forEach(function (root) { if (!root.explorer) observer.observe(root); });
   }
+  // A component that starts, or whose data arrive, between a button's press and release shifts its
+  // layout ("loading…", the fitted T in a button's text), so the release can land beside the button
+  // and the browser sends the click to an ancestor: that click is the pressed button's.
+  // (Listening before the listener below: a start with data at hand shifts the layout at once.)
+  var pressed = null;
+  document.addEventListener("pointerdown", function (event) {
+    var button = event.target.closest && event.target.closest("button"), root = button && button.closest('[data-component="explorer"]');
+    pressed = root && !(root.explorer && root.explorer.state.model) ? button : null;
+  }, true);
+  document.addEventListener("click", function (event) {
+    var button = pressed;
+    pressed = null;
+    if (button && event.target !== button && !button.contains(event.target) && event.target.contains(button)) button.click();
+  }, true);
+  // The first event on a control may come before the observer fires, or even before start() runs
+  // (after the first paint): one listener on the document, from the moment this script runs, makes the
+  // explorer the event falls in while the event is on its way (capture phase), so the explorer's own
+  // handlers still receive this very event; a click that needs its data waits for them (explorer.js).
+  ["pointerdown", "focusin", "click", "input", "change", "keydown"].forEach(function (type) {
+    document.addEventListener(type, function (event) {
+      var root = CT.core && event.target.closest && event.target.closest('[data-component="explorer"]');
+      if (root) startOne(root);
+    }, true);
+  });
 
   /* The contents: open on wide screens (it sits in its own column); aria-current on the link of the
    * section crossing a line a third of the way down the window. */
@@ -48,6 +64,7 @@
       var follow = function (event) { if (event.matches) box.open = true; };
       if (wide.addEventListener) wide.addEventListener("change", follow);
     }
+    returnButton(box);
     if (!("IntersectionObserver" in window)) return;
     var links = {}, current = null;
     Array.prototype.forEach.call(box.querySelectorAll('a[href^="#"]'), function (link) {
@@ -66,6 +83,22 @@
       var section = document.getElementById(id);
       if (section) observer.observe(section);
     });
+  }
+
+  /* Narrow screens show the contents once, at the top of a long page: past them, a small fixed button
+   * named as their summary opens them and takes focus back there (hidden on wide screens by base.css). */
+  function returnButton(box) {
+    var summary = box.querySelector("summary"), button = document.createElement("button");
+    if (!summary || !("IntersectionObserver" in window)) return;
+    button.type = "button";
+    button.className = "toc-return";
+    button.textContent = summary.textContent.trim();
+    button.hidden = true;
+    button.addEventListener("click", function () { box.open = true; summary.focus(); box.scrollIntoView(); });
+    document.body.appendChild(button);
+    new IntersectionObserver(function (entries) {
+      button.hidden = entries[0].isIntersecting || entries[0].boundingClientRect.top > 0;
+    }).observe(box);
   }
 
   function start() {

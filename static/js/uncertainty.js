@@ -45,5 +45,10 @@
       scheme: ui["scheme_" + m.scheme], bins: CT.plural("bins", m.bins) }));
     CT.setText(this.fields["measured-near"], m.nearEce == null ? "" : CT.fill(ui.unc_measured_near, { ece: CT.pct(m.nearEce), t: CT.temp(m.nearT) }));
   };
+  /* Why the panel is empty in a group view: each group at its own T (own), else one group shown. */
+  Uncertainty.setAside = function (own) {
+    var ui = CT.strings().ui;
+    return own ? CT.fill(ui.unc_own_only, { own: ui.own_t }) : ui.unc_pooled_only;
+  };
   CT.Uncertainty = Uncertainty;
 })(window.CalibTutorial);

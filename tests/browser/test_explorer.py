@@ -209,7 +209,8 @@ def test_six_at_t1_and_at_the_fitted_t(open_explorer, engine, expect):
     expect(ex.card("ece-w")).to_have_text(ex.number["pct"](0.380))
     state = settle(ex, engine)
     assert state["cards"] == expected_cards("six", "all", fitted, "equal-width", 4, ex.number)
-    valuetext = ex.ui["slider_valuetext"].replace("{t}", "1.23").replace("{ece}", ex.number["pct"](0.380))
+    valuetext = ex.ui["slider_valuetext_ece"].replace("{at}", ex.ui["slider_valuetext"].replace("{t}", "1.23")).replace(
+        "{ece}", ex.number["pct"](0.380))
     assert state["valuetext"] == valuetext
     expect(ex.slider).to_have_attribute("aria-valuetext", valuetext)
     assert shows_temperature(state["readout"], fitted), f"readout {state['readout']!r} does not show T"

@@ -135,3 +135,34 @@ def test_one_group_at_its_own_t_states_the_t_applied(open_explorer, engine, ui, 
     pinned = compare.get_by_role("row", name=re.compile("^" + re.escape(ui["pin_config"].split("{")[0]) + "1:"))
     expect(pinned.get_by_role("cell").nth(0)).to_have_text(temp(t_b))
     expect(pinned.get_by_role("cell").nth(1)).to_have_text(number["fixed"](own.nll, 5))
+
+
+def test_every_group_view_states_the_t_it_applies(open_explorer, engine, ui, number, expect, subgroups):
+    """Both groups each at its own T: no one T applies, so the readout, the comparison table's current row
+    and the noise panel say so in words (never the slider's left-over T). One group at its own T: the
+    thumb moves to that T. Clearing the box gives the slider and its T back, and each empty noise panel
+    names its own reason."""
+    import numpy as np
+    ex = open_mixed(open_explorer, engine, expect)
+    fitted_index = str(engine.index_of(engine.datasets["mixed"].fitted_t))
+    compare = ex.root.get_by_role("table", name=re.compile("^" + re.escape(ui["compare_caption"][:20])))
+    note = ex.uncertainty.locator(".panel-note")
+    own_box(ex, ui).check()
+    expect(ex.readout).to_have_text(ui["own_readout"])
+    expect(ex.slider).to_have_attribute("aria-valuetext", re.compile("^" + re.escape(ui["own_readout"])))
+    current = compare.get_by_role("row", name=re.compile("^" + re.escape(ui["state_own"])))
+    each = ", ".join(f"{g}\u00a0{number['temp'](subgroups.temperatures[g])}" for g in ("A", "B"))
+    expect(current.get_by_role("cell").nth(0)).to_have_text(each)
+    expect(current.get_by_role("cell").nth(1)).to_have_text(number["fixed"](subgroups.metrics["test"]["pooled"]["group"].nll, 5))
+    expect(note).to_have_text(ui["unc_own_only"].replace("{own}", ui["own_t"]))
+    group_radio(ex, ui, "A").check()
+    t_a = subgroups.temperatures["A"]
+    grid = np.asarray(engine.grid)
+    expect(ex.readout).to_have_text(number["temp"](t_a))
+    expect(ex.slider).to_have_value(str(int(np.argmin(np.abs(np.log(grid / t_a))))))
+    expect(compare.get_by_role("row", name=re.compile("^" + re.escape(ui["state_own"])))).to_have_count(1)
+    own_box(ex, ui).uncheck()
+    expect(ex.slider).to_have_value(fitted_index)
+    expect(ex.readout).to_have_text(number["temp"](engine.grid[int(fitted_index)]))
+    expect(compare.get_by_role("row", name=re.compile("^" + re.escape(ui["state_own"])))).to_have_count(0)
+    expect(note).to_have_text(ui["unc_pooled_only"])

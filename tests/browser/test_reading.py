@@ -493,7 +493,7 @@ def test_contents_are_sticky_on_wide_screens_and_mark_the_section(open_page, exp
 
 def test_contents_collapse_on_narrow_screens_and_work_without_javascript(open_page, expect):
     page = open_page(viewport={"width": 390, "height": 800})
-    summary = page.get_by_text(strings()["meta"]["toc"], exact=True)
+    summary = page.locator("summary").get_by_text(strings()["meta"]["toc"], exact=True)  # not the button back to it
     link = page.get_by_role("navigation").get_by_role("link", name=re.compile("^Same model"))
     expect(link).to_be_hidden()
     summary.click()
