@@ -37,6 +37,10 @@ __all__ = [
 SCHEMA_VERSION = 3
 SCORE_SCALE = 100_000
 RATE_SCALE = 1_000
+# The grid's temperatures go to the scripts with eight significant digits (not the engine's ten): the page
+# prints a T with three and a #state/ link with five, and every grid point reads the same either way
+# (tests/test_sitegen_payload.py checks it); it is the first view's largest number list.
+GRID_DIGITS = 8
 
 
 def to_units(values, scale):
@@ -376,7 +380,7 @@ def core_payload(precomputed, default_dataset):
     return {
         "schema_version": SCHEMA_VERSION,
         "default_dataset": default_dataset,
-        "grid": precomputed.grid.tolist(),
+        "grid": [float(f"{t:.{GRID_DIGITS}g}") for t in precomputed.grid],
         "t1_index": precomputed.t1_index,
         "units": {"score": SCORE_SCALE, "rate": RATE_SCALE},
         "bin_counts": list(SELECTABLE_BIN_COUNTS),

@@ -371,8 +371,17 @@ def test_core_payload(precomputed):
     assert core["units"] == {"score": 100_000, "rate": 1_000}
     assert [d["name"] for d in core["datasets"]] == list(DATASET_NAMES)
     for entry in core["datasets"]:
-        assert core["grid"][entry["fitted_index"]] == entry["fitted_t"]
+        assert f'{core["grid"][entry["fitted_index"]]:.5g}' == f'{entry["fitted_t"]:.5g}'
     json.loads(to_json(core))
+
+
+def test_the_scripts_grid_reads_as_the_engines_at_three_and_five_digits(precomputed):
+    # The scripts print a T with three significant digits and write #state/ links with five.
+    core = core_payload(precomputed, "six")
+    assert len(core["grid"]) == len(precomputed.grid)
+    for sent, engine in zip(core["grid"], precomputed.grid):
+        assert f"{sent:.3g}" == f"{engine:.3g}" and f"{sent:.5g}" == f"{engine:.5g}", (sent, engine)
+        assert abs(sent - engine) <= 1e-7 * engine
 
 
 def test_core_payload_refuses_an_unknown_default_dataset(precomputed):
