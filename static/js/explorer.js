@@ -115,7 +115,15 @@
     this.onCheck("smooth", function (on) { s.smooth = on; self.renderAnalysis(true); self.writeHash(); });
     this.onRadio("scheme", function (value) { s.scheme = value; self.renderConfig(); self.writeHash(); });
     this.onRadio("part", function (value) { s.part = value; self.renderConfig(); self.writeHash(); });
-    this.onRadio("group", function (value) { s.group = value; self.renderConfig(); });
+    // The group radios are rebuilt for each dataset (renderGroups): the fieldset listens for them.
+    var groupBox = this.$("groups");
+    if (groupBox) {
+      groupBox.addEventListener("change", function (event) {
+        var input = event.target;
+        if (input.name !== self.id + "-group" || !input.checked) return;
+        s.group = input.value; self.renderConfig(); self.writeHash();
+      });
+    }
     this.onCheck("own", function (on) { s.own = on; self.renderConfig(); });
   };
   Explorer.prototype.onClick = function (suffix, fn) {
@@ -171,12 +179,15 @@
       var changed = !s.model || s.model.name !== name;
       s.dataset = name;
       s.model = CT.model(name);
-      if (changed) { s.group = "pooled"; s.own = false; }  // pins keep their own configuration
+      // pins keep their own configuration; a first load keeps the URL's group if the dataset has it
+      // (a group it lacks falls back to pooled, and the URL says so)
+      var dropped = first && !hasGroup(name, s.group);
+      if (changed && !(first && !dropped)) { s.group = "pooled"; s.own = false; }
       var parts = s.model.partNames;
       if (parts.indexOf(s.part) < 0) s.part = parts.indexOf("test") >= 0 ? "test" : parts[0];
       if (s.example >= s.model.examples.index.length) s.example = 0;
       self.renderConfig();
-      if (!first) self.writeHash();
+      if (!first || dropped) self.writeHash();
       if (self.options.analysis) self.loadAnalysis(name);
     });
   };
@@ -273,6 +284,7 @@
     var s = this.state, m = s.model, ui = CT.strings().ui;
     var info = CT.datasetInfo(m.name), grouped = info.groups && info.groups.length;
     if (!grouped) { s.group = "pooled"; s.own = false; }
+    else if (!hasGroup(m.name, s.group)) s.group = "pooled";
     // The snapped-count note stays while a group view shows the count it snapped to; a redraw for
     // anything else (a late bins file, say) must not wipe it.
     var grouping = !(s.group === "pooled" && !s.own);
@@ -291,6 +303,30 @@
     }
     s.groups = CT.groupModel(m.name);
     return (s.partView = s.group === "pooled" ? m.part(s.part) : s.groups.part(s.part, s.group));
+  };
+  /* True when `group` is "pooled" or one of the dataset's groups. */
+  function hasGroup(name, group) {
+    var info = CT.datasetInfo(name);
+    return group === "pooled" || !!(info && info.groups && info.groups.indexOf(group) >= 0);
+  }
+  /* The group radios: "pooled" (in the template) and one per group of the dataset shown, rebuilt
+   * when its groups differ from those shown; focus on a removed radio moves to "pooled". */
+  Explorer.prototype.renderGroups = function (names) {
+    var box = this.$("groups"), id = this.id, key = JSON.stringify(names);
+    if (box._groups === key) return;
+    box._groups = key;
+    var ui = CT.strings().ui, own = this.$("own"), before = own ? own.closest("label") : null;
+    var active = document.activeElement, refocus = !!active && active.name === id + "-group" && active.value !== "pooled";
+    Array.prototype.forEach.call(box.querySelectorAll("label[data-group]"), function (label) { box.removeChild(label); });
+    names.forEach(function (name) {
+      var label = document.createElement("label"), input = document.createElement("input");
+      input.type = "radio"; input.name = id + "-group"; input.value = name;
+      label.setAttribute("data-group", "");
+      label.appendChild(input);
+      label.appendChild(document.createTextNode(" " + CT.fill(ui.group_one, { name: name })));
+      box.insertBefore(label, before);
+    });
+    if (refocus) box.querySelector('input[value="pooled"]').focus();
   };
   /* A series that does not follow the slider: `value` everywhere, its change against `t1` (T = 1). */
   function constant(value, t1) {
@@ -430,7 +466,10 @@
     var partBox = this.$("parts");
     if (partBox) partBox.hidden = m.partNames.length < 2;
     var groupBox = this.$("groups"), info = CT.datasetInfo(m.name);
-    if (groupBox) groupBox.hidden = !(info.groups && info.groups.length);
+    if (groupBox) {
+      groupBox.hidden = !(info.groups && info.groups.length);
+      this.renderGroups(info.groups || []);
+    }
     var ownBox = this.$("own");
     if (ownBox) ownBox.checked = s.own;
     [["scheme", s.scheme], ["part", s.part], ["group", s.group]].forEach(function (pair) {

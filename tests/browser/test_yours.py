@@ -90,3 +90,56 @@ def test_the_page_built_with_data_is_valid_html(vnu_command, hostile_site):
     page = hostile_site / "index.html"
     errors = run_vnu(vnu_command, page)
     assert errors == {str(page): []}, errors
+
+
+def group_values(page):
+    """The values of the main explorer's group radios, in order."""
+    return page.locator('#ex1-groups input[name="ex1-group"]').evaluate_all("nodes => nodes.map(n => n.value)")
+
+
+def test_the_group_radios_are_the_shown_datasets_own(browser, expect, hostile_site):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    problems = []
+    page = context.new_page()
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    try:
+        page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
+        expect(page.locator("#ex1-dataset")).to_have_value("yours")
+        page.locator("#ex1").scroll_into_view_if_needed()
+        expect(page.locator("#ex1-groups")).to_be_visible(timeout=20_000)
+        assert sorted(group_values(page)) == sorted(["pooled", *GROUPS])
+        # the built-in mixed population: its groups A and B, none of the reader's
+        page.locator("#ex1-dataset").select_option("mixed")
+        expect(page.locator('#ex1-groups input[value="A"]')).to_have_count(1)
+        assert sorted(group_values(page)) == ["A", "B", "pooled"]
+        page.locator('#ex1-groups input[value="A"]').check()
+        page.wait_for_timeout(400)
+        assert "group=A" in page.evaluate("location.hash")
+        # keyboard: from group A, the arrow keys go to the mixed population's radios only
+        page.locator('#ex1-groups input[value="A"]').focus()
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate("document.activeElement.value") == "B"
+        # back to the reader's model: its groups again, pooled checked, the hash's group with it
+        page.locator("#ex1-dataset").select_option("yours")
+        expect(page.locator('#ex1-groups input[value="A"]')).to_have_count(0)
+        assert sorted(group_values(page)) == sorted(["pooled", *GROUPS])
+        expect(page.locator('#ex1-groups input[value="pooled"]')).to_be_checked()
+        page.wait_for_timeout(400)
+        assert "group=pooled" in page.evaluate("location.hash")
+        page.locator(f'#ex1-groups input[value="{GROUPS[1]}"]').check()
+        page.wait_for_timeout(400)
+        assert problems == [], problems
+        # a shared URL: the group kept where the dataset has it, pooled where it does not
+        for hash_, dataset, checked in (("#state/dataset=mixed&group=B", "mixed", "B"),
+                                        ("#state/dataset=yours&group=A", "yours", "pooled")):
+            page.goto((hostile_site / "index.html").as_uri() + hash_, wait_until="load")
+            page.reload(wait_until="load")
+            page.locator("#ex1").scroll_into_view_if_needed()
+            expect(page.locator("#ex1-dataset")).to_have_value(dataset, timeout=20_000)
+            expect(page.locator(f'#ex1-groups input[value="{checked}"]')).to_be_checked(timeout=20_000)
+            page.wait_for_timeout(400)
+            assert f"group={checked}" in page.evaluate("location.hash")
+        assert problems == [], problems
+    finally:
+        context.close()
