@@ -67,6 +67,9 @@ PROBABILITY_FLOOR = 1e-300    # probabilities are floored here before the log (a
 PROBABILITY_SUM_TOLERANCE = 1e-3  # |row sum − 1| allowed for probabilities
 SPLIT_RULES = ("file", "random", "even-odd", "none")
 DEFAULT_SPLIT_SEED = 0
+# What a tool says when --split none is asked for (python -m calib fit and build.py print it on stderr).
+SPLIT_NONE_NOTE = ("--split none fits T and measures on the same rows, so the figures at the fitted T are "
+                   "optimistic")
 _NPZ_ARRAYS = ("logits", "probabilities", "labels", "split", "groups", "class_names")
 _SPLIT_WORDS = {"calibration": True, "test": False, "1": True, "0": False, "true": True, "false": False}
 

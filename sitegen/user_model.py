@@ -317,6 +317,8 @@ def user_report(user, precomputed, analyses):
         file=_file_name(data.path), sha256=data.sha256, n=int(data.labels.size), k=int(data.logits.shape[1]),
         parts={part: int(mask.sum()) for part, mask in user.parts.items()},
         reported="test" if "test" in user.parts else "all", fitted_on=result.fitted_on,
+        # the value to deploy, written as temperature.json writes it (10 significant digits, JSON's float text)
+        t_deploy=json.dumps(result.fitted_t),
         examples=int(result.showcase.size), examples_kept=user.examples,
         class_names=data.class_names is not None, many_classes=data.logits.shape[1] > USER_BAR_CLASSES,
         groups=list(sub.groups) if sub is not None else [],

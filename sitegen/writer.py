@@ -65,6 +65,16 @@ def _swap(staging, out):
     return aside
 
 
+def check_site_target(out_dir):
+    """Refuse, with a one-line :class:`BuildError`, a site folder :func:`write_site` would refuse or could not
+    write: one whose parent folder does not exist, or an existing folder an earlier build did not write."""
+    out = Path(out_dir).resolve()
+    if not out.parent.is_dir():
+        raise BuildError(f"cannot write the site to {out}: its parent folder {out.parent} does not exist")
+    if not _is_safe_to_replace(out):
+        raise BuildError(f"refusing to replace {out}: it exists and was not written by build.py")
+
+
 def write_site(out_dir, files):
     """Write ``files`` ({relative path: str or bytes}) as the folder ``out_dir``, all or nothing.
 

@@ -357,3 +357,52 @@ def test_the_one_file_edition_carries_the_report_and_temperature_json(user_build
     tags.feed(html)
     assert not [attrs for tag, attrs in tags.seen if tag == "img" and attrs.get("src") == "x"]
     assert not [attrs for tag, attrs in tags.seen if "onload" in attrs or "onerror" in attrs]
+
+
+def yours_section(html):
+    return html[html.index('<section id="yours"'):html.index("</section>", html.index('<section id="yours"'))]
+
+
+def test_the_deploy_sentence_shows_the_json_value_once_in_every_language(user_builds):
+    record = json.loads((user_builds["hostile"] / "downloads" / "yours-temperature.json").read_text())
+    full = json.dumps(record["temperature"])
+    assert float(full) == float(f"{record['temperature']:.10g}")
+    for page in ("index.html", "es/index.html"):
+        section = yours_section((user_builds["hostile"] / page).read_text(encoding="utf-8"))
+        assert section.count(full) == 1, page
+        deploy = re.search(r'<span class="yours-deploy">(.*?)</span></p>', section, re.S).group(1)
+        assert f'<code class="yours-t-full">{full}</code>' in deploy and "yours-temperature.json" in deploy
+        # elsewhere T keeps three significant digits
+        shown = re.search(r'<span class="yours-t">([^<]*)</span>', section).group(1)
+        assert len(re.sub(r"\D", "", shown).lstrip("0")) <= 3, shown
+
+
+def test_split_none_says_all_rows_in_whole_sentences_and_warns(user_builds, tmp_path):
+    section = yours_section((user_builds["bare"] / "index.html").read_text(encoding="utf-8"))
+    for glued in ("the all", "all rows (", "on the all", "set aside for fitting", "of all rows rows"):
+        assert glued not in section, glued
+    assert "all 400 rows" in section.replace("&nbsp;", " ")
+    warning = [line for line in user_builds["bare_stderr"].splitlines() if "warning" in line]
+    assert len(warning) == 1 and warning[0].startswith("build.py: warning: ") and "optimistic" in warning[0]
+    assert not [line for line in user_builds["hostile_stderr"].splitlines() if "warning" in line]
+    # the same sentence as python -m calib fit --split none
+    calib = subprocess.run([sys.executable, "-m", "calib", "fit", str(user_builds["data"]), "--split", "none"],
+                           cwd=str(ROOT), capture_output=True, text=True, timeout=TIMEOUT)
+    assert calib.returncode == 0, calib.stderr
+    assert warning[0].split("warning: ", 1)[1] in calib.stderr
+
+
+def test_the_record_table_names_the_split_once(user_builds):
+    for page, label in (("index.html", "Split"), ("es/index.html", "División")):
+        section = yours_section((user_builds["hostile"] / page).read_text(encoding="utf-8"))
+        cell = re.search(rf'<th scope="row">{label}</th><td[^>]*>(.*?)</td>', section, re.S).group(1)
+        assert not cell.startswith(label) and "seed 0" in cell or "semilla 0" in cell, cell
+
+
+def test_an_out_folder_whose_parent_is_missing_is_refused_before_the_build(tmp_path):
+    data = model_file(tmp_path / "m.npz", hostile=False)
+    result = run("--out", tmp_path / "missing" / "site", "--data", data, "--lang", "en")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("build.py: error: ") and "missing" in lines[0], lines
+    assert not (tmp_path / "missing").exists()
