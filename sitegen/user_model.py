@@ -290,7 +290,7 @@ def user_strings(strings, user):
     own = strings["yours"]
     datasets = dict(strings["datasets"])
     datasets[USER_SLUG] = {"label": own["label"].replace("{name}", user.name), "short": user.name,
-                           "summary": user.description or own["summary"]}
+                           "summary": _as_sentence(user.description, own["description_sentence"]) or own["summary"]}
     ui = dict(strings["ui"])
     ui["explorer_names"] = dict(ui["explorer_names"], **{"yr1": own["explorer_name"]})
     out = type(strings).__new__(type(strings))
@@ -299,6 +299,17 @@ def user_strings(strings, user):
     dict.__setitem__(out, "datasets", datasets)
     dict.__setitem__(out, "ui", ui)
     return out
+
+
+_SENTENCE_END = (".", "!", "?", "…", ".)", ".»", '."', ".”")
+
+
+def _as_sentence(text, pattern):
+    """``text`` as a sentence: as given when it ends like one, else through ``pattern`` (``{description}.``)."""
+    text = text.strip()
+    if not text or text.endswith(_SENTENCE_END):
+        return text
+    return pattern.replace("{description}", text)
 
 
 # --- what the report's template reads -------------------------------------------------------------------

@@ -406,3 +406,21 @@ def test_an_out_folder_whose_parent_is_missing_is_refused_before_the_build(tmp_p
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("build.py: error: ") and "missing" in lines[0], lines
     assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("description, summary", [("ImageNet-100 subset", "ImageNet-100 subset."),
+                                                  ("ImageNet-100 subset.", "ImageNet-100 subset."),
+                                                  ("Is it calibrated?", "Is it calibrated?"), ("", "")])
+def test_a_description_becomes_one_sentence(description, summary):
+    from sitegen.user_model import _as_sentence
+
+    assert _as_sentence(description, "{description}.") == summary
+
+
+def test_the_explorers_dataset_line_separates_the_description(user_builds):
+    for page in ("index.html", "es/index.html"):
+        html = (user_builds["hostile"] / page).read_text(encoding="utf-8")
+        strings = json.loads(re.search(r'<script type="application/json" id="ct-strings">(.*?)</script>', html,
+                                       re.S).group(1))
+        assert strings["datasets"]["yours"]["summary"] == "=rows from <b>ward 3</b>."  # given without a full stop
+        assert re.fullmatch(r"\{summary\}\s+\{line\}", strings["ui"]["dataset_summary"])

@@ -346,9 +346,9 @@
     if (!part) return;  // the groups are loading
     var summary = this.$("summary");
     if (summary) {
-      summary.textContent = CT.datasetSummary(m.name) + " " + CT.fill(ui.dataset_line, {
+      summary.textContent = CT.fill(ui.dataset_summary, { summary: CT.datasetSummary(m.name), line: CT.fill(ui.dataset_line, {
         n: CT.count(info.n), t: CT.temp(m.fittedT), on: ui["fitted_on_" + m.fittedOn]
-      });
+      }) });
     }
     var fitButton = this.$("fit");
     if (fitButton) fitButton.textContent = CT.fill(ui.button_fitted, { t: CT.temp(m.fittedT) });
@@ -386,7 +386,11 @@
       ], CT.core.t1_index, part.nllArgmin);
     }
     if (v.reliability) this.setDiagram(part, own);
-    if (v.bars) v.bars.setData(m, s.example);
+    if (v.bars) {
+      // a dataset built without examples (--no-examples) has no bars: its panel and heading are hidden
+      this.$("bars").closest(".panel").hidden = !m.examples.index.length;
+      v.bars.setData(m, s.example);
+    }
     this.renderCompare();
     this.$("t").value = s.index;
     this.renderIndex(true);

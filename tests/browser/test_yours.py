@@ -6,6 +6,7 @@ opens, no error is logged, no element of theirs appears, and the page shows the 
 explorer opens on the reader's model and the report's bars show six examples with the names as text.
 """
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NAME = "</script><img src=x onerror=alert(1)>\u2028<!--<script>alert(4)</script>"
 CLASSES = ["<img src=y onerror=alert(2)>", "=1+1", "</script><svg onload=alert(3)>"] + [f"c{i}" for i in range(3, 14)]
 GROUPS = ("<b id=injected>g</b>", "-2+3")
+DESCRIPTION = "ImageNet-100 subset"  # no closing full stop
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +32,8 @@ def hostile_site(tmp_path_factory):
     np.savez(base / "model.npz", logits=3 * logits, labels=labels, class_names=np.array(CLASSES),
              groups=np.where(np.arange(n) % 2 == 0, *GROUPS))
     result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(base / "site"), "--lang", "en",
-                             "--data", str(base / "model.npz"), "--name", NAME], cwd=ROOT, capture_output=True,
+                             "--data", str(base / "model.npz"), "--name", NAME,
+                             "--description", DESCRIPTION], cwd=ROOT, capture_output=True,
                             text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     return base / "site"
@@ -109,6 +112,8 @@ def test_the_group_radios_are_the_shown_datasets_own(browser, expect, hostile_si
         page.locator("#ex1").scroll_into_view_if_needed()
         expect(page.locator("#ex1-groups")).to_be_visible(timeout=20_000)
         assert sorted(group_values(page)) == sorted(["pooled", *GROUPS])
+        # the description, then the dataset's line as a sentence of its own
+        expect(page.locator("#ex1-summary")).to_have_text(re.compile("^" + re.escape(DESCRIPTION) + r"\. 600 examples; "))
         # the built-in mixed population: its groups A and B, none of the reader's
         page.locator("#ex1-dataset").select_option("mixed")
         expect(page.locator('#ex1-groups input[value="A"]')).to_have_count(1)
@@ -140,6 +145,44 @@ def test_the_group_radios_are_the_shown_datasets_own(browser, expect, hostile_si
             expect(page.locator(f'#ex1-groups input[value="{checked}"]')).to_be_checked(timeout=20_000)
             page.wait_for_timeout(400)
             assert f"group={checked}" in page.evaluate("location.hash")
+        assert problems == [], problems
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def bare_site(tmp_path_factory):
+    """A --data build with --no-examples (no groups, English only)."""
+    base = tmp_path_factory.mktemp("yours-bare")
+    rng = np.random.default_rng(7)
+    n, k = 400, 5
+    labels = rng.integers(0, k, n)
+    logits = rng.normal(0, 1, (n, k))
+    logits[np.arange(n), labels] += 2.0
+    np.savez(base / "model.npz", logits=2 * logits, labels=labels)
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(base / "site"), "--lang", "en",
+                             "--data", str(base / "model.npz"), "--no-examples"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    return base / "site"
+
+
+def test_no_examples_hides_the_bars_panel(browser, expect, bare_site):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    problems = []
+    page = context.new_page()
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    try:
+        page.goto((bare_site / "index.html").as_uri(), wait_until="load")
+        for explorer in ("yr1", "ex1"):
+            page.locator(f"#{explorer}").scroll_into_view_if_needed()
+            expect(page.locator(f"#{explorer}-summary, #{explorer}-t-readout").first).not_to_be_empty(timeout=20_000)
+            panel = page.locator(f"#{explorer}-bars").locator("xpath=..")
+            expect(panel).to_be_hidden(timeout=20_000)
+        # a built-in dataset has its six examples: the panel and its heading come back
+        page.locator("#ex1-dataset").select_option("six")
+        expect(page.locator("#ex1-bars").locator("xpath=..")).to_be_visible(timeout=20_000)
+        expect(page.locator("#ex1-bars .example").first).to_be_visible()
         assert problems == [], problems
     finally:
         context.close()
