@@ -251,23 +251,30 @@ def csv_cell(value):
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def groups_csv(analyses_sub, fmt_digits=8):
-    """Per-group metrics of the reader's test (or all) rows under T = 1, the global T and each group's own T:
-    one row per (group or pooled, condition). Group names are text cells (see :func:`csv_cell`)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
-    writer.writerow(["part", "group", "condition", "temperature", "rows", "nll", "brier", "accuracy",
-                     "mean_confidence", "ece_equal-width_15"])
+def _quoted(text):
+    """A text cell, always quoted (and guarded by :func:`csv_cell`)."""
+    return '"' + str(csv_cell(text)).replace('"', '""') + '"'
+
+
+def groups_csv(analyses_sub):
+    """Per-group metrics of the reader's rows under T = 1, the global T and each group's own T: one row per
+    (part, group or pooled, condition). Numbers are written as the metrics CSV writes them (unquoted; the
+    temperature in full, the metrics with 8 decimals); text cells are quoted and guarded (:func:`csv_cell`).
+    The temperature is the one applied: 1, the global T, or the group's own T; the pooled row "each group at
+    its own T" applies several, so its temperature cell is empty."""
+    own = analyses_sub.temperatures
+    lines = [",".join(_quoted(c) for c in ("part", "group", "condition", "temperature", "rows", "nll", "brier",
+                                             "accuracy", "mean_confidence", "ece_equal-width_15"))]
     for part, table in analyses_sub.metrics.items():
         for who, by_condition in table.items():
             for condition, m in by_condition.items():
-                t = {"t1": 1.0, "global": analyses_sub.temperatures["global"]}.get(
-                    condition, analyses_sub.temperatures.get(who, analyses_sub.temperatures["global"]))
-                writer.writerow([csv_cell(part), csv_cell(who), csv_cell(condition), float(t), int(m.n),
-                                 round(float(m.nll), fmt_digits), round(float(m.brier), fmt_digits),
-                                 round(float(m.accuracy), fmt_digits), round(float(m.mean_confidence), fmt_digits),
-                                 round(float(m.ece["equal-width"][15]), fmt_digits)])
-    return buffer.getvalue()
+                t = {"t1": 1.0, "global": own["global"]}.get(condition, own.get(who))
+                cells = [_quoted(part), _quoted(who), _quoted(condition), "" if t is None else repr(float(t)),
+                         str(int(m.n))]
+                cells += [f"{float(v):.8f}" for v in (m.nll, m.brier, m.accuracy, m.mean_confidence,
+                                                        m.ece["equal-width"][15])]
+                lines.append(",".join(cells))
+    return "\n".join(lines) + "\n"
 
 
 def user_files(user, precomputed, analyses):

@@ -424,3 +424,46 @@ def test_the_explorers_dataset_line_separates_the_description(user_builds):
                                        re.S).group(1))
         assert strings["datasets"]["yours"]["summary"] == "=rows from <b>ward 3</b>."  # given without a full stop
         assert re.fullmatch(r"\{summary\}\s+\{line\}", strings["ui"]["dataset_summary"])
+
+
+def test_the_groups_csv_writes_numbers_like_the_metrics_csv_and_each_groups_own_t(user_builds):
+    site = user_builds["hostile"]
+    text = (site / "downloads" / "yours-groups.csv").read_text()
+    lines = text.split("\n")[:-1]  # (a group name may hold U+2029, a line break to str.splitlines)
+    header = next(csv.reader([lines[0]]))
+    assert lines[0] == ",".join(f'"{name}"' for name in header)
+    record = json.loads((site / "downloads" / "yours-temperature.json").read_text())
+    # each group's own T as the report prints it (three significant digits), from the page
+    html = (site / "index.html").read_text(encoding="utf-8")
+    shown_t = {}
+    for line in lines[1:]:
+        raw = line.split(",")
+        # text cells quoted, number cells not: temperature, rows and five metrics with 8 decimals
+        assert all(cell.startswith('"') and cell.endswith('"') for cell in raw[:3]), line
+        assert all(re.fullmatch(r"-?\d+\.\d{8}", cell) for cell in raw[-5:]), line
+        assert re.fullmatch(r"\d+", raw[-6]) and (raw[-7] == "" or re.fullmatch(r"\d+\.\d+(e-?\d+)?", raw[-7])), line
+        part, group, condition = next(csv.reader([line]))[:3]
+        t = raw[-7]
+        if condition == "t1":
+            assert float(t) == 1.0
+        elif condition == "global":
+            assert float(t) == record["temperature"]
+        elif group == "pooled":
+            assert t == ""  # each group at its own T: no single T
+        else:
+            assert float(t) != record["temperature"]
+            shown_t.setdefault(group, set()).add(t)
+    assert len(shown_t) == 2 and all(len(ts) == 1 for ts in shown_t.values())  # one own T per group, every part
+    own = dict(re.findall(r'<tr><th scope="row">(.*?) \(T = ([\d.]+)\)</th>',
+                          html[html.index('id="yours-groups-caption"'):html.index("yours-examples")]))
+    assert len(own) == 2
+    assert sorted(f"{float(t):.3g}" for (t,) in shown_t.values()) == sorted(own.values())
+
+
+def test_the_metrics_csv_marks_the_fitted_row(user_builds):
+    rows = list(csv.reader(io.StringIO((user_builds["hostile"] / "downloads" / "yours-metrics.csv").read_text())))
+    record = json.loads((user_builds["hostile"] / "downloads" / "yours-temperature.json").read_text())
+    assert rows[0][-1] == "fitted"
+    marked = [row for row in rows[1:] if row[-1] == "true"]
+    assert [row[0] for row in marked] == ["calibration", "test"]
+    assert all(float(row[1]) == record["temperature"] for row in marked)
