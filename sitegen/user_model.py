@@ -39,7 +39,7 @@ from .precompute import (
     Precomputed, build_grid, fit_for, grid_index, precompute_dataset, softmax_walkthrough,
 )
 from .settings import (
-    DATASETS, FIT_BOUNDS, FIT_TOLERANCE, SHOWCASE_SIZE, USER_BAR_CLASSES, USER_MAX_DESCRIPTION_CHARS, USER_MAX_GROUPS,
+    DATASETS, FIT_BOUNDS, FIT_TOLERANCE, SHOWCASE_SIZE, SIGNIFICANT_DIGITS, USER_BAR_CLASSES, USER_MAX_DESCRIPTION_CHARS, USER_MAX_GROUPS,
     USER_MAX_LABEL_CHARS, USER_MAX_NAME_CHARS, USER_SLUG, WORKED_EXAMPLE,
 )
 
@@ -211,6 +211,9 @@ def user_examples_payload(payload, user, result):
 
 # --- downloads ------------------------------------------------------------------------------------------
 
+DEPLOY_DIGITS = SIGNIFICANT_DIGITS  # the fitted T's significant digits (round_significant), kept in temperature.json
+
+
 def temperature_json(user, result):
     """``temperature.json``: the fitted T to deploy, how it was fitted, on which rows, from which file."""
     data = user.predictions
@@ -221,7 +224,7 @@ def temperature_json(user, result):
         "method": "bounded golden-section search",
         "bounds": [float(b) for b in FIT_BOUNDS],
         "tolerance": float(FIT_TOLERANCE),
-        "significant_digits_kept": 10,
+        "significant_digits_kept": DEPLOY_DIGITS,
         "fitted_on": fitted_on,
         "rows_used": int(user.parts[fitted_on].sum()),
         "rows_total": int(data.labels.size),
@@ -336,7 +339,7 @@ def user_report(user, precomputed, analyses):
         parts={part: int(mask.sum()) for part, mask in user.parts.items()},
         reported="test" if "test" in user.parts else "all", fitted_on=result.fitted_on,
         # the value to deploy, written as temperature.json writes it (10 significant digits, JSON's float text)
-        t_deploy=json.dumps(result.fitted_t),
+        t_deploy=json.dumps(result.fitted_t), t_digits=DEPLOY_DIGITS,
         examples=int(result.showcase.size), examples_kept=user.examples,
         class_names=data.class_names is not None, many_classes=data.logits.shape[1] > USER_BAR_CLASSES,
         groups=list(sub.groups) if sub is not None else [],

@@ -467,3 +467,14 @@ def test_the_metrics_csv_marks_the_fitted_row(user_builds):
     marked = [row for row in rows[1:] if row[-1] == "true"]
     assert [row[0] for row in marked] == ["calibration", "test"]
     assert all(float(row[1]) == record["temperature"] for row in marked)
+
+
+def test_the_record_says_its_bin_counts_are_the_non_empty_bins(user_builds):
+    for page, words in (("index.html", "non-empty bin"), ("es/index.html", "intervalo no vacío")):
+        section = yours_section((user_builds["hostile"] / page).read_text(encoding="utf-8"))
+        table = section[section.index('<table class="yours-bins"'):]
+        rows = re.findall(r'<tr><th scope="row">', table[:table.index("</table>")])
+        cell = section[section.index('id="yours-record-caption"'):]
+        binning = re.findall(r'<tr><th scope="row">[^<]*</th><td[^>]*>(.*?)</td></tr>', cell)[4]
+        assert words in binning, binning
+        assert len(binning.split(": ", 1)[1].split(", ")) == len(rows), binning

@@ -186,3 +186,25 @@ def test_no_examples_hides_the_bars_panel(browser, expect, bare_site):
         assert problems == [], problems
     finally:
         context.close()
+
+
+def test_the_groups_table_scrolls_in_the_labelled_region_at_390_px(browser, hostile_site):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
+        found = page.evaluate("""() => {
+            const table = document.querySelector("table.yours-groups"), wrap = table.parentElement;
+            const other = document.querySelector("table.yours-metrics").parentElement, style = getComputedStyle(wrap);
+            return {wrap: wrap.className, role: wrap.getAttribute("role"), tabindex: wrap.getAttribute("tabindex"),
+                    label: document.getElementById(wrap.getAttribute("aria-labelledby")).className,
+                    overflow: style.overflowX, hint: style.backgroundImage, otherHint: getComputedStyle(other).backgroundImage,
+                    fits: wrap.getBoundingClientRect().right <= window.innerWidth,
+                    page: document.documentElement.scrollWidth <= window.innerWidth + 1};
+        }""")
+        assert found["wrap"] == "table-wrap" and found["role"] == "region" and found["tabindex"] == "0", found
+        assert found["label"] == "table-caption" and found["overflow"] == "auto", found
+        assert "gradient" in found["hint"] and found["hint"] == found["otherHint"], found
+        assert found["fits"] and found["page"], found
+    finally:
+        context.close()
