@@ -115,15 +115,7 @@
     this.onCheck("smooth", function (on) { s.smooth = on; self.renderAnalysis(true); self.writeHash(); });
     this.onRadio("scheme", function (value) { s.scheme = value; self.renderConfig(); self.writeHash(); });
     this.onRadio("part", function (value) { s.part = value; self.renderConfig(); self.writeHash(); });
-    // The group radios are rebuilt for each dataset (renderGroups): the fieldset listens for them.
-    var groupBox = this.$("groups");
-    if (groupBox) {
-      groupBox.addEventListener("change", function (event) {
-        var input = event.target;
-        if (input.name !== self.id + "-group" || !input.checked) return;
-        s.group = input.value; self.renderConfig(); self.writeHash();
-      });
-    }
+    this.onRadio("group", function (value) { s.group = value; self.renderConfig(); self.writeHash(); });
     this.onCheck("own", function (on) { s.own = on; self.renderConfig(); });
   };
   Explorer.prototype.onClick = function (suffix, fn) {
@@ -309,22 +301,19 @@
     var info = CT.datasetInfo(name);
     return group === "pooled" || !!(info && info.groups && info.groups.indexOf(group) >= 0);
   }
-  /* The group radios: "pooled" (in the template) and one per group of the dataset shown, rebuilt
-   * when its groups differ from those shown; focus on a removed radio moves to "pooled". */
+  /* The group radios: the template renders "pooled" and one per group of any dataset the explorer offers;
+   * only the shown dataset's own are shown (and enabled), so a foreign group cannot be chosen. Focus on a
+   * radio that goes away moves to "pooled". */
   Explorer.prototype.renderGroups = function (names) {
     var box = this.$("groups"), id = this.id, key = JSON.stringify(names);
     if (box._groups === key) return;
     box._groups = key;
-    var ui = CT.strings().ui, own = this.$("own"), before = own ? own.closest("label") : null;
-    var active = document.activeElement, refocus = !!active && active.name === id + "-group" && active.value !== "pooled";
-    Array.prototype.forEach.call(box.querySelectorAll("label[data-group]"), function (label) { box.removeChild(label); });
-    names.forEach(function (name) {
-      var label = document.createElement("label"), input = document.createElement("input");
-      input.type = "radio"; input.name = id + "-group"; input.value = name;
-      label.setAttribute("data-group", "");
-      label.appendChild(input);
-      label.appendChild(document.createTextNode(" " + CT.fill(ui.group_one, { name: name })));
-      box.insertBefore(label, before);
+    var active = document.activeElement, refocus = false;
+    Array.prototype.forEach.call(box.querySelectorAll('input[name="' + id + '-group"]'), function (input) {
+      var shown = input.value === "pooled" || names.indexOf(input.value) >= 0;
+      if (!shown && input === active) refocus = true;
+      input.disabled = !shown;
+      input.closest("label").hidden = !shown;
     });
     if (refocus) box.querySelector('input[value="pooled"]').focus();
   };

@@ -171,9 +171,8 @@ def test_controls_follow_the_contract(open_explorer, engine, expect):
     expect(ex.readout).to_have_count(1)
     for button in (ex.reset, ex.fit, ex.pin):
         expect(button).to_be_visible()
-    # schemes, the two parts, and the groups of the dataset shown: "six" has none, only "both pooled"
-    # (hidden); the group radios are the shown dataset's own (mixed: pooled, A, B)
-    expect(ex.root.get_by_role("radio", include_hidden=True)).to_have_count(len(SCHEMES) + 2 + 1)
+    # schemes, the two parts, and the groups: both pooled, A, B
+    expect(ex.root.get_by_role("radio", include_hidden=True)).to_have_count(len(SCHEMES) + 2 + 3)
     for scheme in SCHEMES:
         expect(ex.scheme(scheme)).to_have_value(scheme)
     for part in ("calibration", "test"):
@@ -190,10 +189,12 @@ def test_controls_follow_the_contract(open_explorer, engine, expect):
     ex.reset.click()
     expect(ex.slider).to_have_value(str(engine.t1_index))
     settle(ex, engine)
+    # the group radios shown are the shown dataset's own: mixed's pooled, A and B
     ex.choose(dataset="mixed")
-    groups = ex.root.locator('input[type="radio"][name$="-group"]')
-    expect(groups).to_have_count(3)
-    assert groups.evaluate_all("nodes => nodes.map(n => n.value)") == ["pooled", "A", "B"]
+    shown = ex.root.locator('input[type="radio"][name$="-group"]:not([disabled])')
+    expect(shown).to_have_count(3)
+    assert shown.evaluate_all("nodes => nodes.map(n => n.value)") == ["pooled", "A", "B"]
+    assert all(shown.nth(i).is_visible() for i in range(3))
 
 
 def test_six_at_t1_and_at_the_fitted_t(open_explorer, engine, expect):
