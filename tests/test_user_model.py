@@ -399,13 +399,16 @@ def test_the_record_table_names_the_split_once(user_builds):
         assert not cell.startswith(label) and "seed 0" in cell or "semilla 0" in cell, cell
 
 
-def test_an_out_folder_whose_parent_is_missing_is_refused_before_the_build(tmp_path):
-    data = model_file(tmp_path / "m.npz", hostile=False)
-    result = run("--out", tmp_path / "missing" / "site", "--data", data, "--lang", "en")
+def test_an_out_folder_that_cannot_be_made_is_refused_before_the_build(tmp_path):
+    """Its parent is a file: refused in one line before the data file is even read (it does not exist)."""
+    (tmp_path / "notes.txt").write_text("a file\n")
+    result = run("--out", tmp_path / "notes.txt" / "deeper" / "site", "--data", tmp_path / "absent.npz",
+                 "--lang", "en")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("build.py: error: ") and "missing" in lines[0], lines
-    assert not (tmp_path / "missing").exists()
+    assert len(lines) == 1 and lines[0].startswith("build.py: error: cannot write the site"), lines
+    assert "notes.txt" in lines[0] and "absent.npz" not in lines[0]
+    assert (tmp_path / "notes.txt").read_text() == "a file\n"
 
 
 @pytest.mark.parametrize("description, summary", [("ImageNet-100 subset", "ImageNet-100 subset."),
