@@ -139,6 +139,9 @@ def build(args):
         print(f"  your data: {args.data}: {user.predictions.labels.size} rows, "
               f"{user.predictions.logits.shape[1]} classes; split {user.rule}{seed} "
               f"({', '.join(f'{int(m.sum())} {p}' for p, m in user.parts.items())})", file=sys.stderr)
+        if user.rule == "none":
+            from calib.io import SPLIT_NONE_NOTE
+            print(f"build.py: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)
 
     if args.single_file is not None:
         languages = {args.lang or REFERENCE_LANGUAGE: ""}
@@ -212,6 +215,9 @@ def main(argv=None):
         if args.single_file is not None:
             from sitegen.writer import check_file_target
             check_file_target(args.single_file)  # before the long build: a bad path fails at once
+        else:
+            from sitegen.writer import check_site_target
+            check_site_target(args.out)  # likewise for the site's folder
         out = build(args)
         if args.serve:
             try:

@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
-from .io import DEFAULT_SPLIT_SEED, SPLIT_RULES, InputError, load_predictions, split_masks
+from .io import DEFAULT_SPLIT_SEED, SPLIT_NONE_NOTE, SPLIT_RULES, InputError, load_predictions, split_masks
 from .binning import SCHEMES
 from .scaling import grid_metrics
 
@@ -119,8 +119,7 @@ def main(argv=None):
         print(f"{PROG}: error: " + " ".join(str(error).split()), file=sys.stderr)
         return 2
     if report["split"]["rule"] == "none":
-        print(f"{PROG}: warning: --split none fits T and measures on the same rows, so the figures at the "
-              "fitted T are optimistic", file=sys.stderr)
+        print(f"{PROG}: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)
     print(json.dumps(report, allow_nan=False) if args.json else _text(report))
     return 0
 

@@ -67,6 +67,9 @@ PROBABILITY_FLOOR = 1e-300    # probabilities are floored here before the log (a
 PROBABILITY_SUM_TOLERANCE = 1e-3  # |row sum − 1| allowed for probabilities
 SPLIT_RULES = ("file", "random", "even-odd", "none")
 DEFAULT_SPLIT_SEED = 0
+# What a tool says when --split none is asked for (python -m calib fit and build.py print it on stderr).
+SPLIT_NONE_NOTE = ("--split none fits T and measures on the same rows, so the figures at the fitted T are "
+                   "optimistic")
 _NPZ_ARRAYS = ("logits", "probabilities", "labels", "split", "groups", "class_names")
 _SPLIT_WORDS = {"calibration": True, "test": False, "1": True, "0": False, "true": True, "false": False}
 
@@ -323,11 +326,11 @@ def _as_logits(path, arrays):
     outside = (probs < 0) | (probs > 1)
     if outside.any():
         row, column = np.unravel_index(np.argmax(outside), outside.shape)
-        _fail(path, _row_name(arrays, name, row, column), f"{probs[row, column]!r} is not a probability in [0, 1]")
+        _fail(path, _row_name(arrays, name, row, column), f"{probs[row, column]} is not a probability in [0, 1]")
     off = np.abs(probs.sum(axis=1) - 1.0) > PROBABILITY_SUM_TOLERANCE
     if off.any():
         row = int(np.argmax(off))
-        _fail(path, _row_name(arrays, name, row), f"the row sums to {probs[row].sum()!r}, not 1 "
+        _fail(path, _row_name(arrays, name, row), f"the row sums to {probs[row].sum()}, not 1 "
               f"(within {PROBABILITY_SUM_TOLERANCE})")
     return np.log(np.maximum(probs, PROBABILITY_FLOOR))
 
@@ -346,12 +349,12 @@ def _as_labels(path, arrays, n, k):
         whole = np.isfinite(values) & (values == np.round(values))
         if not whole.all():
             row = int(np.argmax(~whole))
-            _fail(path, _row_name(arrays, "labels", row), f"{values[row]!r} is not a whole number; labels "
+            _fail(path, _row_name(arrays, "labels", row), f"{values[row]} is not a whole number; labels "
                   "must be class indices")
     outside = (values < 0) | (values >= k)
     if outside.any():
         row = int(np.argmax(outside))
-        _fail(path, _row_name(arrays, "labels", row), f"{values[row]!r} is outside [0, {k}) for K = {k} "
+        _fail(path, _row_name(arrays, "labels", row), f"{values[row]} is outside [0, {k}) for K = {k} "
               "classes")
     return values.astype(np.int64)
 
@@ -369,7 +372,7 @@ def _as_split(path, arrays, n):
         bad = ~np.isin(values, (0, 1))
         if bad.any():
             row = int(np.argmax(bad))
-            _fail(path, _row_name(arrays, "split", row), f"{values[row]!r}; split values are 1 (calibration) "
+            _fail(path, _row_name(arrays, "split", row), f"{values[row]}; split values are 1 (calibration) "
                   "or 0 (test)")
         return values == 1
     if kind in "US":

@@ -5,6 +5,7 @@ import io
 
 from calib import SCHEMES, part_masks
 
+from .precompute import grid_index
 from .settings import OFFERED_BIN_COUNTS
 
 __all__ = ["data_csv", "metrics_csv"]
@@ -32,13 +33,17 @@ def data_csv(dataset):
 
 
 def metrics_csv(result, grid):
-    """One row per (part, grid temperature): NLL, Brier, accuracy, mean confidence, ECE and MCE per scheme and bin count."""
+    """One row per (part, grid temperature): NLL, Brier, accuracy, mean confidence, ECE and MCE per scheme and bin
+    count, and last ``fitted``: ``true`` on the rows at the dataset's fitted T (one per part), ``false`` elsewhere."""
     columns = [(f"ece_{s}_{b}", "ece", s, b) for s in SCHEMES for b in OFFERED_BIN_COUNTS]
     columns += [(f"mce_{s}_{b}", "mce", s, b) for s in SCHEMES for b in OFFERED_BIN_COUNTS]
-    rows = [["part", "temperature", "nll", "brier", "accuracy", "mean_confidence"] + [c[0] for c in columns]]
+    rows = [["part", "temperature", "nll", "brier", "accuracy", "mean_confidence"] + [c[0] for c in columns]
+            + ["fitted"]]
+    fitted = grid_index(grid, result.fitted_t)
     for name, part in result.parts.items():
         for g, t in enumerate(grid):
             rows.append([name, repr(float(t)), f"{part.nll[g]:.8f}", f"{part.brier[g]:.8f}", f"{part.accuracy:.8f}",
                          f"{part.mean_confidence[g]:.8f}"]
-                        + [f"{getattr(part, kind)[s][b][g]:.8f}" for _, kind, s, b in columns])
+                        + [f"{getattr(part, kind)[s][b][g]:.8f}" for _, kind, s, b in columns]
+                        + ["true" if g == fitted else "false"])
     return _csv(rows)

@@ -39,7 +39,7 @@ from .precompute import (
     Precomputed, build_grid, fit_for, grid_index, precompute_dataset, softmax_walkthrough,
 )
 from .settings import (
-    DATASETS, FIT_BOUNDS, FIT_TOLERANCE, SHOWCASE_SIZE, USER_BAR_CLASSES, USER_MAX_DESCRIPTION_CHARS, USER_MAX_GROUPS,
+    DATASETS, FIT_BOUNDS, FIT_TOLERANCE, SHOWCASE_SIZE, SIGNIFICANT_DIGITS, USER_BAR_CLASSES, USER_MAX_DESCRIPTION_CHARS, USER_MAX_GROUPS,
     USER_MAX_LABEL_CHARS, USER_MAX_NAME_CHARS, USER_SLUG, WORKED_EXAMPLE,
 )
 
@@ -211,6 +211,9 @@ def user_examples_payload(payload, user, result):
 
 # --- downloads ------------------------------------------------------------------------------------------
 
+DEPLOY_DIGITS = SIGNIFICANT_DIGITS  # the fitted T's significant digits (round_significant), kept in temperature.json
+
+
 def temperature_json(user, result):
     """``temperature.json``: the fitted T to deploy, how it was fitted, on which rows, from which file."""
     data = user.predictions
@@ -221,7 +224,7 @@ def temperature_json(user, result):
         "method": "bounded golden-section search",
         "bounds": [float(b) for b in FIT_BOUNDS],
         "tolerance": float(FIT_TOLERANCE),
-        "significant_digits_kept": 10,
+        "significant_digits_kept": DEPLOY_DIGITS,
         "fitted_on": fitted_on,
         "rows_used": int(user.parts[fitted_on].sum()),
         "rows_total": int(data.labels.size),
@@ -251,23 +254,30 @@ def csv_cell(value):
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def groups_csv(analyses_sub, fmt_digits=8):
-    """Per-group metrics of the reader's test (or all) rows under T = 1, the global T and each group's own T:
-    one row per (group or pooled, condition). Group names are text cells (see :func:`csv_cell`)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
-    writer.writerow(["part", "group", "condition", "temperature", "rows", "nll", "brier", "accuracy",
-                     "mean_confidence", "ece_equal-width_15"])
+def _quoted(text):
+    """A text cell, always quoted (and guarded by :func:`csv_cell`)."""
+    return '"' + str(csv_cell(text)).replace('"', '""') + '"'
+
+
+def groups_csv(analyses_sub):
+    """Per-group metrics of the reader's rows under T = 1, the global T and each group's own T: one row per
+    (part, group or pooled, condition). Numbers are written as the metrics CSV writes them (unquoted; the
+    temperature in full, the metrics with 8 decimals); text cells are quoted and guarded (:func:`csv_cell`).
+    The temperature is the one applied: 1, the global T, or the group's own T; the pooled row "each group at
+    its own T" applies several, so its temperature cell is empty."""
+    own = analyses_sub.temperatures
+    lines = [",".join(_quoted(c) for c in ("part", "group", "condition", "temperature", "rows", "nll", "brier",
+                                             "accuracy", "mean_confidence", "ece_equal-width_15"))]
     for part, table in analyses_sub.metrics.items():
         for who, by_condition in table.items():
             for condition, m in by_condition.items():
-                t = {"t1": 1.0, "global": analyses_sub.temperatures["global"]}.get(
-                    condition, analyses_sub.temperatures.get(who, analyses_sub.temperatures["global"]))
-                writer.writerow([csv_cell(part), csv_cell(who), csv_cell(condition), float(t), int(m.n),
-                                 round(float(m.nll), fmt_digits), round(float(m.brier), fmt_digits),
-                                 round(float(m.accuracy), fmt_digits), round(float(m.mean_confidence), fmt_digits),
-                                 round(float(m.ece["equal-width"][15]), fmt_digits)])
-    return buffer.getvalue()
+                t = {"t1": 1.0, "global": own["global"]}.get(condition, own.get(who))
+                cells = [_quoted(part), _quoted(who), _quoted(condition), "" if t is None else repr(float(t)),
+                         str(int(m.n))]
+                cells += [f"{float(v):.8f}" for v in (m.nll, m.brier, m.accuracy, m.mean_confidence,
+                                                        m.ece["equal-width"][15])]
+                lines.append(",".join(cells))
+    return "\n".join(lines) + "\n"
 
 
 def user_files(user, precomputed, analyses):
@@ -290,7 +300,7 @@ def user_strings(strings, user):
     own = strings["yours"]
     datasets = dict(strings["datasets"])
     datasets[USER_SLUG] = {"label": own["label"].replace("{name}", user.name), "short": user.name,
-                           "summary": user.description or own["summary"]}
+                           "summary": _as_sentence(user.description, own["description_sentence"]) or own["summary"]}
     ui = dict(strings["ui"])
     ui["explorer_names"] = dict(ui["explorer_names"], **{"yr1": own["explorer_name"]})
     out = type(strings).__new__(type(strings))
@@ -299,6 +309,17 @@ def user_strings(strings, user):
     dict.__setitem__(out, "datasets", datasets)
     dict.__setitem__(out, "ui", ui)
     return out
+
+
+_SENTENCE_END = (".", "!", "?", "…", ".)", ".»", '."', ".”")
+
+
+def _as_sentence(text, pattern):
+    """``text`` as a sentence: as given when it ends like one, else through ``pattern`` (``{description}.``)."""
+    text = text.strip()
+    if not text or text.endswith(_SENTENCE_END):
+        return text
+    return pattern.replace("{description}", text)
 
 
 # --- what the report's template reads -------------------------------------------------------------------
@@ -317,6 +338,8 @@ def user_report(user, precomputed, analyses):
         file=_file_name(data.path), sha256=data.sha256, n=int(data.labels.size), k=int(data.logits.shape[1]),
         parts={part: int(mask.sum()) for part, mask in user.parts.items()},
         reported="test" if "test" in user.parts else "all", fitted_on=result.fitted_on,
+        # the value to deploy, written as temperature.json writes it (10 significant digits, JSON's float text)
+        t_deploy=json.dumps(result.fitted_t), t_digits=DEPLOY_DIGITS,
         examples=int(result.showcase.size), examples_kept=user.examples,
         class_names=data.class_names is not None, many_classes=data.logits.shape[1] > USER_BAR_CLASSES,
         groups=list(sub.groups) if sub is not None else [],

@@ -65,6 +65,22 @@ def _swap(staging, out):
     return aside
 
 
+def check_site_target(out_dir):
+    """Refuse, with a one-line :class:`BuildError`, a site folder :func:`write_site` would refuse or could not
+    write, before anything is computed: an existing folder an earlier build did not write, or a location
+    whose missing folders cannot be made (the nearest existing ancestor is a file, or not writable)."""
+    out = Path(out_dir).resolve()
+    if not _is_safe_to_replace(out):
+        raise BuildError(f"refusing to replace {out}: it exists and was not written by build.py")
+    ancestor = out.parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise BuildError(f"cannot write the site to {out}: {ancestor} is a file, not a folder")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise BuildError(f"cannot write the site to {out}: the folder {ancestor} is not writable")
+
+
 def write_site(out_dir, files):
     """Write ``files`` ({relative path: str or bytes}) as the folder ``out_dir``, all or nothing.
 

@@ -318,3 +318,22 @@ def test_split_refusals_name_the_source_and_the_part():
     with pytest.raises(InputError, match="unknown rule"):
         split_masks(40, "halves")
     assert split_masks(MIN_PART_ROWS, "none")["all"].all()
+
+
+def test_numbers_in_messages_are_plain_numbers_not_numpy_reprs(tmp_path):
+    logits, labels = model()
+    cases = [
+        (dict(logits=logits, labels=np.where(np.arange(N) == 2, 100, labels)), "labels[2]: 100 is outside [0, 3)"),
+        (dict(logits=logits, labels=np.where(np.arange(N) == 4, 76.5, labels.astype(float))),
+         "labels[4]: 76.5 is not a whole number"),
+        (dict(logits=logits, labels=labels, split=np.where(np.arange(N) == 6, 2, 1)), "split[6]: 2; split values"),
+    ]
+    p = np.full((N, K), 1 / K)
+    p[3] = [1.5, -0.25, -0.25]
+    cases.append((dict(probabilities=p, labels=labels), "probabilities[3, 0]: 1.5 is not a probability"))
+    p = np.full((N, K), 1 / K)
+    p[5] = [0.5, 0.25, 0.5]
+    cases.append((dict(probabilities=p, labels=labels), "probabilities[5]: the row sums to 1.25, not 1"))
+    for i, (arrays, fragment) in enumerate(cases):
+        message = refused(write_npz(tmp_path / f"m{i}.npz", **arrays), fragment)
+        assert "np." not in message and "int64" not in message and "float64" not in message, message

@@ -78,12 +78,18 @@ def test_metrics_csv(precomputed, name):
     parts = ["all"] if result.dataset.is_calibration is None else ["calibration", "test"]
     assert len(rows) == 1 + len(parts) * len(grid)
     assert [row[0] for row in rows[1:]] == [p for p in parts for _ in grid]
+    assert header[-1] == "fitted"
     for row in rows[1:]:
         assert len(row) == len(header)
-        assert all(is_plain_number(cell) for cell in row[1:])
+        assert all(is_plain_number(cell) for cell in row[1:-1])
     # the temperature column is the grid, exactly; the metric columns have eight decimals
     assert [float(row[1]) for row in rows[1:len(grid) + 1]] == list(map(float, grid))
-    assert all(len(cell.split(".")[1]) == 8 for row in rows[1:] for cell in row[2:])
+    assert all(len(cell.split(".")[1]) == 8 for row in rows[1:] for cell in row[2:-1])
+    # the fitted column marks, in each part, the one row at the dataset's fitted T
+    assert {row[-1] for row in rows[1:]} == {"true", "false"}
+    marked = [row for row in rows[1:] if row[-1] == "true"]
+    assert [row[0] for row in marked] == parts
+    assert all(float(row[1]) == pytest.approx(result.fitted_t, rel=1e-9) for row in marked)
     # NLL at T = 1 of the first part, against the formula written out here
     dataset = result.dataset
     mask = np.ones(dataset.labels.size, bool) if dataset.is_calibration is None else dataset.is_calibration

@@ -357,3 +357,127 @@ def test_the_one_file_edition_carries_the_report_and_temperature_json(user_build
     tags.feed(html)
     assert not [attrs for tag, attrs in tags.seen if tag == "img" and attrs.get("src") == "x"]
     assert not [attrs for tag, attrs in tags.seen if "onload" in attrs or "onerror" in attrs]
+
+
+def yours_section(html):
+    return html[html.index('<section id="yours"'):html.index("</section>", html.index('<section id="yours"'))]
+
+
+def test_the_deploy_sentence_shows_the_json_value_once_in_every_language(user_builds):
+    record = json.loads((user_builds["hostile"] / "downloads" / "yours-temperature.json").read_text())
+    full = json.dumps(record["temperature"])
+    assert float(full) == float(f"{record['temperature']:.10g}")
+    for page in ("index.html", "es/index.html"):
+        section = yours_section((user_builds["hostile"] / page).read_text(encoding="utf-8"))
+        assert section.count(full) == 1, page
+        deploy = re.search(r'<span class="yours-deploy">(.*?)</span></p>', section, re.S).group(1)
+        assert f'<code class="yours-t-full">{full}</code>' in deploy and "yours-temperature.json" in deploy
+        # elsewhere T keeps three significant digits
+        shown = re.search(r'<span class="yours-t">([^<]*)</span>', section).group(1)
+        assert len(re.sub(r"\D", "", shown).lstrip("0")) <= 3, shown
+
+
+def test_split_none_says_all_rows_in_whole_sentences_and_warns(user_builds, tmp_path):
+    section = yours_section((user_builds["bare"] / "index.html").read_text(encoding="utf-8"))
+    for glued in ("the all", "all rows (", "on the all", "set aside for fitting", "of all rows rows"):
+        assert glued not in section, glued
+    assert "all 400 rows" in section.replace("&nbsp;", " ")
+    warning = [line for line in user_builds["bare_stderr"].splitlines() if "warning" in line]
+    assert len(warning) == 1 and warning[0].startswith("build.py: warning: ") and "optimistic" in warning[0]
+    assert not [line for line in user_builds["hostile_stderr"].splitlines() if "warning" in line]
+    # the same sentence as python -m calib fit --split none
+    calib = subprocess.run([sys.executable, "-m", "calib", "fit", str(user_builds["data"]), "--split", "none"],
+                           cwd=str(ROOT), capture_output=True, text=True, timeout=TIMEOUT)
+    assert calib.returncode == 0, calib.stderr
+    assert warning[0].split("warning: ", 1)[1] in calib.stderr
+
+
+def test_the_record_table_names_the_split_once(user_builds):
+    for page, label in (("index.html", "Split"), ("es/index.html", "División")):
+        section = yours_section((user_builds["hostile"] / page).read_text(encoding="utf-8"))
+        cell = re.search(rf'<th scope="row">{label}</th><td[^>]*>(.*?)</td>', section, re.S).group(1)
+        assert not cell.startswith(label) and "seed 0" in cell or "semilla 0" in cell, cell
+
+
+def test_an_out_folder_that_cannot_be_made_is_refused_before_the_build(tmp_path):
+    """Its parent is a file: refused in one line before the data file is even read (it does not exist)."""
+    (tmp_path / "notes.txt").write_text("a file\n")
+    result = run("--out", tmp_path / "notes.txt" / "deeper" / "site", "--data", tmp_path / "absent.npz",
+                 "--lang", "en")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("build.py: error: cannot write the site"), lines
+    assert "notes.txt" in lines[0] and "absent.npz" not in lines[0]
+    assert (tmp_path / "notes.txt").read_text() == "a file\n"
+
+
+@pytest.mark.parametrize("description, summary", [("ImageNet-100 subset", "ImageNet-100 subset."),
+                                                  ("ImageNet-100 subset.", "ImageNet-100 subset."),
+                                                  ("Is it calibrated?", "Is it calibrated?"), ("", "")])
+def test_a_description_becomes_one_sentence(description, summary):
+    from sitegen.user_model import _as_sentence
+
+    assert _as_sentence(description, "{description}.") == summary
+
+
+def test_the_explorers_dataset_line_separates_the_description(user_builds):
+    for page in ("index.html", "es/index.html"):
+        html = (user_builds["hostile"] / page).read_text(encoding="utf-8")
+        strings = json.loads(re.search(r'<script type="application/json" id="ct-strings">(.*?)</script>', html,
+                                       re.S).group(1))
+        assert strings["datasets"]["yours"]["summary"] == "=rows from <b>ward 3</b>."  # given without a full stop
+        assert re.fullmatch(r"\{summary\}\s+\{line\}", strings["ui"]["dataset_summary"])
+
+
+def test_the_groups_csv_writes_numbers_like_the_metrics_csv_and_each_groups_own_t(user_builds):
+    site = user_builds["hostile"]
+    text = (site / "downloads" / "yours-groups.csv").read_text()
+    lines = text.split("\n")[:-1]  # (a group name may hold U+2029, a line break to str.splitlines)
+    header = next(csv.reader([lines[0]]))
+    assert lines[0] == ",".join(f'"{name}"' for name in header)
+    record = json.loads((site / "downloads" / "yours-temperature.json").read_text())
+    # each group's own T as the report prints it (three significant digits), from the page
+    html = (site / "index.html").read_text(encoding="utf-8")
+    shown_t = {}
+    for line in lines[1:]:
+        raw = line.split(",")
+        # text cells quoted, number cells not: temperature, rows and five metrics with 8 decimals
+        assert all(cell.startswith('"') and cell.endswith('"') for cell in raw[:3]), line
+        assert all(re.fullmatch(r"-?\d+\.\d{8}", cell) for cell in raw[-5:]), line
+        assert re.fullmatch(r"\d+", raw[-6]) and (raw[-7] == "" or re.fullmatch(r"\d+\.\d+(e-?\d+)?", raw[-7])), line
+        part, group, condition = next(csv.reader([line]))[:3]
+        t = raw[-7]
+        if condition == "t1":
+            assert float(t) == 1.0
+        elif condition == "global":
+            assert float(t) == record["temperature"]
+        elif group == "pooled":
+            assert t == ""  # each group at its own T: no single T
+        else:
+            assert float(t) != record["temperature"]
+            shown_t.setdefault(group, set()).add(t)
+    assert len(shown_t) == 2 and all(len(ts) == 1 for ts in shown_t.values())  # one own T per group, every part
+    own = dict(re.findall(r'<tr><th scope="row">(.*?) \(T = ([\d.]+)\)</th>',
+                          html[html.index('id="yours-groups-caption"'):html.index("yours-examples")]))
+    assert len(own) == 2
+    assert sorted(f"{float(t):.3g}" for (t,) in shown_t.values()) == sorted(own.values())
+
+
+def test_the_metrics_csv_marks_the_fitted_row(user_builds):
+    rows = list(csv.reader(io.StringIO((user_builds["hostile"] / "downloads" / "yours-metrics.csv").read_text())))
+    record = json.loads((user_builds["hostile"] / "downloads" / "yours-temperature.json").read_text())
+    assert rows[0][-1] == "fitted"
+    marked = [row for row in rows[1:] if row[-1] == "true"]
+    assert [row[0] for row in marked] == ["calibration", "test"]
+    assert all(float(row[1]) == record["temperature"] for row in marked)
+
+
+def test_the_record_says_its_bin_counts_are_the_non_empty_bins(user_builds):
+    for page, words in (("index.html", "non-empty bin"), ("es/index.html", "intervalo no vacío")):
+        section = yours_section((user_builds["hostile"] / page).read_text(encoding="utf-8"))
+        table = section[section.index('<table class="yours-bins"'):]
+        rows = re.findall(r'<tr><th scope="row">', table[:table.index("</table>")])
+        cell = section[section.index('id="yours-record-caption"'):]
+        binning = re.findall(r'<tr><th scope="row">[^<]*</th><td[^>]*>(.*?)</td></tr>', cell)[4]
+        assert words in binning, binning
+        assert len(binning.split(": ", 1)[1].split(", ")) == len(rows), binning

@@ -115,7 +115,7 @@
     this.onCheck("smooth", function (on) { s.smooth = on; self.renderAnalysis(true); self.writeHash(); });
     this.onRadio("scheme", function (value) { s.scheme = value; self.renderConfig(); self.writeHash(); });
     this.onRadio("part", function (value) { s.part = value; self.renderConfig(); self.writeHash(); });
-    this.onRadio("group", function (value) { s.group = value; self.renderConfig(); });
+    this.onRadio("group", function (value) { s.group = value; self.renderConfig(); self.writeHash(); });
     this.onCheck("own", function (on) { s.own = on; self.renderConfig(); });
   };
   Explorer.prototype.onClick = function (suffix, fn) {
@@ -176,12 +176,15 @@
       var changed = !s.model || s.model.name !== name;
       s.dataset = name;
       s.model = CT.model(name);
-      if (changed) { s.group = "pooled"; s.own = false; }  // pins keep their own configuration
+      // pins keep their own configuration; a first load keeps the URL's group if the dataset has it
+      // (a group it lacks falls back to pooled, and the URL says so)
+      var dropped = first && !hasGroup(name, s.group);
+      if (changed && !(first && !dropped)) { s.group = "pooled"; s.own = false; }
       var parts = s.model.partNames;
       if (parts.indexOf(s.part) < 0) s.part = parts.indexOf("test") >= 0 ? "test" : parts[0];
       if (s.example >= s.model.examples.index.length) s.example = 0;
       self.renderConfig();
-      if (!first) self.writeHash();
+      if (!first || dropped) self.writeHash();
       if (self.options.analysis) self.loadAnalysis(name);
       (self.waiting || []).splice(0).forEach(function (fn) { fn(); });
     });
@@ -279,6 +282,7 @@
     var s = this.state, m = s.model, ui = CT.strings().ui;
     var info = CT.datasetInfo(m.name), grouped = info.groups && info.groups.length;
     if (!grouped) { s.group = "pooled"; s.own = false; }
+    else if (!hasGroup(m.name, s.group)) s.group = "pooled";
     // The snapped-count note stays while a group view shows the count it snapped to; a redraw for
     // anything else (a late bins file, say) must not wipe it.
     var grouping = !(s.group === "pooled" && !s.own);
@@ -298,6 +302,27 @@
     s.groups = CT.groupModel(m.name);
     return (s.partView = s.group === "pooled" ? m.part(s.part) : s.groups.part(s.part, s.group));
   };
+  /* True when `group` is "pooled" or one of the dataset's groups. */
+  function hasGroup(name, group) {
+    var info = CT.datasetInfo(name);
+    return group === "pooled" || !!(info && info.groups && info.groups.indexOf(group) >= 0);
+  }
+  /* The group radios: the template renders "pooled" and one per group of any dataset the explorer offers;
+   * only the shown dataset's own are shown (and enabled), so a foreign group cannot be chosen. Focus on a
+   * radio that goes away moves to "pooled". */
+  Explorer.prototype.renderGroups = function (names) {
+    var box = this.$("groups"), id = this.id, key = JSON.stringify(names);
+    if (box._groups === key) return;
+    box._groups = key;
+    var active = document.activeElement, refocus = false;
+    Array.prototype.forEach.call(box.querySelectorAll('input[name="' + id + '-group"]'), function (input) {
+      var shown = input.value === "pooled" || names.indexOf(input.value) >= 0;
+      if (!shown && input === active) refocus = true;
+      input.disabled = !shown;
+      input.closest("label").hidden = !shown;
+    });
+    if (refocus) box.querySelector('input[value="pooled"]').focus();
+  };
   /* A series that does not follow the slider: `value` everywhere, its change against `t1` (T = 1). */
   function constant(value, t1) {
     var size = CT.core.grid.length, v = new Int32Array(size), c = new Int32Array(size);
@@ -316,9 +341,9 @@
     if (!part) return;  // the groups are loading
     var summary = this.$("summary");
     if (summary) {
-      summary.textContent = CT.datasetSummary(m.name) + " " + CT.fill(ui.dataset_line, {
+      summary.textContent = CT.fill(ui.dataset_summary, { summary: CT.datasetSummary(m.name), line: CT.fill(ui.dataset_line, {
         n: CT.count(info.n), t: CT.temp(m.fittedT), on: ui["fitted_on_" + m.fittedOn]
-      });
+      }) });
     }
     var fitButton = this.$("fit");
     if (fitButton) fitButton.textContent = CT.fill(ui.button_fitted, { t: CT.temp(m.fittedT) });
@@ -359,7 +384,11 @@
       ], CT.core.t1_index, part.nllArgmin);
     }
     if (v.reliability) this.setDiagram(part, own);
-    if (v.bars) v.bars.setData(m, s.example);
+    if (v.bars) {
+      // a dataset built without examples (--no-examples) has no bars: its panel and heading are hidden
+      this.$("bars").closest(".panel").hidden = !m.examples.index.length;
+      v.bars.setData(m, s.example);
+    }
     this.renderCompare();
     this.$("t").value = s.index;
     this.renderIndex(true);
@@ -439,7 +468,10 @@
     var partBox = this.$("parts");
     if (partBox) partBox.hidden = m.partNames.length < 2;
     var groupBox = this.$("groups"), info = CT.datasetInfo(m.name);
-    if (groupBox) groupBox.hidden = !(info.groups && info.groups.length);
+    if (groupBox) {
+      groupBox.hidden = !(info.groups && info.groups.length);
+      this.renderGroups(info.groups || []);
+    }
     var ownBox = this.$("own");
     if (ownBox) ownBox.checked = s.own;
     [["scheme", s.scheme], ["part", s.part], ["group", s.group]].forEach(function (pair) {

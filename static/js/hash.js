@@ -75,6 +75,7 @@
     if (CT.core.schemes.indexOf(params.scheme) >= 0) state.scheme = params.scheme;
     if (CT.core.bin_counts.indexOf(Number(params.bins)) >= 0) state.bins = Number(params.bins);
     if (params.part) state.part = params.part;
+    if (params.group) state.group = params.group;  // a group the dataset lacks falls back to pooled
     if (params.bands) state.bands = params.bands === "1";
     if (params.smooth) state.smooth = params.smooth === "1";
   }
@@ -90,6 +91,10 @@
     var merged = {};
     Object.keys(own).forEach(function (key) { merged[key] = own[key]; });
     Object.keys(fields).forEach(function (key) { if (!(key in merged) && key !== "widget") merged[key] = fields[key]; });
+    // the group shown, for a dataset with groups only
+    var info = CT.datasetInfo(state.dataset);
+    if (info && info.groups && info.groups.length) merged.group = state.group;
+    else delete merged.group;
     if (widget) merged.widget = widget;
     return build(now.place, merged);
   }

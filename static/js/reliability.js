@@ -101,14 +101,14 @@
       if (show) {
         var cells = row.children;
         CT.setText(cells[0], rangeText(bins, b, i, size - 1));
-        CT.setText(cells[1], String(count));
+        CT.setText(cells[1], CT.count(count));
         CT.setText(cells[2], CT.prob(conf));
         CT.setText(cells[3], CT.prob(acc));
         CT.setText(cells[4], CT.pct(bins.gap[b][i]));
       }
     }
     var ui = CT.strings().ui, ece = CT.pct(this.ece.value[i]);
-    CT.setText(this.totalCount, String(this.n));
+    CT.setText(this.totalCount, CT.count(this.n));
     CT.setText(this.totalEce, ece);
     CT.setText(this.title, CT.fill(ui.reliability_alt, { bins: CT.plural("nonempty_bins", filled), ece: ece }));
   };

@@ -128,3 +128,14 @@ def test_a_bins_file_from_another_build_is_refused_in_words(open_explorer, site_
     expect(ex.status).to_have_text(ui["error_bins"].replace("{file}", root + "data/twelve-all-bins.js"))
     expect(ex.card("mce")).to_have_text("\u2026")   # no MCE from a file of another build
     assert json.loads(json.dumps(ex.card("ece-w").inner_text())) != "\u2026"  # the ECE is in the dataset file
+
+
+def test_bin_counts_and_the_total_use_the_pages_thousands_format(open_explorer, number):
+    """3,000 test rows in one bin: the count and the total are written as the rest of the page writes counts."""
+    ex = open_explorer("#state/dataset=overconfident&t=1&scheme=equal-width&bins=1&part=test")
+    ex.expect(ex.bins).to_have_value("1")
+    ex.bin_table.scroll_into_view_if_needed()
+    n = engine_counts("overconfident", "test", 1.0, "equal-width", 1)
+    assert len(n) == 1 and n[0] >= 1000
+    ex.expect(ex.bin_table.locator("tbody tr").first.locator("td").first).to_have_text(number["thousands"](n[0]))
+    ex.expect(ex.bin_table.locator("tfoot .total-count")).to_have_text(number["thousands"](n[0]))

@@ -189,6 +189,12 @@ def test_controls_follow_the_contract(open_explorer, engine, expect):
     ex.reset.click()
     expect(ex.slider).to_have_value(str(engine.t1_index))
     settle(ex, engine)
+    # the group radios shown are the shown dataset's own: mixed's pooled, A and B
+    ex.choose(dataset="mixed")
+    shown = ex.root.locator('input[type="radio"][name$="-group"]:not([disabled])')
+    expect(shown).to_have_count(3)
+    assert shown.evaluate_all("nodes => nodes.map(n => n.value)") == ["pooled", "A", "B"]
+    assert all(shown.nth(i).is_visible() for i in range(3))
 
 
 def test_six_at_t1_and_at_the_fitted_t(open_explorer, engine, expect):

@@ -6,6 +6,7 @@ opens, no error is logged, no element of theirs appears, and the page shows the 
 explorer opens on the reader's model and the report's bars show six examples with the names as text.
 """
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 NAME = "</script><img src=x onerror=alert(1)>\u2028<!--<script>alert(4)</script>"
 CLASSES = ["<img src=y onerror=alert(2)>", "=1+1", "</script><svg onload=alert(3)>"] + [f"c{i}" for i in range(3, 14)]
 GROUPS = ("<b id=injected>g</b>", "-2+3")
+DESCRIPTION = "ImageNet-100 subset"  # no closing full stop
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +32,8 @@ def hostile_site(tmp_path_factory):
     np.savez(base / "model.npz", logits=3 * logits, labels=labels, class_names=np.array(CLASSES),
              groups=np.where(np.arange(n) % 2 == 0, *GROUPS))
     result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(base / "site"), "--lang", "en",
-                             "--data", str(base / "model.npz"), "--name", NAME], cwd=ROOT, capture_output=True,
+                             "--data", str(base / "model.npz"), "--name", NAME,
+                             "--description", DESCRIPTION], cwd=ROOT, capture_output=True,
                             text=True, timeout=600)
     assert result.returncode == 0, result.stderr
     return base / "site"
@@ -90,3 +93,124 @@ def test_the_page_built_with_data_is_valid_html(vnu_command, hostile_site):
     page = hostile_site / "index.html"
     errors = run_vnu(vnu_command, page)
     assert errors == {str(page): []}, errors
+
+
+def group_values(page):
+    """The values of the main explorer's group radios that are shown (and enabled), in order."""
+    return page.locator('#ex1-groups input[name="ex1-group"]').evaluate_all(
+        "nodes => nodes.filter(n => n.getClientRects().length && !n.disabled).map(n => n.value)")
+
+
+def test_the_group_radios_are_the_shown_datasets_own(browser, expect, hostile_site):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    problems = []
+    page = context.new_page()
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.on("console", lambda message: message.type == "error" and problems.append(message.text))
+    try:
+        page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
+        expect(page.locator("#ex1-dataset")).to_have_value("yours")
+        page.locator("#ex1").scroll_into_view_if_needed()
+        expect(page.locator("#ex1-groups")).to_be_visible(timeout=20_000)
+        assert sorted(group_values(page)) == sorted(["pooled", *GROUPS])
+        # the description, then the dataset's line as a sentence of its own
+        expect(page.locator("#ex1-summary")).to_have_text(re.compile("^" + re.escape(DESCRIPTION) + r"\. 600 examples; "))
+        # the built-in mixed population: its groups A and B, none of the reader's
+        page.locator("#ex1-dataset").select_option("mixed")
+        expect(page.locator('#ex1-groups input[value="A"]')).to_be_visible()
+        assert sorted(group_values(page)) == ["A", "B", "pooled"]
+        page.locator('#ex1-groups input[value="A"]').check()
+        page.wait_for_timeout(400)
+        assert "group=A" in page.evaluate("location.hash")
+        # keyboard: from group A, the arrow keys go to the mixed population's radios only
+        page.locator('#ex1-groups input[value="A"]').focus()
+        page.keyboard.press("ArrowRight")
+        assert page.evaluate("document.activeElement.value") == "B"
+        # the dataset changes under the focused radio (as a script or assistive technology may do it):
+        # the radio goes away and the focus moves to "both pooled"
+        page.evaluate("""() => { const select = document.getElementById("ex1-dataset");
+            select.value = "yours"; select.dispatchEvent(new Event("change")); }""")
+        expect(page.locator('#ex1-groups input[value="pooled"]')).to_be_focused()
+        # back to the reader's model: its groups again, pooled checked, the hash's group with it
+        page.locator("#ex1-dataset").select_option("yours")
+        expect(page.locator('#ex1-groups input[value="A"]')).to_be_hidden()
+        assert sorted(group_values(page)) == sorted(["pooled", *GROUPS])
+        expect(page.locator('#ex1-groups input[value="pooled"]')).to_be_checked()
+        page.wait_for_timeout(400)
+        assert "group=pooled" in page.evaluate("location.hash")
+        page.locator(f'#ex1-groups input[value="{GROUPS[1]}"]').check()
+        page.wait_for_timeout(400)
+        assert problems == [], problems
+        # a shared URL: the group kept where the dataset has it, pooled where it does not
+        for hash_, dataset, checked in (("#state/dataset=mixed&group=B", "mixed", "B"),
+                                        ("#state/dataset=yours&group=A", "yours", "pooled")):
+            page.goto((hostile_site / "index.html").as_uri() + hash_, wait_until="load")
+            page.reload(wait_until="load")
+            page.locator("#ex1").scroll_into_view_if_needed()
+            expect(page.locator("#ex1-dataset")).to_have_value(dataset, timeout=20_000)
+            expect(page.locator(f'#ex1-groups input[value="{checked}"]')).to_be_checked(timeout=20_000)
+            page.wait_for_timeout(400)
+            assert f"group={checked}" in page.evaluate("location.hash")
+        assert problems == [], problems
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def bare_site(tmp_path_factory):
+    """A --data build with --no-examples (no groups, English only)."""
+    base = tmp_path_factory.mktemp("yours-bare")
+    rng = np.random.default_rng(7)
+    n, k = 400, 5
+    labels = rng.integers(0, k, n)
+    logits = rng.normal(0, 1, (n, k))
+    logits[np.arange(n), labels] += 2.0
+    np.savez(base / "model.npz", logits=2 * logits, labels=labels)
+    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(base / "site"), "--lang", "en",
+                             "--data", str(base / "model.npz"), "--no-examples"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    return base / "site"
+
+
+def test_no_examples_hides_the_bars_panel(browser, expect, bare_site):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    problems = []
+    page = context.new_page()
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    try:
+        page.goto((bare_site / "index.html").as_uri(), wait_until="load")
+        for explorer in ("yr1", "ex1"):
+            page.locator(f"#{explorer}").scroll_into_view_if_needed()
+            expect(page.locator(f"#{explorer}-summary, #{explorer}-t-readout").first).not_to_be_empty(timeout=20_000)
+            panel = page.locator(f"#{explorer}-bars").locator("xpath=..")
+            expect(panel).to_be_hidden(timeout=20_000)
+        # a built-in dataset has its six examples: the panel and its heading come back
+        page.locator("#ex1-dataset").select_option("six")
+        expect(page.locator("#ex1-bars").locator("xpath=..")).to_be_visible(timeout=20_000)
+        expect(page.locator("#ex1-bars .example").first).to_be_visible()
+        assert problems == [], problems
+    finally:
+        context.close()
+
+
+def test_the_groups_table_scrolls_in_the_labelled_region_at_390_px(browser, hostile_site):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
+        found = page.evaluate("""() => {
+            const table = document.querySelector("table.yours-groups"), wrap = table.parentElement;
+            const other = document.querySelector("table.yours-metrics").parentElement, style = getComputedStyle(wrap);
+            return {wrap: wrap.className, role: wrap.getAttribute("role"), tabindex: wrap.getAttribute("tabindex"),
+                    label: document.getElementById(wrap.getAttribute("aria-labelledby")).className,
+                    overflow: style.overflowX, hint: style.backgroundImage, otherHint: getComputedStyle(other).backgroundImage,
+                    fits: wrap.getBoundingClientRect().right <= window.innerWidth,
+                    page: document.documentElement.scrollWidth <= window.innerWidth + 1};
+        }""")
+        assert found["wrap"] == "table-wrap" and found["role"] == "region" and found["tabindex"] == "0", found
+        assert found["label"] == "table-caption" and found["overflow"] == "auto", found
+        assert "gradient" in found["hint"] and found["hint"] == found["otherHint"], found
+        assert found["fits"] and found["page"], found
+    finally:
+        context.close()
