@@ -76,16 +76,8 @@ def synthetic_file(path, n, k, groups=0, seed=20261130):
 
 # --- the child: one file, stage by stage -------------------------------------------------------------
 
-def _peak_mib():
-    """This process's VmHWM (peak resident size since the last reset) in MiB; NaN off Linux."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return math.nan
+# This process's peak resident size in MiB: the one reader, in bench/engine.py (this folder is on sys.path).
+from engine import peak_rss_of_this_process_mib as _peak_mib  # noqa: E402
 
 
 def _reset_peak():
