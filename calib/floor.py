@@ -123,8 +123,10 @@ def _split_long_runs(bounds, max_run=None):
     is an exact draw of the whole run's count: the simulated law is unchanged, only more uniform columns
     are used. It keeps the exact Poisson-binomial CDFs (quadratic in a run's length) linear in n overall.
 
+    The run of 7 becomes pieces of 4 and 3 (:func:`equal_split` puts the larger pieces first):
+
     >>> _split_long_runs(np.array([0, 3, 10]), 4).tolist()
-    [0, 3, 6, 10]
+    [0, 3, 7, 10]
     """
     max_run = MAX_RUN if max_run is None else max_run
     lengths = np.diff(bounds)
