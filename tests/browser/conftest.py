@@ -230,7 +230,35 @@ _MONITORS = pytest.StashKey()
 
 
 @pytest.fixture
-def open_page(browser, site_url, site_dir, request):
+def watched_page(browser, request):
+    """``watched_page(*, timeout=10_000, route=None, **context_options)`` → a new page in a context of its
+    own, watched by a :class:`PageMonitor` (``page.monitor``) that fails the test on a problem; with
+    ``route(monitor)``, a ``(predicate, handler)`` pair routed in the context before the page opens.
+    Every context is closed after the test. The one place the page openers below make their pages."""
+    contexts = []
+    monitors = request.node.stash.setdefault(_MONITORS, [])
+
+    def make(*, timeout=10_000, route=None, **context_options):
+        context = browser.new_context(**context_options)
+        context.set_default_timeout(timeout)
+        contexts.append(context)
+        monitor = PageMonitor()
+        monitors.append(monitor)
+        monitor.watch(context)
+        if route is not None:
+            context.route(*route(monitor))
+        page = context.new_page()
+        page.monitor = monitor
+        return page
+
+    yield make
+    for context in contexts:
+        with contextlib.suppress(Exception):
+            context.close()
+
+
+@pytest.fixture
+def open_page(watched_page, site_url, site_dir):
     """``open_page(path="", *, file=False, wait="load", **context_options)`` → a watched Playwright page.
 
     ``path`` is relative to the site (it may carry a ``#state/…`` hash), or with ``lang`` to that
@@ -238,19 +266,9 @@ def open_page(browser, site_url, site_dir, request):
     (``color_scheme``, ``viewport``, ``java_script_enabled``, ``reduced_motion``, …). The page's
     monitor is ``page.monitor``; call ``page.monitor.allow(regex)`` for a problem a test provokes.
     """
-    contexts = []
-    monitors = request.node.stash.setdefault(_MONITORS, [])
-
     def opener(path="", *, file=False, wait="load", lang=None, **context_options):
         context_options.setdefault("viewport", {"width": 1280, "height": 900})
-        context = browser.new_context(**context_options)
-        context.set_default_timeout(10_000)
-        contexts.append(context)
-        monitor = PageMonitor()
-        monitors.append(monitor)
-        monitor.watch(context)
-        page = context.new_page()
-        page.monitor = monitor
+        page = watched_page(**context_options)
         folder = LANGUAGES[lang] if lang is not None else ""
         if file:
             url = (site_dir / folder / "index.html").as_uri() + (path[len("index.html"):] if path.startswith("index.html") else path)
@@ -262,10 +280,7 @@ def open_page(browser, site_url, site_dir, request):
             page.goto(url)
         return page
 
-    yield opener
-    for context in contexts:
-        with contextlib.suppress(Exception):
-            context.close()
+    return opener
 
 
 @pytest.fixture

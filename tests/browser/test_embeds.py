@@ -16,7 +16,6 @@ that listens does. The tests check that
 * the full page's "Embed" box holds a snippet that works, copies it, and is plain text without JavaScript.
 """
 
-import contextlib
 import html
 import re
 import time
@@ -28,7 +27,7 @@ import pytest
 from sitegen.serve import serving
 from sitegen.settings import LANGUAGES
 
-from .conftest import _MONITORS, PageMonitor, page_path
+from .conftest import page_path
 from .explorer_ui import Explorer
 from .test_explorer import expected_bin_counts, expected_cards
 
@@ -86,28 +85,15 @@ def host_url(tmp_path_factory):
 
 
 @pytest.fixture
-def open_host(browser, request):
+def open_host(watched_page):
     """``open_host(url)`` → a watched page on the course page (problems fail the test, as with ``open_page``)."""
-    contexts = []
-    monitors = request.node.stash.setdefault(_MONITORS, [])
-
     def opener(url, **context_options):
         context_options.setdefault("viewport", {"width": 760, "height": 900})
-        context = browser.new_context(**context_options)
-        context.set_default_timeout(15_000)
-        contexts.append(context)
-        monitor = PageMonitor()
-        monitors.append(monitor)
-        monitor.watch(context)
-        page = context.new_page()
-        page.monitor = monitor
+        page = watched_page(timeout=15_000, **context_options)
         page.goto(url, wait_until="load")
         return page
 
-    yield opener
-    for context in contexts:
-        with contextlib.suppress(Exception):
-            context.close()
+    return opener
 
 
 def frame_at(page, index):

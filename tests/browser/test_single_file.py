@@ -8,13 +8,12 @@ as the page says; without JavaScript the prose, tables and static figures are th
 finds no error.
 """
 
-import contextlib
 import subprocess
 import sys
 
 import pytest
 
-from .conftest import _MONITORS, ROOT, PageMonitor
+from .conftest import ROOT
 from .explorer_ui import Explorer
 from .test_explorer import expected_cards
 from .test_html_valid import run_vnu
@@ -32,35 +31,23 @@ def single_file(tmp_path_factory):
 
 
 @pytest.fixture
-def open_offline(browser, single_file, request):
+def open_offline(watched_page, single_file):
     """``open_offline(**context_options)`` → the file opened from disk, every other request refused."""
-    contexts = []
-    monitors = request.node.stash.setdefault(_MONITORS, [])
     url = single_file.as_uri()
 
-    def opener(**context_options):
-        context_options.setdefault("viewport", {"width": 1280, "height": 900})
-        context = browser.new_context(offline=True, **context_options)
-        context.set_default_timeout(10_000)
-        contexts.append(context)
-        monitor = PageMonitor()
-        monitors.append(monitor)
-        monitor.watch(context)
-
+    def refused(monitor):
         def refuse(route):
             monitor.add(f"request for another file or host: {route.request.url}")
             route.abort()
+        return (lambda address: address != url and not address.startswith("data:")), refuse
 
-        context.route(lambda address: address != url and not address.startswith("data:"), refuse)
-        page = context.new_page()
-        page.monitor = monitor
+    def opener(**context_options):
+        context_options.setdefault("viewport", {"width": 1280, "height": 900})
+        page = watched_page(offline=True, route=refused, **context_options)
         page.goto(url, wait_until="load")
         return page
 
-    yield opener
-    for context in contexts:
-        with contextlib.suppress(Exception):
-            context.close()
+    return opener
 
 
 @pytest.fixture(scope="module")
