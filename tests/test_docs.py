@@ -23,7 +23,8 @@ FENCE = re.compile(r"^(```|~~~)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-MODULE_PATH = re.compile(r"(?<![\w./-])((?:calib|sitegen|tests|bench|tools|content|static/js|static/css)/[\w/.-]*\w\.(?:py|js|css|sh|mjs|txt))\b")
+MODULE_PATH = re.compile(r"(?<![\w./-])((?:calib|sitegen|tests|bench|tools|content|static/js|static/css)/"
+                         r"[\w/.-]*\w\.(?:py|js|css|sh|mjs|txt))\b")
 DOTTED = re.compile(r"(?<![\w./-])((?:calib|sitegen)\.[a-z_]+)\.([A-Za-z_]\w*)")
 
 

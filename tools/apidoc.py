@@ -37,14 +37,19 @@ def first_paragraph(text):
     return ROLE.sub(r"`\1`", " ".join(line.strip() for line in paragraph.splitlines())).strip()
 
 
+def assigns(node, name):
+    """Whether the top-level statement ``node`` assigns ``name`` (``NAME = …`` or ``NAME: type = …``)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+    return any(isinstance(target, ast.Name) and target.id == name for target in targets)
+
+
 def assignment_comment(module, name):
     """The comment on the line that assigns ``name`` at the top of ``module``, else the comment lines
     just above it; "" when there is none."""
     source = inspect.getsource(module)
     lines = source.splitlines()
     for node in ast.parse(source).body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+        if assigns(node, name):
             line = lines[node.lineno - 1]
             if "#" in line:
                 return line.split("#", 1)[1].strip()
@@ -68,10 +73,8 @@ def defining_module(package, name, obj):
             tree = ast.parse(inspect.getsource(candidate))
         except (OSError, TypeError):
             continue
-        for node in tree.body:
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                return candidate
+        if any(assigns(node, name) for node in tree.body):
+            return candidate
     raise SystemExit(f"tools/apidoc.py: cannot tell which module of {package.__name__} defines {name}")
 
 
