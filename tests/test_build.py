@@ -9,7 +9,7 @@ strings table), then a build with ``--base-url`` and two one-file editions
 early (usage, ``--lang``) or inject a bug through a tiny wrapper script, so they
 are quick. The writer's own failures are tested in ``test_sitegen_writer.py``.
 
-Exit codes (README, "Exit codes"): 0 success; 2 bad input or usage, one line
+Exit codes (docs/building.md, "Exit codes"): 0 success; 2 bad input or usage, one line
 ``build.py: error: …`` and no traceback; 1 an internal error (a bug), with its
 traceback.
 """
@@ -277,9 +277,9 @@ def test_a_preview_port_in_use_is_a_one_line_error(tmp_path):
     assert f"127.0.0.1:{port}" in assert_one_line_error(result)
 
 
-def test_the_readme_documents_the_exit_codes():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("### Exit codes", 1)[1].split("\n#", 1)[0]
+def test_the_docs_document_the_exit_codes():
+    page = (ROOT / "docs" / "building.md").read_text(encoding="utf-8")
+    section = page.split("\n## Exit codes\n", 1)[1].split("\n#", 1)[0]
     codes = re.findall(r"^\| `(\d)` \|", section, re.M)
     assert codes == ["0", "1", "2"], section
 
