@@ -210,10 +210,9 @@ def analyse_part(name, logits, labels, temperatures, seed=ANALYSIS_SEED, dataset
 ANALYSIS_BLOCK_ELEMENTS = 1 << 22  # values (temperatures × rows, or × classes) an analysis step holds at once
 
 
-def _temperature_blocks(temps, n, block_elements=None):
-    """Slices of ``range(temps)`` holding about ``block_elements // n`` temperatures each (at least one;
-    default :data:`ANALYSIS_BLOCK_ELEMENTS`)."""
-    step = max(1, (ANALYSIS_BLOCK_ELEMENTS if block_elements is None else block_elements) // max(1, n))
+def _temperature_blocks(temps, n, block_elements=ANALYSIS_BLOCK_ELEMENTS):
+    """Slices of ``range(temps)`` holding about ``block_elements // n`` temperatures each (at least one)."""
+    step = max(1, block_elements // max(1, n))
     return [slice(start, min(temps, start + step)) for start in range(0, temps, step)]
 
 
