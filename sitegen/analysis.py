@@ -14,7 +14,8 @@ T = 1 and the dataset's fitted T):
   (:mod:`calib.smooth`);
 
 and, for a dataset with groups, the per-group scores under T = 1, the global
-temperature and per-group temperatures (:mod:`calib.subgroups`).
+temperature and per-group temperatures: the :class:`calib.SubgroupAnalysis` the
+precomputation made (the build fits the group temperatures once).
 
 The prose quotes a few of these numbers, and for them the explorer's 200
 resamples are too few. So, at T = 1 and the fitted T only, each reported part
@@ -26,7 +27,7 @@ quoted quantile (:func:`calib.quantile_interval`), also for the explorer's own
 resamples. Each dataset in ``FIT_SPREAD_TRUTH`` gets the spread of its fitted T
 (:func:`fit_spread`: bootstrap refits, and refits to labels redrawn from the
 known truth); the worked example and every dataset with groups get the
-marginal balance of the fit (:func:`marginal_balance`: each example's or
+marginal balance of the fit (:func:`calib.marginal_balance`: each example's or
 group's slope and curvature of NLL in 1/T at the fitted T).
 
 Results are plain numpy arrays and floats in natural units (probabilities,
@@ -62,8 +63,8 @@ from .settings import (
 
 __all__ = [
     "PartAnalysis", "DatasetAnalysis", "Analyses",
-    "QuotedPart", "FitSpread", "Balance",
-    "part_generator", "quoted_resamples_for", "analyse_part", "quote_part", "fit_spread", "marginal_balance", "analyse_dataset",
+    "QuotedPart", "FitSpread",
+    "part_generator", "quoted_resamples_for", "analyse_part", "quote_part", "fit_spread", "analyse_dataset",
     "precompute_analyses",
 ]
 
@@ -139,9 +140,10 @@ class FitSpread(NamedTuple):
 
 
 class DatasetAnalysis(NamedTuple):
-    """One dataset: its sub-grid (indices into the shared grid), fitted-T index, parts and subgroups,
-    and what the prose quotes: ``quoted[part]`` (:class:`QuotedPart`), ``fit_spread``
-    (:class:`FitSpread`, or None) and ``balance`` (:class:`Balance`, or None)."""
+    """One dataset: its sub-grid (indices into the shared grid), fitted-T index, parts and subgroups
+    (the precomputation's own record, ``groups.scores``, or None), and what the prose quotes:
+    ``quoted[part]`` (:class:`QuotedPart`), ``fit_spread`` (:class:`FitSpread`, or None) and ``balance``
+    (:class:`calib.Balance`, or None)."""
 
     name: str
     subgrid: np.ndarray
