@@ -140,7 +140,7 @@ def build(args):
               f"{user.predictions.logits.shape[1]} classes; split {user.rule}{seed} "
               f"({', '.join(f'{int(m.sum())} {p}' for p, m in user.parts.items())})", file=sys.stderr)
         if user.rule == "none":
-            from calib.io import SPLIT_NONE_NOTE
+            from calib import SPLIT_NONE_NOTE
             print(f"build.py: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)
 
     if args.single_file is not None:

@@ -23,15 +23,13 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from calib import bootstrap_spread, ece_sweep, log_softmax, noise_floor  # noqa: E402
-from calib.smooth import smooth_ece, smooth_reliability  # noqa: E402
-from calib.subgroups import subgroup_analysis  # noqa: E402
+from calib import smooth_ece, smooth_reliability, subgroup_analysis  # noqa: E402
 from sitegen.analysis import _plan, part_generator, precompute_analyses  # noqa: E402
 from sitegen.analysis_payload import analysis_payload  # noqa: E402
 from sitegen.payload import to_script  # noqa: E402
-from sitegen.precompute import precompute_all  # noqa: E402
+from sitegen.precompute import GROUP_BIN_COUNTS, precompute_all  # noqa: E402
 from sitegen.settings import (  # noqa: E402
-    ANALYSIS_SEED, CURVE_POINTS, DRAWS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, RESAMPLES, SUBGROUP_BIN_COUNTS, SWEEP_DRAWS,
-    TABLE_BINS,
+    ANALYSIS_SEED, CURVE_POINTS, DRAWS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, RESAMPLES, SWEEP_DRAWS,
 )
 
 
@@ -71,7 +69,7 @@ def stages(precomputed):
                 totals[key] += value
             print(f"{name + '/' + part:<26}{labels.size:>6}" + "".join(f"{row[c]:>13.3f}" for c in columns))
         if result.dataset.groups is not None:
-            seconds, _ = timed(subgroup_analysis, result.dataset, result.fitted_t, SUBGROUP_BIN_COUNTS, TABLE_BINS)
+            seconds, _ = timed(subgroup_analysis, result.dataset, result.fitted_t, GROUP_BIN_COUNTS)
             print(f"{name + '/subgroups':<26}{'':>6}{seconds:>13.3f}")
     print(f"{'total':<32}" + "".join(f"{totals[c]:>13.3f}" for c in columns))
 

@@ -15,7 +15,7 @@ Prints (never asserts), for generated float32 ``.npz`` files of n × K logits
   grid, two workers: the issue's "grid metrics"; then with 15 adaptive bins
   too, which sorts every temperature's confidences), ``precompute`` (the
   page's grid figures of both parts, :func:`sitegen.precompute.precompute_dataset`),
-  the analyses of each part (``scores``: :func:`sitegen.analysis.part_scores`;
+  the analyses of each part (``scores``: :func:`calib.row_scores_over_grid`;
   ``bootstrap``; ``noise floor``; ``sweep + smooth``), ``quoted`` (the
   prose's bootstrap at T = 1 and the fitted T, :func:`sitegen.analysis.quote_part`
   with :func:`sitegen.analysis.quoted_resamples_for` resamples) and
@@ -93,7 +93,7 @@ def child(path):
     from calib import Dataset, grid_metrics, load_predictions, part_masks, split_masks
     from sitegen.analysis import (
         Analyses, DatasetAnalysis, PartAnalysis, _extras, _plan, _subgroups, _temperature_blocks, part_generator,
-        part_scores, quoted_resamples_for,
+        quoted_resamples_for,
     )
     from sitegen.analysis_payload import analysis_payload
     from sitegen.payload import bins_payload, dataset_payload, to_script
@@ -102,8 +102,10 @@ def child(path):
         ANALYSIS_SEED, CURVE_POINTS, DRAWS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, QUOTED_RESAMPLES, RESAMPLES,
         SWEEP_DRAWS,
     )
-    from calib import bootstrap_spread, ece_sweep, noise_floor
-    from calib.smooth import SmoothCurve, SmoothECE, smooth_ece, smooth_reliability
+    from calib import (
+        SmoothCurve, SmoothECE, bootstrap_spread, ece_sweep, noise_floor, row_scores_over_grid, smooth_ece,
+        smooth_reliability,
+    )
 
     def stage(name, function, *args, **extra):
         _reset_peak()
@@ -127,7 +129,7 @@ def child(path):
     subgrid, fitted_index, jobs = _plan(result, grid, t1_index, ANALYSIS_SEED)
     parts = {}
     for part, (name, logits, labels, temps, seed, dataset_name) in jobs.items():
-        conf, correct, losses = stage(f"{part}: scores", part_scores, logits, labels, temps)
+        conf, correct, losses = stage(f"{part}: scores", row_scores_over_grid, logits, labels, temps)
         spread = stage(f"{part}: bootstrap", lambda: bootstrap_spread(
             conf, correct, losses, OFFERED_BIN_COUNTS, RESAMPLES, part_generator(seed, dataset_name, name, "bootstrap")))
         floor = stage(f"{part}: noise floor", lambda: noise_floor(

@@ -10,18 +10,37 @@ public API (documented in the README):
   equal-width or adaptive (:func:`equal_mass_bounds`: the adaptive scheme's groups);
 * :func:`fit_temperature` — the NLL-minimising temperature, bounded search or on a given grid;
   :func:`fit_weighted_temperatures` — one fit per weighting of the rows (e.g. bootstrap resamples);
-  :func:`nll_beta_derivatives` — slope and curvature of NLL in 1/T;
+  :func:`nll_beta_derivatives` — slope and curvature of NLL in 1/T, and :func:`marginal_balance` — their
+  split by group (a :class:`Balance`);
 * :func:`bootstrap_draws`, :func:`bootstrap_spread` — how much ECE, NLL and Brier move when the sample is
   resampled; :func:`paired_difference` — the paired bootstrap of a change between two temperatures;
 * :func:`noise_floor` — what a perfectly calibrated model with the same confidences would score, including
   how many bins fall outside their bands (:func:`bins_outside`, :func:`tail_share`);
 * :func:`ece_sweep` — the ECE for every bin count 1..max_bins, and the run-wise binning under it
-  (:func:`sort_rows`, :func:`bin_positions`, :func:`bin_layout`, :func:`ece_from_prefix`);
+  (:func:`sort_rows`, :func:`rows_order`, :func:`bin_positions`, :func:`bin_layout`, :func:`prefix_sums`,
+  :func:`ece_from_prefix`); many bin counts from one sort: :func:`binnings_over_counts`,
+  :func:`mce_over_counts`, :func:`bins_by_count`;
+* :func:`row_scores` — each row's confidence, NLL and Brier at one temperature per row;
+  :func:`row_scores_over_grid` — each row's confidence and NLL at many temperatures, in bounded memory;
+  :func:`log_normaliser` — the softmax normaliser they share with the weighted fits;
+* :func:`smooth_ece`, :func:`smooth_reliability` (:mod:`calib.smooth`) — the binning-free smooth ECE and the
+  kernel-smoothed reliability curve, with their building blocks (:func:`smooth_ece_at`, :func:`smooth_on`,
+  :func:`reflected_gaussian_smooth`, :func:`deposit`, :func:`interpolate`, :func:`mesh_points`,
+  :func:`eval_points`);
+* :func:`subgroup_analysis` (:mod:`calib.subgroups`) — every group and the pool under T = 1, one global T
+  and one T per group (:func:`fit_group_temperatures`), each set of rows a :class:`GroupMetrics`
+  (:func:`group_metrics`); :data:`CONDITIONS`, :data:`POOLED`;
 * :func:`sorted_quantiles`, :func:`count_quantiles` — quantiles of many short rows; their Monte Carlo error:
   :func:`quantile_interval` (order statistics, :func:`order_statistic_ranks`), :func:`quantile_standard_error`;
-* :func:`load`, :func:`part_masks` and :data:`DATASET_NAMES` — the built-in datasets and their split;
+* :func:`load`, :func:`part_masks`, :func:`even_odd_split` and :data:`DATASET_NAMES` — the built-in datasets
+  and their split; the modules :mod:`calib.datasets` and :mod:`calib.rng`, whose constants are the recipes
+  of the built-in data;
 * :func:`load_predictions`, :func:`split_masks` and :class:`InputError` (:mod:`calib.io`) — a user's own
-  logits and labels from ``.npz`` or ``.csv``, and how their rows are split (``python -m calib fit FILE``).
+  logits and labels from ``.npz`` or ``.csv``, and how their rows are split (``python -m calib fit FILE``;
+  :data:`DEFAULT_SPLIT_SEED`, :data:`MIN_PART_ROWS`, :data:`SPLIT_NONE_NOTE`);
+* :func:`positive_int` — the engine's check of a count argument.
+
+Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only these names (a test checks it).
 """
 
 from .binning import SCHEMES, ReliabilityBins, ece, equal_mass_bounds, max_gap, mce, reliability_bins
@@ -29,33 +48,57 @@ from .bootstrap import (
     DEFAULT_RESAMPLES, BootstrapDraws, BootstrapSpread, PairedDifference, ScoreSet, bootstrap_draws, bootstrap_spread,
     count_prefix, paired_difference, quantile_standard_error, resample_counts,
 )
-from .datasets import DATASET_NAMES, Dataset, load, part_masks
+from . import datasets, rng
+from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
-from .io import InputError, Predictions, load_predictions, split_masks
+from .io import (
+    DEFAULT_SPLIT_SEED, MIN_PART_ROWS, SPLIT_NONE_NOTE, InputError, Predictions, load_predictions, split_masks,
+)
 from .quantiles import (
     FLOOR_QUANTILES, SPREAD_QUANTILES, SWEEP_QUANTILES, count_quantiles, order_statistic_ranks, quantile_interval,
     sorted_quantiles,
 )
-from .refit import fit_weighted_temperatures, nll_beta_derivatives, weighted_nll
-from .runs import BinLayout, bin_layout, bin_positions, ece_from_prefix, ece_sweep, sort_rows
+from .refit import Balance, fit_weighted_temperatures, marginal_balance, nll_beta_derivatives, weighted_nll
+from .rowscores import log_normaliser, row_scores_over_grid
+from .runs import (
+    BinLayout, bin_layout, bin_positions, bins_by_count, binnings_over_counts, ece_from_prefix, ece_sweep,
+    mce_over_counts, prefix_sums, rows_order, sort_rows,
+)
 from .scaling import (
     BLOCK_ELEMENTS, GridMetrics, block_shape, brier, grid_metrics, log_softmax, nll, predicted_class, scaled_probs,
     scores_over_grid, top_label,
 )
+from .smooth import (
+    SmoothCurve, SmoothECE, deposit, eval_points, interpolate, mesh_points, reflected_gaussian_smooth, smooth_ece,
+    smooth_ece_at, smooth_on, smooth_reliability,
+)
+from .subgroups import (
+    CONDITIONS, POOLED, GroupMetrics, SubgroupAnalysis, fit_group_temperatures, group_metrics, row_scores,
+    subgroup_analysis,
+)
+from .validation import positive_int
 
 __all__ = [
     "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce", "max_gap", "equal_mass_bounds",
     "DEFAULT_RESAMPLES", "BootstrapSpread", "bootstrap_spread", "resample_counts", "count_prefix",
     "ScoreSet", "BootstrapDraws", "bootstrap_draws", "PairedDifference", "paired_difference", "quantile_standard_error",
-    "DATASET_NAMES", "Dataset", "load", "part_masks",
+    "DATASET_NAMES", "Dataset", "load", "part_masks", "even_odd_split", "datasets", "rng",
     "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "fit_temperature",
-    "InputError", "Predictions", "load_predictions", "split_masks",
-    "fit_weighted_temperatures", "nll_beta_derivatives", "weighted_nll",
+    "InputError", "Predictions", "load_predictions", "split_masks", "DEFAULT_SPLIT_SEED", "MIN_PART_ROWS",
+    "SPLIT_NONE_NOTE",
+    "fit_weighted_temperatures", "nll_beta_derivatives", "weighted_nll", "Balance", "marginal_balance",
     "DEFAULT_DRAWS", "DEFAULT_SWEEP_DRAWS", "NoiseFloor", "noise_floor", "segment_cdfs", "bins_outside", "tail_share",
     "SPREAD_QUANTILES", "FLOOR_QUANTILES", "SWEEP_QUANTILES", "sorted_quantiles", "count_quantiles",
     "order_statistic_ranks", "quantile_interval",
-    "BinLayout", "bin_layout", "bin_positions", "ece_from_prefix", "ece_sweep", "sort_rows",
+    "BinLayout", "bin_layout", "bin_positions", "ece_from_prefix", "ece_sweep", "sort_rows", "rows_order",
+    "prefix_sums", "binnings_over_counts", "mce_over_counts", "bins_by_count",
+    "row_scores", "row_scores_over_grid", "log_normaliser",
+    "SmoothECE", "SmoothCurve", "smooth_ece", "smooth_reliability", "smooth_ece_at", "smooth_on",
+    "reflected_gaussian_smooth", "deposit", "interpolate", "mesh_points", "eval_points",
+    "CONDITIONS", "POOLED", "GroupMetrics", "SubgroupAnalysis", "group_metrics", "fit_group_temperatures",
+    "subgroup_analysis",
+    "positive_int",
     "scaled_probs", "log_softmax", "predicted_class", "top_label", "nll", "brier", "scores_over_grid",
     "grid_metrics", "GridMetrics", "block_shape", "BLOCK_ELEMENTS",
 ]

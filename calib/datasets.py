@@ -3,7 +3,8 @@
 ``load(name)`` returns a :class:`Dataset`. Every dataset except ``six`` and
 ``twelve`` is split by position: example i belongs to the calibration part when
 i is even and to the test part when i is odd, so the parts of ``sim-60`` are
-prefixes of those of ``sim-600``. :func:`part_masks` is the one place that
+prefixes of those of ``sim-600``; :func:`even_odd_split` is that rule, also for a
+user's file (:func:`calib.split_masks`). :func:`part_masks` is the one place that
 turns a dataset's split into named parts.
 """
 
@@ -14,7 +15,9 @@ import numpy as np
 from .rng import lcg_normals, lcg_uniforms
 from .scaling import scaled_probs
 
-__all__ = ["Dataset", "DATASET_NAMES", "load", "part_masks", "SIM_SEED", "OVERCONFIDENT_SEED", "MIXED_SEED"]
+__all__ = [
+    "Dataset", "DATASET_NAMES", "load", "part_masks", "even_odd_split", "SIM_SEED", "OVERCONFIDENT_SEED", "MIXED_SEED",
+]
 
 SIM_SEED = 20261024
 SIM_LOGIT_RANGE = 5.0
@@ -89,7 +92,12 @@ def latent_population(seed, n, n_classes=10):
     return z, labels
 
 
-def _alternate_split(n):
+def even_odd_split(n):
+    """The even/odd split of ``n`` rows: a boolean mask (n,), True (calibration) for rows 0, 2, 4, …
+
+    >>> even_odd_split(5).tolist()
+    [True, False, True, False, True]
+    """
     return np.arange(n) % 2 == 0
 
 
@@ -114,15 +122,15 @@ def load(name):
     if name in ("sim-60", "sim-600"):
         n = int(name.split("-")[1])
         logits, labels = sim(n)
-        return Dataset(name, logits, labels, None, _alternate_split(n))
+        return Dataset(name, logits, labels, None, even_odd_split(n))
     if name == "overconfident":
         z, labels = latent_population(OVERCONFIDENT_SEED, 6000)
-        return Dataset(name, OVERCONFIDENT_SHARPNESS * z, labels, None, _alternate_split(6000))
+        return Dataset(name, OVERCONFIDENT_SHARPNESS * z, labels, None, even_odd_split(6000))
     if name == "mixed":
         z, labels = latent_population(MIXED_SEED, 4000)
         groups = np.where(np.arange(4000) < 2000, "A", "B")
         sharpness = np.where(groups == "A", MIXED_SHARPNESS["A"], MIXED_SHARPNESS["B"])
-        return Dataset(name, sharpness[:, None] * z, labels, groups, _alternate_split(4000))
+        return Dataset(name, sharpness[:, None] * z, labels, groups, even_odd_split(4000))
     raise ValueError(f"unknown dataset {name!r}; choose one of {', '.join(DATASET_NAMES)}")
 
 

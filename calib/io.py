@@ -53,6 +53,8 @@ from typing import NamedTuple, Optional
 import numpy as np
 import numpy.lib.format as npy_format
 
+from .datasets import even_odd_split
+
 __all__ = [
     "InputError", "Predictions", "load_predictions", "split_masks", "SPLIT_RULES", "DEFAULT_SPLIT_SEED",
     "MIN_PART_ROWS", "MAX_ARRAY_BYTES", "MAX_CSV_BYTES", "MAX_LOGITS", "PROBABILITY_FLOOR",
@@ -453,7 +455,7 @@ def split_masks(n, rule=None, file_split=None, seed=DEFAULT_SPLIT_SEED, min_rows
             calibration = np.zeros(n, dtype=bool)
             calibration[np.random.default_rng(seed).permutation(n)[: (n + 1) // 2]] = True
         else:
-            calibration = np.arange(n) % 2 == 0
+            calibration = even_odd_split(n)
         parts = {"calibration": calibration, "test": ~calibration}
     for name, mask in parts.items():
         rows = int(mask.sum())

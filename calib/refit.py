@@ -10,14 +10,19 @@
     NLL is convex in β; at a pooled optimum the groups' slopes (weighted by
     their share of rows) cancel, and the group whose NLL curves more steeply
     moves least from its own optimum.
+:func:`marginal_balance`
+    Those derivatives split by group (or by row): the :class:`Balance` of a compromise.
 """
+
+from typing import NamedTuple, Tuple
 
 import numpy as np
 
 from .fitting import _INV_PHI, DEFAULT_BOUNDS, DEFAULT_TOLERANCE
+from .rowscores import log_normaliser
 from .scaling import as_labels, as_logits
 
-__all__ = ["weighted_nll", "fit_weighted_temperatures", "nll_beta_derivatives"]
+__all__ = ["weighted_nll", "fit_weighted_temperatures", "nll_beta_derivatives", "Balance", "marginal_balance"]
 
 _BLOCK_ELEMENTS = 1 << 22  # temperatures × rows × classes evaluated at once: bounds memory at 32 MiB
 
@@ -62,8 +67,7 @@ def _weighted_nll(shifted, y, temps, w):
         part = slice(start, start + block)
         inverse = 1.0 / temps[part]
         work = np.multiply(shifted[None], inverse[:, None, None])
-        np.exp(work, out=work)
-        log_norm = np.log(work @ np.ones(k))  # (b, n): the max-shifted class has exp(0) = 1, so norm ≥ 1
+        log_norm = log_normaliser(work, out=work)  # (b, n)
         losses = log_norm - true_shifted[None] * inverse[:, None]
         out[part] = np.einsum("bn,bn->b", w[part], losses) / totals[part]
     return out
@@ -152,3 +156,39 @@ def nll_beta_derivatives(logits, labels, temperature, weights=None):
     var_z = (p * (shifted - mean_z[:, None]) ** 2).sum(axis=1)
     slope = mean_z - shifted[np.arange(z.shape[0]), y]  # the row maximum cancels in E_p[z] − z_y
     return float(w @ slope), float(w @ var_z)
+
+
+class Balance(NamedTuple):
+    """Why a fitted T lands where it does: each group's share of the slope and curvature of NLL in β = 1/T.
+
+    At ``temperature`` (the T fitted to all ``n`` rows), ``slope[g]`` and
+    ``curvature[g]`` are group ``names[g]``'s contributions to the first and
+    second derivative of the mean NLL in β (weights: the group's rows / n, so
+    the groups add up to the pooled derivatives; :func:`calib.nll_beta_derivatives`).
+    The slopes sum to zero at the optimum; ``pooled_slope`` and
+    ``pooled_curvature`` are the pooled values.
+    """
+
+    n: int
+    temperature: float
+    names: Tuple
+    slope: np.ndarray
+    curvature: np.ndarray
+    pooled_slope: float
+    pooled_curvature: float
+
+
+def marginal_balance(logits, labels, temperature, groups):
+    """The :class:`Balance` at ``temperature`` (the T fitted to all rows), split by ``groups`` (one label per
+    row, e.g. a group name, or the row's own index for per-example contributions); nats per unit β."""
+    z = as_logits(logits)
+    y = as_labels(labels, z.shape[0], z.shape[1])
+    groups = np.asarray(groups)
+    if groups.shape != y.shape:
+        raise ValueError(f"groups must have shape {y.shape}; got {groups.shape}")
+    names = tuple(np.unique(groups).tolist())
+    n = y.size
+    parts = [nll_beta_derivatives(z, y, temperature, (groups == g) / n) for g in names]
+    pooled = nll_beta_derivatives(z, y, temperature)
+    return Balance(int(n), float(temperature), names, np.array([p[0] for p in parts]),
+                   np.array([p[1] for p in parts]), pooled[0], pooled[1])

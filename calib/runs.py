@@ -6,7 +6,11 @@ confidence, into *contiguous runs*: equal-width bins at the first confidence
 of any per-example quantity over a bin is a difference of two prefix sums, and
 one sort per temperature serves every bin of every bin count. The bootstrap
 (:mod:`calib.bootstrap`) and the noise floor (:mod:`calib.floor`) bin through
-this module; :func:`ece_sweep` uses it directly for the ECE at B = 1..max_bins.
+this module; :func:`ece_sweep` uses it directly for the ECE at B = 1..max_bins, and
+:func:`binnings_over_counts` for the per-bin sums of many bin counts at once (over
+:func:`prefix_sums`). :func:`rows_order` sorts many rows whose orders are alike (one row
+per temperature), and :func:`bins_by_count` runs the exact binners of :mod:`calib.binning`
+for several bin counts from one sort.
 The rules are exactly those of :mod:`calib.binning` (edges ``linspace(0, 1, B + 1)``
 with a closed last bin; ``array_split``-style equal-mass groups over a stable sort).
 """
@@ -15,10 +19,16 @@ from typing import NamedTuple, Tuple
 
 import numpy as np
 
-from .binning import SCHEMES, equal_mass_bounds
+from .binning import (
+    SCHEMES, ReliabilityBins, adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, max_gap, sort_by_confidence,
+    stable_order,
+)
 from .validation import as_bin_counts, as_correct, as_probability_rows, check_choice, positive_int
 
-__all__ = ["sort_rows", "bin_positions", "BinLayout", "bin_layout", "ece_from_prefix", "ece_sweep"]
+__all__ = [
+    "sort_rows", "rows_order", "bin_positions", "BinLayout", "bin_layout", "prefix_sums", "ece_from_prefix",
+    "ece_sweep", "binnings_over_counts", "mce_over_counts", "bins_by_count",
+]
 
 
 def sort_rows(confidence):
@@ -29,6 +39,17 @@ def sort_rows(confidence):
     conf = as_probability_rows(confidence)
     order = np.argsort(conf, axis=1, kind="stable")
     return order, np.take_along_axis(conf, order, axis=1)
+
+
+def rows_order(confidence):
+    """Each row's stable ascending order, (G, n): ``numpy.argsort(confidence, axis=1, kind="stable")``, computed
+    row by row with the previous row's order as a hint (:func:`calib.binning.stable_order`; neighbouring
+    temperatures order the rows almost alike). ``confidence`` is (G, n); nothing is checked."""
+    order = np.empty(confidence.shape, dtype=np.intp)
+    hint = None
+    for row in range(confidence.shape[0]):
+        order[row] = hint = stable_order(confidence[row], hint)
+    return order
 
 
 def bin_positions(sorted_confidence, n_bins, scheme):
@@ -106,6 +127,16 @@ def bin_layout(sorted_confidence, bin_counts, schemes=SCHEMES):
     return BinLayout(tuple(keys), first, size, starts, ends)
 
 
+def prefix_sums(sorted_values):
+    """Running sums of each row of ``sorted_values`` (G, n), with a leading 0: (G, n + 1).
+
+    Entry j of a row is the sum of its first j values, so a run ``[start, end)`` sums to
+    ``prefix[end] − prefix[start]``.
+    """
+    zero = np.zeros((sorted_values.shape[0], 1))
+    return np.concatenate([zero, np.cumsum(sorted_values, axis=1)], axis=1)
+
+
 def ece_from_prefix(prefix, starts, ends, first, n):
     """Binned ECEs from prefix sums of the residual ``correct − confidence`` in sorted order.
 
@@ -142,8 +173,7 @@ def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES, order=None):
         order, sorted_conf = sort_rows(conf)
     else:
         sorted_conf = np.take_along_axis(conf, order, axis=1)
-    residual = hits[order] - sorted_conf
-    prefix = np.concatenate([np.zeros((conf.shape[0], 1)), np.cumsum(residual, axis=1)], axis=1)
+    prefix = prefix_sums(hits[order] - sorted_conf)
     layout = bin_layout(sorted_conf, range(1, max_bins + 1), schemes)
     result = {}
     values = np.stack([
@@ -153,3 +183,57 @@ def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES, order=None):
     for k, (scheme, b) in enumerate(layout.keys):
         result.setdefault(scheme, np.empty((conf.shape[0], max_bins)))[:, b - 1] = values[:, k]
     return result
+
+
+def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None):
+    """Per-bin ``(count, confidence sum, hit sum)`` of every ``(scheme, B)`` from one sort per temperature.
+
+    ``confidence`` is (G, n), ``correct`` (n,). The bins are the run-wise layout of :func:`bin_layout`
+    (the same membership rules as :func:`calib.reliability_bins`), summed by :func:`prefix_sums`.
+    Returns ``{(scheme, B): ReliabilityBins}`` of arrays (G, B_used) with the count, mean confidence
+    and accuracy filled (edges and weighted gaps are not computed: zeros). ``order`` (G, n), if given,
+    is each row's stable ascending order (:func:`rows_order`).
+    """
+    if order is None:
+        order, sorted_conf = sort_rows(confidence)
+    else:
+        sorted_conf = np.take_along_axis(confidence, order, axis=1)
+    conf_prefix = prefix_sums(sorted_conf)
+    hit_prefix = prefix_sums(np.asarray(correct, dtype=np.float64)[order])
+    layout = bin_layout(sorted_conf, bin_counts, schemes)
+    count = layout.ends - layout.starts
+    conf_sum = np.take_along_axis(conf_prefix, layout.ends, 1) - np.take_along_axis(conf_prefix, layout.starts, 1)
+    hit_sum = np.take_along_axis(hit_prefix, layout.ends, 1) - np.take_along_axis(hit_prefix, layout.starts, 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_conf = np.where(count > 0, conf_sum / np.maximum(count, 1), np.nan)
+        accuracy = np.where(count > 0, hit_sum / np.maximum(count, 1), np.nan)
+    out = {}
+    for key, first, size in zip(layout.keys, layout.first, layout.size):
+        cols = slice(first, first + size)
+        blank = np.zeros(count[:, cols].shape)
+        out[key] = ReliabilityBins(blank, blank, count[:, cols], mean_conf[:, cols], accuracy[:, cols], blank)
+    return out
+
+
+def mce_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None):
+    """MCE (G,) of every ``(scheme, B)``: :func:`calib.max_gap` over :func:`binnings_over_counts`.
+
+    Equal to :func:`calib.mce` up to floating-point rounding (sums by prefix sums instead of bincount).
+    """
+    return {key: max_gap(bins)
+            for key, bins in binnings_over_counts(confidence, correct, bin_counts, schemes, order).items()}
+
+
+def bins_by_count(confidence, correct, bin_counts, order=None):
+    """``{scheme: {B: ReliabilityBins}}`` of ``confidence`` (G, n) by the exact binners of :mod:`calib.binning`
+    (:func:`calib.reliability_bins`' rules and sums), sorting each row once, or using the rows' stable
+    ``order`` (G, n) when given."""
+    if order is None:
+        sorted_rows = sort_by_confidence(confidence, correct)
+    else:
+        sorted_rows = (np.take_along_axis(confidence, order, axis=1), np.asarray(correct, dtype=bool)[order])
+    binners = {
+        "equal-width": lambda count: equal_width_bins(confidence, correct, count),
+        "adaptive": lambda count: adaptive_bins_sorted(*sorted_rows, count),
+    }
+    return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in SCHEMES}

@@ -15,18 +15,22 @@ scores every group, and the pool, under three *conditions*:
     (for the pool, that is the mixture of per-group temperatures).
 
 Every score is computed per row by the same softmax kernel as the rest of the
-engine (:func:`calib.scaling.example_scores`), with one temperature per row.
-The bin counts are arguments: the engine makes no choice of them.
+engine (:func:`calib.rowscores.row_scores`), with one temperature per row.
+The bin counts are arguments: the engine makes no choice of them. The group
+temperatures are fitted once per analysis, and every consumer (tables, the
+explorer's group view, downloads) reads the one :class:`SubgroupAnalysis`.
 """
 
 from typing import Dict, NamedTuple, Tuple
 
 import numpy as np
 
-from .binning import SCHEMES, ReliabilityBins, ece, reliability_bins
+from .binning import SCHEMES, ReliabilityBins, max_gap, reliability_bins
 from .datasets import part_masks
 from .fitting import fit_temperature
-from .scaling import as_labels, as_logits, example_scores
+from .rowscores import row_scores
+from .scaling import as_labels, as_logits
+from .validation import as_bin_counts
 
 __all__ = [
     "CONDITIONS", "POOLED",
@@ -38,29 +42,13 @@ CONDITIONS = ("t1", "global", "group")
 POOLED = "pooled"
 
 
-def row_scores(logits, labels, temperature):
-    """Per-row scores with a temperature per row: ``(confidence, correct, nll, brier)``, each (n,).
-
-    ``temperature`` is a scalar or an (n,) array of positive values.
-    ``confidence`` is the probability of the largest raw logit's class,
-    ``nll`` is −log p(label) in nats and ``brier`` the squared error against
-    the one-hot label summed over classes.
-    """
-    z = as_logits(logits)
-    y = as_labels(labels, z.shape[0], z.shape[1])
-    temps = np.broadcast_to(np.asarray(temperature, dtype=np.float64), (z.shape[0],))
-    if not np.all(np.isfinite(temps)) or np.any(temps <= 0):
-        raise ValueError("temperature must be positive and finite")
-    nll, brier, confidence = (values[0] for values in example_scores(z, y, temps[None, :, None]))
-    return confidence, np.argmax(z, axis=1) == y, nll, brier
-
-
 class GroupMetrics(NamedTuple):
-    """Scores of one set of rows under one condition.
+    """Scores of one set of rows under one condition (one temperature per row).
 
-    ``accuracy``, ``mean_confidence`` and every ECE are probabilities, ``nll``
-    is in nats, ``brier`` in [0, 2]. ``ece[scheme][B]`` for each scheme and
-    bin count; ``bins`` are the equal-width reliability bins (1-D arrays).
+    ``accuracy``, ``mean_confidence``, every ECE and MCE are probabilities, ``nll``
+    is in nats, ``brier`` in [0, 2]. ``ece[scheme][B]``, ``mce[scheme][B]`` and
+    ``bins[scheme][B]`` (a :class:`calib.ReliabilityBins` of 1-D arrays) for each
+    scheme and bin count B.
     """
 
     n: int
@@ -69,24 +57,27 @@ class GroupMetrics(NamedTuple):
     nll: float
     brier: float
     ece: Dict[str, Dict[int, float]]
-    bins: ReliabilityBins
+    mce: Dict[str, Dict[int, float]]
+    bins: Dict[str, Dict[int, ReliabilityBins]]
 
 
-def group_metrics(logits, labels, temperature, bin_counts, reliability_count):
+def group_metrics(logits, labels, temperature, bin_counts):
     """:class:`GroupMetrics` of ``(logits, labels)`` with ``temperature`` a scalar or one value per row.
 
-    ``bin_counts`` are the bin counts B of ``ece[scheme][B]``; ``reliability_count``
-    is the number of equal-width bins of ``bins``.
+    ``bin_counts`` are the bin counts B of ``ece``, ``mce`` and ``bins`` (both schemes).
     """
+    counts = as_bin_counts(bin_counts)
     confidence, correct, nll, brier = row_scores(logits, labels, temperature)
+    bins = {s: {b: reliability_bins(confidence, correct, b, s) for b in counts} for s in SCHEMES}
     return GroupMetrics(
         n=int(correct.size),
         accuracy=float(correct.mean()),
         mean_confidence=float(confidence.mean()),
         nll=float(nll.mean()),
         brier=float(brier.mean()),
-        ece={s: {b: ece(confidence, correct, b, s) for b in bin_counts} for s in SCHEMES},
-        bins=reliability_bins(confidence, correct, reliability_count, "equal-width"),
+        ece={s: {b: float(bins[s][b].weighted_gap.sum()) for b in counts} for s in SCHEMES},
+        mce={s: {b: float(max_gap(bins[s][b])) for b in counts} for s in SCHEMES},
+        bins=bins,
     )
 
 
@@ -127,7 +118,7 @@ class SubgroupAnalysis(NamedTuple):
     metrics: Dict[str, Dict[str, Dict[str, GroupMetrics]]]
 
 
-def subgroup_analysis(dataset, global_t, bin_counts, reliability_count, round_temperature=None):
+def subgroup_analysis(dataset, global_t, bin_counts, round_temperature=None):
     """Score every group and the pool of ``dataset`` under T = 1, ``global_t`` and per-group temperatures.
 
     Parameters
@@ -139,9 +130,7 @@ def subgroup_analysis(dataset, global_t, bin_counts, reliability_count, round_te
     global_t : float
         The pooled temperature (fitted on the same rows as the groups').
     bin_counts : sequence of int
-        Bin counts B of each :class:`GroupMetrics`' ``ece[scheme][B]``.
-    reliability_count : int
-        Number of equal-width bins in each :class:`GroupMetrics`' ``bins``.
+        Bin counts B of each :class:`GroupMetrics`' ``ece``, ``mce`` and ``bins``.
     round_temperature : callable, optional
         Applied to each fitted group temperature (e.g. rounding to the
         precision the rest of the page uses).
@@ -152,8 +141,7 @@ def subgroup_analysis(dataset, global_t, bin_counts, reliability_count, round_te
         raise ValueError(f"global_t must be positive and finite; got {global_t!r}")
     names = np.asarray(dataset.groups)
     parts = part_masks(dataset)
-    fit_rows = parts.get("calibration")
-    own = fit_group_temperatures(dataset.logits, dataset.labels, names, fit_rows)
+    own = fit_group_temperatures(dataset.logits, dataset.labels, names, parts.get("calibration"))
     if round_temperature is not None:
         own = {g: float(round_temperature(t)) for g, t in own.items()}
     per_row = {
@@ -166,8 +154,8 @@ def subgroup_analysis(dataset, global_t, bin_counts, reliability_count, round_te
         who = {g: mask & (names == g) for g in own}
         who[POOLED] = mask
         metrics[part] = {
-            label: {c: group_metrics(dataset.logits[rows], dataset.labels[rows], per_row[c][rows],
-                                     bin_counts, reliability_count) for c in CONDITIONS}
+            label: {c: group_metrics(dataset.logits[rows], dataset.labels[rows], per_row[c][rows], bin_counts)
+                    for c in CONDITIONS}
             for label, rows in who.items()
         }
     temperatures = {"global": float(global_t), **own}

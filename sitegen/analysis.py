@@ -14,7 +14,8 @@ T = 1 and the dataset's fitted T):
   (:mod:`calib.smooth`);
 
 and, for a dataset with groups, the per-group scores under T = 1, the global
-temperature and per-group temperatures (:mod:`calib.subgroups`).
+temperature and per-group temperatures: the :class:`calib.SubgroupAnalysis` the
+precomputation made (the build fits the group temperatures once).
 
 The prose quotes a few of these numbers, and for them the explorer's 200
 resamples are too few. So, at T = 1 and the fitted T only, each reported part
@@ -26,7 +27,7 @@ quoted quantile (:func:`calib.quantile_interval`), also for the explorer's own
 resamples. Each dataset in ``FIT_SPREAD_TRUTH`` gets the spread of its fitted T
 (:func:`fit_spread`: bootstrap refits, and refits to labels redrawn from the
 known truth); the worked example and every dataset with groups get the
-marginal balance of the fit (:func:`marginal_balance`: each example's or
+marginal balance of the fit (:func:`calib.marginal_balance`: each example's or
 group's slope and curvature of NLL in 1/T at the fitted T).
 
 Results are plain numpy arrays and floats in natural units (probabilities,
@@ -47,25 +48,23 @@ from typing import Dict, NamedTuple, Optional, Tuple
 import numpy as np
 
 from calib import (
-    SPREAD_QUANTILES, BootstrapSpread, NoiseFloor, PairedDifference, ScoreSet, bootstrap_draws, bootstrap_spread,
-    block_shape, ece_sweep, fit_weighted_temperatures, log_softmax, nll_beta_derivatives, noise_floor, paired_difference,
-    part_masks, quantile_interval, resample_counts, scaled_probs, sorted_quantiles,
+    SPREAD_QUANTILES, Balance, BootstrapSpread, NoiseFloor, PairedDifference, ScoreSet, SmoothCurve, SmoothECE,
+    SubgroupAnalysis, bootstrap_draws, bootstrap_spread, ece_sweep, fit_weighted_temperatures, marginal_balance,
+    noise_floor, paired_difference, part_masks, quantile_interval, resample_counts, row_scores, row_scores_over_grid,
+    scaled_probs, smooth_ece, smooth_reliability, sorted_quantiles,
 )
-from calib.smooth import SmoothCurve, SmoothECE, smooth_ece, smooth_reliability
-from calib.subgroups import SubgroupAnalysis, row_scores, subgroup_analysis
 
-from .precompute import grid_index, round_significant, subgrid_indices
+from .precompute import grid_index, subgrid_indices
 from .settings import (
     ANALYSIS_SEED, CURVE_POINTS, DRAWS, FIT_RESAMPLES, FIT_SPREAD_QUANTILES, FIT_SPREAD_TRUTH,
     LARGE_PART_ROWS, MAX_SWEEP_BINS, MONTE_CARLO_LEVEL, OFFERED_BIN_COUNTS, QUOTED_RESAMPLES, QUOTED_ROW_BUDGET,
-    RESAMPLES, SUBGRID_STEP,
-    REFIT_TOLERANCE, SUBGROUP_BIN_COUNTS, SWEEP_DRAWS, TABLE_BINS, TRUTH_DRAWS, WORKED_EXAMPLE,
+    RESAMPLES, SUBGRID_STEP, REFIT_TOLERANCE, SWEEP_DRAWS, TABLE_BINS, TRUTH_DRAWS, WORKED_EXAMPLE,
 )
 
 __all__ = [
     "PartAnalysis", "DatasetAnalysis", "Analyses",
-    "QuotedPart", "FitSpread", "Balance",
-    "part_generator", "part_scores", "quoted_resamples_for", "analyse_part", "quote_part", "fit_spread", "marginal_balance", "analyse_dataset",
+    "QuotedPart", "FitSpread",
+    "part_generator", "quoted_resamples_for", "analyse_part", "quote_part", "fit_spread", "analyse_dataset",
     "precompute_analyses",
 ]
 
@@ -140,30 +139,11 @@ class FitSpread(NamedTuple):
     below: float
 
 
-class Balance(NamedTuple):
-    """Why a fitted T lands where it does: each group's share of the slope and curvature of NLL in β = 1/T.
-
-    At ``temperature`` (the T fitted to all ``n`` rows), ``slope[g]`` and
-    ``curvature[g]`` are group ``names[g]``'s contributions to the first and
-    second derivative of the mean NLL in β (weights: the group's rows / n, so
-    the groups add up to the pooled derivatives; :func:`calib.nll_beta_derivatives`).
-    The slopes sum to zero at the optimum; ``pooled_slope`` and
-    ``pooled_curvature`` are the pooled values.
-    """
-
-    n: int
-    temperature: float
-    names: Tuple
-    slope: np.ndarray
-    curvature: np.ndarray
-    pooled_slope: float
-    pooled_curvature: float
-
-
 class DatasetAnalysis(NamedTuple):
-    """One dataset: its sub-grid (indices into the shared grid), fitted-T index, parts and subgroups,
-    and what the prose quotes: ``quoted[part]`` (:class:`QuotedPart`), ``fit_spread``
-    (:class:`FitSpread`, or None) and ``balance`` (:class:`Balance`, or None)."""
+    """One dataset: its sub-grid (indices into the shared grid), fitted-T index, parts and subgroups
+    (the precomputation's own record, ``groups.scores``, or None), and what the prose quotes:
+    ``quoted[part]`` (:class:`QuotedPart`), ``fit_spread`` (:class:`FitSpread`, or None) and ``balance``
+    (:class:`calib.Balance`, or None)."""
 
     name: str
     subgrid: np.ndarray
@@ -205,10 +185,10 @@ def analyse_part(name, logits, labels, temperatures, seed=ANALYSIS_SEED, dataset
     """All analyses of one part (rows ``logits`` (n, K), ``labels`` (n,)) at ``temperatures`` (G_s,).
 
     Memory stays bounded whatever n and K: the per-example scores are computed a block of temperatures
-    (and rows) at a time (:func:`part_scores`), and the bin sweep and smooth ECE run on blocks of
-    temperatures; each temperature's figures are the same as in one pass over all of them.
+    (and rows) at a time (:func:`calib.row_scores_over_grid`), and the bin sweep and smooth ECE run on
+    blocks of temperatures; each temperature's figures are the same as in one pass over all of them.
     """
-    confidence, correct, example_nll = part_scores(logits, labels, temperatures)
+    confidence, correct, example_nll = row_scores_over_grid(logits, labels, temperatures, ANALYSIS_BLOCK_ELEMENTS)
     spread = bootstrap_spread(confidence, correct, example_nll, bin_counts=bin_counts, n_resamples=n_resamples,
                               rng=part_generator(seed, dataset, name, "bootstrap"))
     floor = noise_floor(confidence, bin_counts=bin_counts, max_bins=max_bins, n_draws=n_draws,
@@ -236,37 +216,6 @@ def _temperature_blocks(temps, n, block_elements=ANALYSIS_BLOCK_ELEMENTS):
     """Slices of ``range(temps)`` holding about ``block_elements // n`` temperatures each (at least one)."""
     step = max(1, block_elements // max(1, n))
     return [slice(start, min(temps, start + step)) for start in range(0, temps, step)]
-
-
-def part_scores(logits, labels, temperatures, block_elements=ANALYSIS_BLOCK_ELEMENTS):
-    """``(confidence (G, n), correct (n,), example_nll (G, n))`` of the rows at each temperature.
-
-    The same numbers, bit for bit, as reading them off ``calib.log_softmax(logits, temperatures)`` (G, n, K)
-    (confidence = exp of the predicted class's log-probability, NLL = minus the label's), but computed
-    ``calib.block_shape`` temperatures × rows at a time, so no (G, n, K) array exists: row chunks start
-    on multiples of ``calib.scaling.ROW_ALIGN``, where the row sums equal those of one call.
-    """
-    z = np.asarray(logits, dtype=np.float64)
-    y = np.asarray(labels)
-    temps = np.asarray(temperatures, dtype=np.float64)
-    log_softmax(z[:1], temps[:1])  # the same validation as the one-pass form (finite logits, positive T)
-    n, k = z.shape
-    shifted = z - z.max(axis=1, keepdims=True)
-    predicted = np.argmax(z, axis=1)
-    correct = predicted == y
-    ones = np.ones(k)
-    confidence, example_nll = np.empty((temps.size, n)), np.empty((temps.size, n))
-    g_max, r_max = block_shape(n, k, temps.size, block_elements)
-    for g0 in range(0, temps.size, g_max):
-        t = temps[g0:g0 + g_max]
-        for r0 in range(0, n, r_max):
-            rows = slice(r0, min(n, r0 + r_max))
-            scaled = shifted[rows][None] / t[:, None, None]
-            log_norm = np.log(np.exp(scaled) @ ones)  # (g, r)
-            index = np.arange(rows.stop - rows.start)
-            confidence[g0:g0 + t.size, rows] = np.exp(scaled[:, index, predicted[rows]] - log_norm)
-            example_nll[g0:g0 + t.size, rows] = -(scaled[:, index, y[rows]] - log_norm)
-    return confidence, correct, example_nll
 
 
 def _score_map(scores, func):
@@ -339,21 +288,6 @@ def fit_spread(logits, labels, fitted_t, truth, seed=ANALYSIS_SEED, dataset="", 
                      float(np.mean(boot >= truth)), float(np.mean(refits <= fitted_t)))
 
 
-def marginal_balance(logits, labels, temperature, groups):
-    """The :class:`Balance` of the T fitted to all rows, split by ``groups`` (one label per row, e.g. a
-    group name, or the row's own index for per-example contributions)."""
-    z = np.asarray(logits, dtype=np.float64)
-    y = np.asarray(labels)
-    groups = np.asarray(groups)
-    names = tuple(np.unique(groups).tolist())
-    n = y.size
-    parts = [nll_beta_derivatives(z, y, temperature, (groups == g) / n) for g in names]
-    pooled = nll_beta_derivatives(z, y, temperature)
-    return Balance(int(n), float(temperature), names, np.array([p[0] for p in parts]),
-                   np.array([p[1] for p in parts]), pooled[0], pooled[1])
-
-
-
 def _plan(result, grid, t1_index, seed):
     """The sub-grid, fitted-T index and the :func:`analyse_part` arguments of each part of one dataset."""
     data = result.dataset
@@ -367,11 +301,9 @@ def _plan(result, grid, t1_index, seed):
 
 
 def _subgroups(result):
-    data = result.dataset
-    if data.groups is None:
-        return None
-    return subgroup_analysis(data, result.fitted_t, SUBGROUP_BIN_COUNTS, TABLE_BINS,
-                             round_temperature=lambda t: round_significant(t)[0])
+    """The dataset's group scores: the record the precomputation made (:class:`calib.SubgroupAnalysis`, the
+    build's one fit of the group temperatures), or None without groups."""
+    return None if result.groups is None else result.groups.scores
 
 
 def _quoted(result, seed, quoted_resamples, explorer_resamples):
@@ -481,14 +413,13 @@ def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=RESAMPLES, 
     largest_first = sorted(jobs, key=lambda key: -jobs[key][2].size)  # by rows, so threads finish together
     if workers == 1:
         done = {key: analyse_part(*jobs[key], **settings) for key in largest_first}
-        groups = {name: _subgroups(r) for name, r in precomputed.datasets.items()}
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = {key: pool.submit(analyse_part, *jobs[key], **settings) for key in largest_first}
-            groups = {name: _subgroups(r) for name, r in precomputed.datasets.items()}
             done = {key: future.result() for key, future in futures.items()}
     datasets = {
-        name: DatasetAnalysis(name, subgrid, fitted_index, {part: done[name, part] for part in jobs}, groups[name],
+        name: DatasetAnalysis(name, subgrid, fitted_index, {part: done[name, part] for part in jobs},
+                              _subgroups(precomputed.datasets[name]),
                               **_extras(precomputed.datasets[name], seed, quoted_resamples, n_resamples))
         for name, (subgrid, fitted_index, jobs) in plans.items()
     }

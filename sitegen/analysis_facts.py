@@ -76,8 +76,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from calib import SCHEMES, tail_share
-from calib.subgroups import CONDITIONS, POOLED
+from calib import CONDITIONS, POOLED, SCHEMES, tail_share
 
 from .facts import fact_key
 from .payload import RATE_SCALE, SCORE_SCALE, displayed_difference

@@ -20,20 +20,16 @@ field in :func:`analysis_payload`.
 
 import numpy as np
 
-from calib import SCHEMES
-from calib.subgroups import CONDITIONS, POOLED
+from calib import CONDITIONS, POOLED, SCHEMES
 
-from .payload import RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, delta_encode, pack, pack_rows, shares_summing_to, to_units
+from .payload import RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, delta_encode, group_metrics_payload, pack, pack_rows, to_units
+from .settings import SUBGROUP_BIN_COUNTS, TABLE_BINS
 
 __all__ = ["ANALYSIS_SCHEMA_VERSION", "analysis_payload", "subgroups_payload"]
 
 ANALYSIS_SCHEMA_VERSION = SCHEMA_VERSION
 CURVE_DENSITY_FLOOR = 0.01  # the smoothed curve is not sent where the density is under 1% of its peak
 DENSITY_SCALE = 100  # the density only steers drawing: percent of its peak is enough
-
-
-def _rates(values):
-    return to_units(np.nan_to_num(np.asarray(values, dtype=np.float64)), RATE_SCALE)
 
 
 def _series(values, scale=RATE_SCALE):
@@ -93,25 +89,6 @@ def _part_payload(part):
     }
 
 
-def _metrics_payload(metrics):
-    bins = metrics.bins
-    empty = bins.count == 0
-    return {
-        "n": metrics.n,
-        "accuracy": int(to_units(metrics.accuracy, RATE_SCALE)),
-        "confidence": int(to_units(metrics.mean_confidence, RATE_SCALE)),
-        "nll": int(to_units(metrics.nll, SCORE_SCALE)),
-        "brier": int(to_units(metrics.brier, SCORE_SCALE)),
-        "ece": {s: {str(b): int(to_units(v, RATE_SCALE)) for b, v in metrics.ece[s].items()} for s in SCHEMES},
-        "bins": {
-            "count": bins.count.tolist(),
-            "confidence": np.where(empty, 0, _rates(bins.confidence)).tolist(),
-            "accuracy": np.where(empty, 0, _rates(bins.accuracy)).tolist(),
-            "gap": shares_summing_to(bins.weighted_gap, RATE_SCALE).tolist(),
-        },
-    }
-
-
 def subgroups_payload(subgroups):
     """The JSON-ready subgroup table (see :func:`analysis_payload`, field ``subgroups``)."""
     return {
@@ -120,7 +97,9 @@ def subgroups_payload(subgroups):
         "conditions": list(CONDITIONS),
         "temperatures": {name: float(t) for name, t in subgroups.temperatures.items()},
         "parts": {
-            part: {who: {c: _metrics_payload(m) for c, m in by_condition.items()} for who, by_condition in table.items()}
+            part: {who: {c: group_metrics_payload(m, SUBGROUP_BIN_COUNTS, table_bins=TABLE_BINS)
+                         for c, m in by_condition.items()}
+                   for who, by_condition in table.items()}
             for part, table in subgroups.metrics.items()
         },
     }

@@ -31,6 +31,7 @@ __all__ = [
     "SCHEMA_VERSION", "SCORE_SCALE", "RATE_SCALE",
     "to_units", "displayed_difference", "delta_encode", "delta_decode", "pack", "pack_rows", "unpack",
     "grid_series", "shares_summing_to", "core_payload", "dataset_payload", "bins_payload", "groups_payload",
+    "group_metrics_payload",
     "to_script", "to_json",
 ]
 
@@ -75,6 +76,17 @@ _PACK_OFFSET = 63      # packed characters run from "?" (63) to "~" (126)
 _PACK_MAX_CHUNKS = 7   # 35 bits: enough for any int32 after zigzag
 
 
+def _codes(values):
+    """The code of every integer of each row of ``values`` (2-D int64, zigzag-safe), one string per row."""
+    zigzag = np.where(values < 0, -2 * values - 1, 2 * values)
+    shifts = 5 * np.arange(_PACK_MAX_CHUNKS)
+    chunks = (zigzag[..., None] >> shifts) & 31
+    rest = zigzag[..., None] >> (shifts + 5)
+    used = np.concatenate([np.ones(values.shape + (1,), bool), rest[..., :-1] > 0], axis=-1)
+    flat = ((chunks | np.where(rest > 0, 32, 0)) + _PACK_OFFSET).astype(np.uint8)
+    return [flat[r][used[r]].tobytes().decode("ascii") for r in range(values.shape[0])]
+
+
 def pack_rows(ints):
     """Pack each row of a 2-D integer array into a string, one short code per integer.
 
@@ -85,39 +97,21 @@ def pack_rows(ints):
     to four of a JSON number and its comma. (This is the scheme of Google's
     encoded polylines, applied to integer deltas.) A run of four or more zeros,
     common in empty bins and flat stretches, is written "!" followed by the
-    packed length of the run.
+    packed length of the run. :func:`unpack` is the one decoder in Python (``CT.unpackSum`` in
+    ``static/js/core.js`` the one in JavaScript); ``tests/data/codec_vectors.json`` holds vectors both check.
     """
     values = np.atleast_2d(np.asarray(ints, dtype=np.int64))
     if values.size and (values.min() < -2 ** 31 or values.max() >= 2 ** 31):
         raise ValueError("pack_rows packs int32 values only; got a value outside [-2**31, 2**31)")
-    zigzag = np.where(values < 0, -2 * values - 1, 2 * values)
-    shifts = 5 * np.arange(_PACK_MAX_CHUNKS)
-    chunks = (zigzag[..., None] >> shifts) & 31
-    rest = zigzag[..., None] >> (shifts + 5)
-    used = np.concatenate([np.ones(values.shape + (1,), bool), rest[..., :-1] > 0], axis=-1)
-    codes = (chunks | np.where(rest > 0, 32, 0)) + _PACK_OFFSET
-    flat = codes.astype(np.uint8)
-    rows = [flat[r][used[r]].tobytes().decode("ascii") for r in range(values.shape[0])]
-    return [_ZERO_RUN.sub(_zero_run, row) for row in rows]
+    return [_ZERO_RUN.sub(_zero_run, row) for row in _codes(values)]
 
 
 _ZERO_RUN = re.compile(r"\?{4,}")
 
 
-def _pack_one(value):
-    """One integer in the packed code (the scalar twin of :func:`pack_rows`, for run lengths)."""
-    zigzag = -2 * value - 1 if value < 0 else 2 * value
-    chars = []
-    while True:
-        chunk, zigzag = zigzag & 31, zigzag >> 5
-        chars.append(chr(_PACK_OFFSET + chunk + (32 if zigzag else 0)))
-        if not zigzag:
-            return "".join(chars)
-
-
 def _zero_run(match):
-    """A run of k ≥ 4 zeros ("????…") becomes "!" and the packed count k."""
-    return "!" + _pack_one(len(match.group()))
+    """A run of k ≥ 4 zeros ("????…") becomes "!" and the code of k."""
+    return "!" + _codes(np.array([[len(match.group())]], dtype=np.int64))[0]
 
 
 def pack(ints):
@@ -335,18 +329,41 @@ def bins_payload(result, precomputed, part_name):
     }
 
 
-def _own_payload(own):
-    """One :class:`sitegen.precompute.OwnScores` in display units (bins as one-point packed series)."""
-    return {
-        "n": own.n,
-        "accuracy": int(to_units(own.accuracy, RATE_SCALE)),
-        "confidence": int(to_units(own.mean_confidence, RATE_SCALE)),
-        "nll": int(to_units(own.nll, SCORE_SCALE)),
-        "brier": int(to_units(own.brier, SCORE_SCALE)),
-        "ece": {s: {str(b): int(to_units(v, RATE_SCALE)) for b, v in own.ece[s].items()} for s in SCHEMES},
-        "mce": {s: {str(b): int(to_units(v, RATE_SCALE)) for b, v in own.mce[s].items()} for s in SCHEMES},
-        "bins": {s: {str(b): _bins_payload(stats, s) for b, stats in own.bins[s].items()} for s in SCHEMES},
+def _bins_table(bins):
+    """Equal-width bins (1-D arrays) as plain lists in display units: ``count``, ``confidence``, ``accuracy``
+    (0 for an empty bin) and ``gap`` (summing to the ECE shown)."""
+    empty = bins.count == 0
+
+    def rates(values):
+        return np.where(empty, 0, to_units(np.nan_to_num(np.asarray(values, dtype=np.float64)), RATE_SCALE))
+
+    return {"count": bins.count.tolist(), "confidence": rates(bins.confidence).tolist(),
+            "accuracy": rates(bins.accuracy).tolist(),
+            "gap": shares_summing_to(bins.weighted_gap, RATE_SCALE).tolist()}
+
+
+def group_metrics_payload(metrics, ece_counts, detailed_counts=(), table_bins=None):
+    """One :class:`calib.GroupMetrics` in display units: ``n``, ``accuracy``, ``confidence`` (mean), ``nll``,
+    ``brier``, ``ece[scheme][B]`` for ``ece_counts``; for ``detailed_counts`` also ``mce[scheme][B]`` and
+    ``bins[scheme][B]`` as one-point packed series (the explorer's group view); with ``table_bins`` instead,
+    ``bins`` is that many equal-width bins as plain lists (the subgroup table)."""
+    out = {
+        "n": metrics.n,
+        "accuracy": int(to_units(metrics.accuracy, RATE_SCALE)),
+        "confidence": int(to_units(metrics.mean_confidence, RATE_SCALE)),
+        "nll": int(to_units(metrics.nll, SCORE_SCALE)),
+        "brier": int(to_units(metrics.brier, SCORE_SCALE)),
+        "ece": {s: {str(b): int(to_units(metrics.ece[s][b], RATE_SCALE)) for b in ece_counts} for s in SCHEMES},
     }
+    if detailed_counts:
+        out["mce"] = {s: {str(b): int(to_units(metrics.mce[s][b], RATE_SCALE)) for b in detailed_counts}
+                      for s in SCHEMES}
+        one_point = {s: {b: type(v)(*(np.asarray(a)[None] for a in v)) for b, v in metrics.bins[s].items()}
+                     for s in SCHEMES}  # (B,) → (1, B): a series of one point
+        out["bins"] = {s: {str(b): _bins_payload(one_point[s][b], s) for b in detailed_counts} for s in SCHEMES}
+    if table_bins is not None:
+        out["bins"] = _bins_table(metrics.bins["equal-width"][table_bins])
+    return out
 
 
 def groups_payload(result, precomputed):
@@ -367,7 +384,9 @@ def groups_payload(result, precomputed):
         "temperatures": {g: float(t) for g, t in groups.temperatures.items()},
         "subgrid": [int(i) for i in result.subgrid],
         "parts": parts,
-        "own": {part: {who: _own_payload(o) for who, o in by_who.items()} for part, by_who in groups.own.items()},
+        "own": {part: {who: group_metrics_payload(by_condition["group"], OFFERED_BIN_COUNTS, OFFERED_BIN_COUNTS)
+                       for who, by_condition in by_who.items()}
+                for part, by_who in groups.scores.metrics.items()},
     }
 
 

@@ -14,28 +14,28 @@ from typing import Dict, NamedTuple, Optional
 
 import numpy as np
 
-from calib.validation import positive_int
-
 from calib import (
-    SCHEMES, Dataset, ReliabilityBins, bin_layout, ece_sweep, fit_temperature, load, max_gap, nll, part_masks,
-    reliability_bins, scaled_probs, scores_over_grid, sort_rows,
+    SCHEMES, Dataset, ReliabilityBins, SubgroupAnalysis, bins_by_count, ece_sweep, fit_temperature, load, max_gap,
+    mce_over_counts, nll, part_masks, positive_int, reliability_bins, row_scores, rows_order, scaled_probs,
+    scores_over_grid, subgroup_analysis,
 )
-from calib.binning import adaptive_bins_sorted, equal_width_bins, sort_by_confidence, stable_order
-from calib.scaling import example_scores
-from calib.subgroups import POOLED, fit_group_temperatures, row_scores
 
 from .settings import (
     DATASETS, EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, MAX_SWEEP_BINS,
     OFFERED_BIN_COUNTS, SHOWCASE_SIZE, SIGNIFICANT_DIGITS, SOFTMAX_SHARP_T, SOFTMAX_SOFT_T,
-    SUBGRID_STEP, WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
+    SUBGRID_STEP, SUBGROUP_BIN_COUNTS, TABLE_BINS, WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
 )
 
 __all__ = [
     "round_significant", "base_grid", "build_grid", "grid_index", "subgrid_indices",
-    "PartResult", "ExampleScores", "OwnScores", "GroupResult", "DatasetResult", "SoftmaxWalkthrough", "Precomputed",
-    "showcase_examples", "binnings_over_counts", "mce_over_counts", "precompute_part", "precompute_groups", "fit_for", "example_table", "softmax_walkthrough",
-    "precompute_dataset", "precompute_all",
+    "PartResult", "ExampleScores", "GroupResult", "DatasetResult", "SoftmaxWalkthrough", "Precomputed",
+    "GROUP_BIN_COUNTS", "showcase_examples", "precompute_part", "precompute_groups", "fit_for", "example_table",
+    "softmax_walkthrough", "precompute_dataset", "precompute_all",
 ]
+
+# Bin counts of the group scores: the explorer's detailed counts (its group view), the subgroup table's and
+# the table's reliability bins; each consumer reads its own counts from the one record.
+GROUP_BIN_COUNTS = tuple(sorted({*OFFERED_BIN_COUNTS, *SUBGROUP_BIN_COUNTS, TABLE_BINS}))
 
 
 def round_significant(values, digits=SIGNIFICANT_DIGITS):
@@ -137,36 +137,27 @@ class ExampleScores(NamedTuple):
     bin_upper: np.ndarray
 
 
-class OwnScores(NamedTuple):
-    """One set of rows (a group, or all rows) with each row at its own group's fitted temperature.
-
-    Floats in natural units (``nll`` in nats); ``ece``/``mce`` ``[scheme][B]`` and ``bins[scheme][B]``
-    (a :class:`ReliabilityBins` of shape (1, B_used)) for the full-grid bin counts.
-    """
-
-    n: int
-    accuracy: float
-    mean_confidence: float
-    nll: float
-    brier: float
-    ece: Dict[str, Dict[int, float]]
-    mce: Dict[str, Dict[int, float]]
-    bins: Dict[str, Dict[int, ReliabilityBins]]
-
-
 class GroupResult(NamedTuple):
-    """The groups of a dataset, for the explorer's group view.
+    """The groups of a dataset, for the explorer's group view and the subgroup table.
 
-    ``names`` the groups in order; ``temperatures[name]`` each group's own fitted T (on the
-    same rows as the global T, rounded like it); ``parts[part][name]`` a :class:`PartResult`
-    of the group's rows over the grid (ECE and MCE for the full-grid bin counts, diagrams on the
-    sub-grid); ``own[part][name or POOLED]`` an :class:`OwnScores`.
+    ``scores`` is the engine's :class:`calib.SubgroupAnalysis` (the one fit of the group temperatures,
+    rounded like the global T, and every group and the pool under T = 1, the global T and their own T,
+    for :data:`GROUP_BIN_COUNTS`); ``parts[part][name]`` a :class:`PartResult` of the group's rows over
+    the grid (ECE and MCE for the full-grid bin counts, diagrams on the sub-grid).
     """
 
-    names: tuple
-    temperatures: Dict[str, float]
+    scores: SubgroupAnalysis
     parts: Dict[str, Dict[str, PartResult]]
-    own: Dict[str, Dict[str, OwnScores]]
+
+    @property
+    def names(self):
+        """The groups, in order of first appearance."""
+        return self.scores.groups
+
+    @property
+    def temperatures(self):
+        """``{group: its own fitted T}`` (without the global T)."""
+        return {g: self.scores.temperatures[g] for g in self.scores.groups}
 
 
 class DatasetResult(NamedTuple):
@@ -246,72 +237,6 @@ def showcase_examples(confidence, correct, size=SHOWCASE_SIZE):
     return np.sort(np.array(chosen[:size]))
 
 
-def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None):
-    """Per-bin ``(count, confidence sum, hit sum)`` of every ``(scheme, B)`` from one sort per temperature.
-
-    ``confidence`` is (G, n), ``correct`` (n,). The bins are the engine's run-wise layout
-    (:func:`calib.bin_layout`: the same membership rules as :func:`calib.reliability_bins`), summed by
-    prefix sums. Returns ``{(scheme, B): ReliabilityBins}`` of arrays (G, B_used) with the
-    count, mean confidence and accuracy filled (edges and weighted gaps are not computed: zeros).
-    ``order`` (G, n), if given, is each row's stable ascending order (:func:`rows_order`).
-    """
-    if order is None:
-        order, sorted_conf = sort_rows(confidence)
-    else:
-        sorted_conf = np.take_along_axis(confidence, order, axis=1)
-    hits = np.asarray(correct, dtype=np.float64)[order]
-    zero = np.zeros((sorted_conf.shape[0], 1))
-    conf_prefix = np.concatenate([zero, np.cumsum(sorted_conf, axis=1)], axis=1)
-    hit_prefix = np.concatenate([zero, np.cumsum(hits, axis=1)], axis=1)
-    layout = bin_layout(sorted_conf, bin_counts, schemes)
-    count = layout.ends - layout.starts
-    conf_sum = np.take_along_axis(conf_prefix, layout.ends, 1) - np.take_along_axis(conf_prefix, layout.starts, 1)
-    hit_sum = np.take_along_axis(hit_prefix, layout.ends, 1) - np.take_along_axis(hit_prefix, layout.starts, 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean_conf = np.where(count > 0, conf_sum / np.maximum(count, 1), np.nan)
-        accuracy = np.where(count > 0, hit_sum / np.maximum(count, 1), np.nan)
-    out = {}
-    for key, first, size in zip(layout.keys, layout.first, layout.size):
-        cols = slice(first, first + size)
-        blank = np.zeros(count[:, cols].shape)
-        out[key] = ReliabilityBins(blank, blank, count[:, cols], mean_conf[:, cols], accuracy[:, cols], blank)
-    return out
-
-
-def mce_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None):
-    """MCE (G,) of every ``(scheme, B)``: the engine's :func:`calib.max_gap` over :func:`binnings_over_counts`.
-
-    Equal to :func:`calib.mce` up to floating-point rounding (sums by prefix sums instead of bincount).
-    """
-    return {key: max_gap(bins)
-            for key, bins in binnings_over_counts(confidence, correct, bin_counts, schemes, order).items()}
-
-
-def rows_order(confidence):
-    """Each row's stable ascending order, (G, n): ``numpy.argsort(confidence, axis=1, kind="stable")``, computed
-    row by row with the previous row's order as a hint (:func:`calib.binning.stable_order`; neighbouring
-    temperatures order the rows almost alike)."""
-    order = np.empty(confidence.shape, dtype=np.intp)
-    hint = None
-    for row in range(confidence.shape[0]):
-        order[row] = hint = stable_order(confidence[row], hint)
-    return order
-
-
-def _bins_by_count(confidence, correct, bin_counts, order=None):
-    """``{scheme: {B: ReliabilityBins}}`` of ``confidence`` (G, n) by the engine's binners (one sort per row,
-    or the rows' stable ``order`` when given)."""
-    if order is None:
-        sorted_rows = sort_by_confidence(confidence, correct)
-    else:
-        sorted_rows = (np.take_along_axis(confidence, order, axis=1), np.asarray(correct, dtype=bool)[order])
-    binners = {
-        "equal-width": lambda count: equal_width_bins(confidence, correct, count),
-        "adaptive": lambda count: adaptive_bins_sorted(*sorted_rows, count),
-    }
-    return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in SCHEMES}
-
-
 PRECOMPUTE_BLOCK_ELEMENTS = 1 << 23  # temperatures × rows of confidences binned at once (64 MiB of float64)
 PARALLEL_ELEMENTS = 1 << 24  # rows × classes from which the grid's exponentials run on two threads
 PARALLEL_ROWS = 1 << 16  # rows from which two blocks of temperatures are binned at once (figures unchanged)
@@ -324,7 +249,7 @@ def _grid_block(logits, labels, temps, bin_counts, max_bins, all_counts, workers
     nll_values, brier_values, confidence = scores_over_grid(logits, labels, temps, workers=workers)
     correct = np.argmax(logits, axis=1) == labels
     order = rows_order(confidence)  # one stable sort per temperature serves every binning below
-    bins = _bins_by_count(confidence, correct, bin_counts, order)
+    bins = bins_by_count(confidence, correct, bin_counts, order)
     ece = {s: {b: bins[s][b].weighted_gap.sum(axis=1) for b in bin_counts} for s in SCHEMES}
     mce = {s: {b: max_gap(bins[s][b]) for b in bin_counts} for s in SCHEMES}
     others = [b for b in range(1, max_bins + 1) if b not in bin_counts]
@@ -337,7 +262,7 @@ def _grid_block(logits, labels, temps, bin_counts, max_bins, all_counts, workers
         mce = {s: dict(sorted(v.items())) for s, v in mce.items()}
     sub_bins = None
     if len(sub_rows):
-        sub_bins = _bins_by_count(confidence[sub_rows], correct, sub_counts, order[sub_rows])
+        sub_bins = bins_by_count(confidence[sub_rows], correct, sub_counts, order[sub_rows])
     return nll_values, brier_values, confidence.mean(axis=1), bins, ece, mce, sub_bins
 
 
@@ -401,38 +326,21 @@ def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_coun
     )
 
 
-def _own_scores(logits, labels, temperatures, bin_counts=OFFERED_BIN_COUNTS):
-    """:class:`OwnScores` of rows ``logits``/``labels`` with one temperature per row (the engine's row_scores)."""
-    confidence, correct, nll_rows, brier_rows = row_scores(logits, labels, temperatures)
-    bins = _bins_by_count(confidence[None, :], correct, bin_counts)
-    return OwnScores(
-        n=int(labels.size), accuracy=float(correct.mean()), mean_confidence=float(confidence.mean()),
-        nll=float(nll_rows.mean()), brier=float(brier_rows.mean()),
-        ece={s: {b: float(bins[s][b].weighted_gap.sum()) for b in bin_counts} for s in SCHEMES},
-        mce={s: {b: float(max_gap(bins[s][b])[0]) for b in bin_counts} for s in SCHEMES},
-        bins=bins,
-    )
-
-
-def precompute_groups(dataset, grid, fitted_index, t1_index, subgrid):
-    """A :class:`GroupResult` for ``dataset`` (which has groups): each group's rows over the grid
-    and every row set at its own group's fitted temperature (fitted as :mod:`calib.subgroups` does)."""
+def precompute_groups(dataset, grid, fitted_t, fitted_index, t1_index, subgrid):
+    """A :class:`GroupResult` for ``dataset`` (which has groups, and whose global T is ``fitted_t``): the
+    engine's :func:`calib.subgroup_analysis` (the build's one fit of the group temperatures) and each
+    group's rows over the grid."""
+    scores = subgroup_analysis(dataset, fitted_t, GROUP_BIN_COUNTS,
+                               round_temperature=lambda t: round_significant(t)[0])
     names = np.asarray(dataset.groups)
-    parts = part_masks(dataset)
-    own_t = fit_group_temperatures(dataset.logits, dataset.labels, names, parts.get("calibration"))
-    own_t = {g: float(round_significant(t)[0]) for g, t in own_t.items()}
-    per_row = np.array([own_t[g] for g in names.tolist()])
-    group_parts, own = {}, {}
-    for part, mask in parts.items():
-        who = {g: mask & (names == g) for g in own_t}
-        group_parts[part] = {
-            g: precompute_part(g, dataset.logits[rows], dataset.labels[rows], grid, fitted_index, t1_index,
+
+    def over_grid(g, rows):
+        return precompute_part(g, dataset.logits[rows], dataset.labels[rows], grid, fitted_index, t1_index,
                                subgrid=subgrid, sub_bin_counts=OFFERED_BIN_COUNTS, all_counts=False)
-            for g, rows in who.items()
-        }
-        who[POOLED] = mask
-        own[part] = {g: _own_scores(dataset.logits[rows], dataset.labels[rows], per_row[rows]) for g, rows in who.items()}
-    return GroupResult(tuple(own_t), own_t, group_parts, own)
+
+    parts = {part: {g: over_grid(g, mask & (names == g)) for g in scores.groups}
+             for part, mask in part_masks(dataset).items()}
+    return GroupResult(scores, parts)
 
 
 def fit_for(dataset):
@@ -455,8 +363,7 @@ def example_table(dataset, temperatures, n_bins=WORKED_EXAMPLE_BINS):
     """:class:`ExampleScores` of every row of ``dataset`` at the two ``temperatures`` (T = 1, fitted T)."""
     temps = np.asarray(temperatures, dtype=np.float64)
     logits, labels = dataset.logits, dataset.labels
-    loss, _, confidence = example_scores(logits, labels, temps[:, None, None])
-    correct = np.argmax(logits, axis=1) == labels
+    confidence, correct, loss, _ = row_scores(logits, labels, temps[:, None])
     p_true = scaled_probs(logits, temps)[:, np.arange(labels.size), labels]
     # one row per (temperature, example): each example binned alone, by the engine's equal-width rule
     alone = reliability_bins(confidence.reshape(-1, 1), np.tile(correct, temps.size).reshape(-1, 1), n_bins)
@@ -503,7 +410,9 @@ def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
     examples = None
     if dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS:
         examples = example_table(dataset, grid[[t1_index, fitted_index]])
-    groups = None if dataset.groups is None else precompute_groups(dataset, grid, fitted_index, t1_index, subgrid)
+    groups = None
+    if dataset.groups is not None:
+        groups = precompute_groups(dataset, grid, fitted_t, fitted_index, t1_index, subgrid)
     return DatasetResult(dataset, fitted_t, fitted_on, parts, showcase, probs, base_t, base_nll, examples,
                          subgrid, groups)
 

@@ -29,9 +29,9 @@ from typing import NamedTuple, Optional
 
 import numpy as np
 
-from calib import Dataset, InputError, load, load_predictions, scaled_probs, split_masks
-from calib.io import DEFAULT_SPLIT_SEED, MIN_PART_ROWS
-from calib.subgroups import POOLED
+from calib import (
+    DEFAULT_SPLIT_SEED, MIN_PART_ROWS, POOLED, Dataset, InputError, load, load_predictions, scaled_probs, split_masks,
+)
 
 from .content import load_sections
 from .errors import BuildError

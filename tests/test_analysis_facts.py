@@ -19,8 +19,8 @@ import pytest
 from scipy import stats
 
 import calib
-from calib.subgroups import row_scores
-from sitegen.analysis import fit_spread, marginal_balance, part_generator, quote_part
+from calib import marginal_balance, row_scores
+from sitegen.analysis import fit_spread, part_generator, quote_part
 from sitegen.facts import SOURCES, fact_key, source_link
 from sitegen.settings import ANALYSIS_SEED, TABLE_BINS
 from sitegen_inputs import page_inputs

@@ -150,3 +150,12 @@ def test_part_masks():
     masks = part_masks(load("sim-60"))
     assert list(masks) == ["calibration", "test"]
     assert np.array_equal(masks["calibration"], ~masks["test"])
+
+
+def test_even_odd_split_is_the_rule_of_the_built_in_data_and_of_a_users_file():
+    from calib import even_odd_split, split_masks
+
+    assert even_odd_split(5).tolist() == [True, False, True, False, True]
+    assert even_odd_split(0).tolist() == []
+    assert np.array_equal(load("sim-60").is_calibration, even_odd_split(60))
+    assert np.array_equal(split_masks(9, "even-odd", min_rows=1)["calibration"], even_odd_split(9))

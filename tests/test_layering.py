@@ -123,3 +123,57 @@ def test_the_architecture_module_list_names_every_module_of_both_packages():
     for package in ("calib", "sitegen"):
         actual = {path.name for path in (ROOT / package).glob("*.py")}
         assert listed.get(package) == actual, (package, sorted(actual ^ listed.get(package, set())))
+
+
+PAGE_SIDE = sorted((ROOT / "sitegen").glob("*.py")) + [ROOT / "build.py"]
+
+
+def calib_imports(path):
+    """``(line, what)`` of every import of the engine in ``path``: ``"calib.x"`` for a submodule import
+    (``import calib.x``, ``from calib.x import y``), else the name taken from ``calib`` (``from calib import y``)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names
+                      if alias.name.startswith("calib.")]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            if node.module == "calib":
+                found += [(node.lineno, alias.name) for alias in node.names]
+            elif node.module.startswith("calib."):
+                found += [(node.lineno, node.module)]
+    return found
+
+
+def test_the_page_side_imports_only_the_engines_public_api():
+    """``sitegen`` and ``build.py`` take from ``calib`` only names in ``calib.__all__``: no submodule import,
+    no private name, so the engine's API is what ``__all__`` (and the docs generated from it) says."""
+    import calib
+
+    public = set(calib.__all__)
+    seen, wrong = 0, []
+    for path in PAGE_SIDE:
+        for line, what in calib_imports(path):
+            seen += 1
+            if what not in public or what.startswith("_"):
+                wrong.append(f"{path.relative_to(ROOT)}:{line}: {what}")
+    assert not wrong, "imports outside calib.__all__:\n" + "\n".join(wrong)
+    assert seen > 10  # the imports were really found
+
+
+def test_calib_imports_sees_submodule_and_name_imports(tmp_path):
+    path = tmp_path / "probe.py"
+    path.write_text("import calib.io\nfrom calib.binning import stable_order\nfrom calib import ece, _x\n"
+                    "def f():\n    from calib.io import SPLIT_RULES\n", encoding="utf-8")
+    assert sorted(calib_imports(path)) == [(1, "calib.io"), (2, "calib.binning"), (3, "_x"), (3, "ece"),
+                                           (5, "calib.io")]
+
+
+def test_calib_exports_exist_and_include_smooth_and_subgroups():
+    import calib
+    from calib import smooth, subgroups
+
+    assert len(set(calib.__all__)) == len(calib.__all__)
+    assert all(hasattr(calib, name) for name in calib.__all__)
+    for module in (smooth, subgroups):
+        functions = [n for n in module.__all__ if callable(getattr(module, n)) and not n[0].isupper()]
+        assert functions and set(functions) <= set(calib.__all__), module.__name__

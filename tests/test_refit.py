@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calib import fit_temperature
-from calib.refit import fit_weighted_temperatures, nll_beta_derivatives, weighted_nll
+from calib.refit import fit_weighted_temperatures, marginal_balance, nll_beta_derivatives, weighted_nll
+from calib.rowscores import log_normaliser
 
 FAST = settings(max_examples=30, deadline=None)
 
@@ -113,3 +114,29 @@ def test_bad_bounds_and_temperatures_are_named():
         nll_beta_derivatives(z, y, 0.0)
     with pytest.raises(ValueError, match="temperatures"):
         weighted_nll(z, y, [1.0, 2.0], np.ones((1, 4)))
+
+
+def test_log_normaliser_is_logsumexp_and_can_reuse_its_input():
+    """The sum is ≥ 1 and rounded to its last bit (2.2e-16), so its log carries an absolute error of a
+    few 1e-16 (large relative to a log near 0): compared within 1e-15 absolute, 1e-13 relative."""
+    rng = np.random.default_rng(2)
+    z = rng.normal(0, 3, (50, 7))
+    scaled = (z - z.max(axis=1, keepdims=True)) / 0.7
+    want = scipy.special.logsumexp(scaled, axis=1)
+    np.testing.assert_allclose(log_normaliser(scaled), want, rtol=1e-13, atol=1e-15)
+    work = scaled.copy()
+    np.testing.assert_allclose(log_normaliser(work, out=work), want, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(work, np.exp(scaled), rtol=1e-15)  # the exponentials were written in place
+
+
+def test_marginal_balance_adds_up_and_checks_its_groups():
+    rng = np.random.default_rng(4)
+    z = rng.normal(0, 2, (300, 4))
+    y = rng.integers(0, 4, 300)
+    groups = np.where(np.arange(300) < 100, "a", "b")
+    balance = marginal_balance(z, y, 1.3, groups)
+    assert balance.names == ("a", "b") and balance.n == 300
+    assert balance.slope.sum() == pytest.approx(balance.pooled_slope, abs=1e-12)
+    assert balance.curvature.sum() == pytest.approx(balance.pooled_curvature, abs=1e-12)
+    with pytest.raises(ValueError, match="groups"):
+        marginal_balance(z, y, 1.3, groups[:10])

@@ -118,3 +118,48 @@ def test_overconfident_sweep_is_flat_at_t1():
         for scheme, curve in ece_sweep(conf, correct, 50).items():
             # the brief asks for 0.02 (absolute); the data give at most 0.0004
             assert np.abs(curve[0] - curve[0].mean()).max() < 0.001
+
+
+def test_rows_order_is_the_stable_argsort_of_every_row():
+    """Hinted row-by-row sorting gives numpy's stable order exactly, ties (many here) by index."""
+    rng = np.random.default_rng(5)
+    confidence = np.round(rng.uniform(0.3, 1.0, (6, 400)), 2)  # two decimals: ties in every row
+    confidence[3] = confidence[2]  # a row equal to its hint
+    assert np.array_equal(runs.rows_order(confidence), np.argsort(confidence, axis=1, kind="stable"))
+
+
+def test_prefix_sums_start_at_zero_and_sum_runs():
+    prefix = runs.prefix_sums(np.array([[1.0, 2.0, 4.0], [0.5, 0.0, 0.25]]))
+    assert prefix.tolist() == [[0.0, 1.0, 3.0, 7.0], [0.0, 0.5, 0.5, 0.75]]
+
+
+def test_binnings_over_counts_agree_with_reliability_bins():
+    """Prefix sums against bincount: counts exactly, means within the rounding of a few hundred sums."""
+    data = load("sim-600")
+    temps = np.array([0.6, 1.0, 1.9])
+    confidence = np.stack([top_label(data.logits, data.labels, t)[0] for t in temps])
+    correct = np.argmax(data.logits, axis=1) == data.labels
+    order = runs.rows_order(confidence)
+    for given in (None, order):
+        got = runs.binnings_over_counts(confidence, correct, (3, 10), order=given)
+        mce = runs.mce_over_counts(confidence, correct, (3, 10), order=given)
+        for scheme in binning.SCHEMES:
+            for b in (3, 10):
+                want = binning.reliability_bins(confidence, correct, b, scheme)
+                assert np.array_equal(got[scheme, b].count, want.count)
+                np.testing.assert_allclose(got[scheme, b].confidence, want.confidence, rtol=1e-12)
+                np.testing.assert_allclose(got[scheme, b].accuracy, want.accuracy, rtol=1e-12)
+                np.testing.assert_allclose(mce[scheme, b], binning.mce(confidence, correct, b, scheme), atol=1e-12)
+
+
+def test_bins_by_count_are_reliability_bins_to_the_bit():
+    data = load("sim-60")
+    confidence = np.stack([top_label(data.logits, data.labels, t)[0] for t in (0.8, 1.3)])
+    correct = np.argmax(data.logits, axis=1) == data.labels
+    for given in (None, runs.rows_order(confidence)):
+        got = runs.bins_by_count(confidence, correct, (4, 15), order=given)
+        for scheme in binning.SCHEMES:
+            for b in (4, 15):
+                want = binning.reliability_bins(confidence, correct, b, scheme)
+                for field, a, c in zip(want._fields, got[scheme][b], want):
+                    assert np.array_equal(a, c, equal_nan=True), (scheme, b, field)

@@ -14,9 +14,9 @@ import calib.bootstrap as bootstrap_module
 import calib.floor as floor_module
 import sitegen.analysis as analysis_module
 import sitegen.precompute as precompute_module
-from calib import SCHEMES, bootstrap_draws, noise_floor, resample_counts
+from calib import SCHEMES, bootstrap_draws, noise_floor, resample_counts, row_scores_over_grid
 from calib.floor import _split_long_runs
-from sitegen.analysis import analyse_part, part_scores, quote_part, quoted_resamples_for
+from sitegen.analysis import analyse_part, quote_part, quoted_resamples_for
 from sitegen.precompute import build_grid, grid_index, precompute_part, subgrid_indices
 from sitegen.settings import LARGE_PART_ROWS, QUOTED_RESAMPLES, RESAMPLES
 
@@ -47,12 +47,12 @@ def assert_same(a, b, path="result"):
         assert a == b or (a != a and b != b), path
 
 
-def test_part_scores_equal_the_one_pass_log_softmax_bit_for_bit():
+def test_row_scores_over_grid_equal_the_one_pass_log_softmax_bit_for_bit():
     logits, labels = synthetic(1000, 37, 1)
     temps = np.geomspace(0.2, 5.0, 23)
     confidence, correct, nll = scores(logits, labels, temps)
     for block in (1 << 22, 37 * 64, 5000, 1):
-        got = part_scores(logits, labels, temps, block_elements=block)
+        got = row_scores_over_grid(logits, labels, temps, block_elements=block)
         assert np.array_equal(got[0], confidence) and np.array_equal(got[1], correct)
         assert np.array_equal(got[2], nll)
 

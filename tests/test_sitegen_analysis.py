@@ -1,6 +1,7 @@
 """Tests of the entry point sitegen.analysis.precompute_analyses and of sitegen.analysis_payload."""
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -15,10 +16,34 @@ from sitegen.settings import OFFERED_BIN_COUNTS
 FAST = dict(n_resamples=20, n_draws=60, sweep_draws=20)
 
 
+GROUP_FITS = []  # (rows, groups) of every fit of group temperatures while the ``small`` fixture is built
+
+
 @pytest.fixture(scope="module")
 def small():
-    precomputed = precompute_all(("six", "sim-60", "mixed"))
-    return precomputed, precompute_analyses(precomputed, seed=3, workers=1, **FAST)
+    """The data of a build of three datasets (one with groups), counting the fits of group temperatures:
+    every module's binding of ``fit_group_temperatures`` is wrapped, so a fit from anywhere is seen."""
+    import calib.subgroups
+
+    original = calib.subgroups.fit_group_temperatures
+
+    def counted(logits, labels, groups, rows=None):
+        GROUP_FITS.append((len(groups), tuple(sorted(set(np.asarray(groups).tolist())))))
+        return original(logits, labels, groups, rows)
+
+    bound = [(m, name) for m in list(sys.modules.values()) for name in ("fit_group_temperatures",)
+             if getattr(m, name, None) is original]
+    with pytest.MonkeyPatch.context() as patch:
+        for module, name in bound:
+            patch.setattr(module, name, counted)
+        precomputed = precompute_all(("six", "sim-60", "mixed"))
+        return precomputed, precompute_analyses(precomputed, seed=3, workers=1, **FAST)
+
+
+def test_a_build_fits_the_group_temperatures_once_per_dataset_with_groups(small):
+    """One fit (of every group at once) per dataset with groups: the precomputation's, which the analyses,
+    tables and payloads all read; the mixed set (4,000 rows, groups A and B) is the only one here."""
+    assert GROUP_FITS == [(4000, ("A", "B"))]
 
 
 def flatten(value):

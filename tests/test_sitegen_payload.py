@@ -1,13 +1,15 @@
 """Tests of sitegen.payload: display-unit rounding, delta encoding, and the baked dataset payloads.
 
 The payload is decoded here as the page does it — unpack the string of
-one-character codes, then value = t1 + running sum of the deltas — by a reader
-of the documented format written in this file, and compared with the
-article's numbers and with direct engine calls.
+one-character codes (:func:`sitegen.payload.unpack`, the one Python decoder, checked
+against the hand-worked vectors of ``tests/data/codec_vectors.json``), then value = t1 +
+running sum of the deltas — and compared with the article's numbers and with direct
+engine calls.
 """
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,36 +30,10 @@ SCHEMES = ("equal-width", "adaptive")
 BIN_COUNTS = (4, 5, 10, 15, 20)
 
 
-def read_packed(text):
-    """The integers in a packed string, read from the format as documented in sitegen.payload.
-
-    Each code is chr(63 + c); c ≥ 32 means "more chunks follow" and c mod 32 is
-    a 5-bit chunk, least significant first; the assembled zigzag value z is
-    z / 2 when even, −(z + 1) / 2 when odd. "!" before a number means "that
-    many zeros".
-    """
-    numbers, position = [], 0
-    while position < len(text):
-        zeros = text[position] == "!"
-        position += zeros
-        zigzag, weight = 0, 1
-        while True:
-            code = ord(text[position]) - 63
-            position += 1
-            assert 0 <= code < 64, text
-            zigzag += (code % 32) * weight
-            weight *= 32
-            if code < 32:
-                break
-        number = zigzag // 2 if zigzag % 2 == 0 else -(zigzag + 1) // 2
-        numbers.extend([0] * number if zeros else [number])
-    return numbers
-
-
 def decode(series):
     """What the page does with ``{"t1": v, "d": packed deltas}``: v plus the running sum of the deltas;
     with ``{"t1": v, "dd": packed}`` the deltas are themselves the running sum of the packed numbers."""
-    steps = read_packed(series["d"] if "d" in series else series["dd"])
+    steps = unpack(series["d"] if "d" in series else series["dd"]).tolist()
     if "dd" in series:
         steps = np.cumsum(steps).tolist()
     total, out = 0, []
@@ -165,6 +141,22 @@ def test_delta_round_trip(values, data):
     assert np.array_equal(np.take(encoded, 0, axis=axis), np.take(values, 0, axis=axis))
 
 
+CODEC_VECTORS = json.loads((Path(__file__).parent / "data" / "codec_vectors.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("vector", CODEC_VECTORS["vectors"], ids=lambda v: v["packed"] or "empty")
+def test_codec_vectors_encode_and_decode(vector):
+    """The shared vectors (also read by the browser test of the JavaScript decoder)."""
+    assert pack(vector["ints"]) == vector["packed"]
+    assert unpack(vector["packed"]).tolist() == vector["ints"]
+
+
+def test_codec_vectors_pack_as_rows_too():
+    rows = [v["ints"] for v in CODEC_VECTORS["vectors"] if len(v["ints"]) == 1]
+    assert len(rows) > 3
+    assert pack_rows(rows) == [v["packed"] for v in CODEC_VECTORS["vectors"] if len(v["ints"]) == 1]
+
+
 def test_pack_by_hand():
     # zigzag 0, −1, 1, −2 … → 0, 1, 2, 3 …; chr(63 + value) for values below 32
     assert pack([0]) == "?"
@@ -184,7 +176,6 @@ def test_pack_by_hand():
 def test_pack_round_trip(values):
     text = pack(values)
     assert set(text) <= set("!" + "".join(chr(c) for c in range(63, 127)))
-    assert read_packed(text) == values
     assert unpack(text).tolist() == values
     # small deltas cost one character each, runs of zeros less
     if all(-16 <= v <= 15 for v in values):
@@ -495,7 +486,7 @@ def test_group_temperatures_are_the_subgroup_analysis_ones(precomputed):
     from sitegen.precompute import round_significant
 
     result = precomputed.datasets["mixed"]
-    analysis = subgroup_analysis(result.dataset, result.fitted_t, (15,), 15,
+    analysis = subgroup_analysis(result.dataset, result.fitted_t, (15,),
                                  round_temperature=lambda t: round_significant(t)[0])
     assert {g: result.groups.temperatures[g] for g in "AB"} == {g: analysis.temperatures[g] for g in "AB"}
 

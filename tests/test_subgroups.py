@@ -17,7 +17,7 @@ def mixed():
     data = load("mixed")
     cal = data.is_calibration
     global_t = fit_temperature(data.logits[cal], data.labels[cal])
-    return data, global_t, subgroup_analysis(data, global_t, BIN_COUNTS, 15)
+    return data, global_t, subgroup_analysis(data, global_t, BIN_COUNTS)
 
 
 def test_row_scores_with_one_temperature_match_calib_scaling():
@@ -94,20 +94,39 @@ def test_metrics_match_calib_binning_and_scaling(mixed):
     metrics = result.metrics["test"]["A"]["global"]
     assert metrics.nll == pytest.approx(nll(data.logits[rows], data.labels[rows], global_t), abs=1e-13)
     for scheme in binning.SCHEMES:
-        assert metrics.ece[scheme][15] == pytest.approx(binning.ece(conf, correct, 15, scheme), abs=1e-14)
-    np.testing.assert_array_equal(metrics.bins.count, binning.reliability_bins(conf, correct, 15).count)
-    assert metrics.bins.weighted_gap.sum() == pytest.approx(metrics.ece["equal-width"][15], abs=1e-14)
+        for b in BIN_COUNTS:
+            assert metrics.ece[scheme][b] == pytest.approx(binning.ece(conf, correct, b, scheme), abs=1e-14)
+            assert metrics.mce[scheme][b] == pytest.approx(binning.mce(conf, correct, b, scheme), abs=1e-14)
+            expected = binning.reliability_bins(conf, correct, b, scheme)
+            np.testing.assert_array_equal(metrics.bins[scheme][b].count, expected.count)
+            assert metrics.bins[scheme][b].weighted_gap.sum() == pytest.approx(metrics.ece[scheme][b], abs=1e-14)
+    assert metrics.bins["equal-width"][15].count.shape == (15,)
+
+
+def test_row_scores_of_temperature_sets_are_each_sets_scores():
+    """A (G, n) or (G, 1) temperature gives G rows of scores, each those of its own set (to the bit: the
+    same kernel, elementwise division)."""
+    data = load("sim-60")
+    temps = np.array([0.7, 1.0, 2.2])
+    sets = row_scores(data.logits, data.labels, temps[:, None])
+    assert sets[0].shape == (3, 60) and sets[1].shape == (60,)
+    for g, t in enumerate(temps):
+        one = row_scores(data.logits, data.labels, np.full(60, t))
+        for got, want in zip((sets[0][g], sets[2][g], sets[3][g]), (one[0], one[2], one[3])):
+            np.testing.assert_allclose(got, want, rtol=1e-15, atol=0)
+    with pytest.raises(ValueError, match="temperature sets"):
+        row_scores(data.logits, data.labels, np.ones((2, 7)))
 
 
 def test_rejects_bad_input():
     with pytest.raises(ValueError, match="no groups"):
-        subgroup_analysis(load("sim-60"), 1.5, BIN_COUNTS, 15)
+        subgroup_analysis(load("sim-60"), 1.5, BIN_COUNTS)
     data = load("mixed")
     with pytest.raises(ValueError, match="global_t"):
-        subgroup_analysis(data, -1.0, BIN_COUNTS, 15)
+        subgroup_analysis(data, -1.0, BIN_COUNTS)
     with pytest.raises(ValueError, match="groups"):
         fit_group_temperatures(data.logits, data.labels, data.groups[:10])
     with pytest.raises(ValueError, match="rows"):
         fit_group_temperatures(data.logits, data.labels, data.groups, rows=np.ones(3, bool))
     with pytest.raises(ValueError, match="temperature"):
-        group_metrics(data.logits, data.labels, 0.0, BIN_COUNTS, 15)
+        group_metrics(data.logits, data.labels, 0.0, BIN_COUNTS)

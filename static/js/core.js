@@ -25,10 +25,11 @@
     });
   };
 
-  /* ---- decoding (the inverse of calib/payload.py; no metric is computed here) ---- */
-  /* Unpack a string of one-character codes (calib.payload.pack: zigzag integers in 5-bit chunks,
-   * chunk + 63, flag 32 on all but a number's last chunk; "!" + k for a run of k zeros) and
-   * return the running sum of the integers, i.e. the delta-decoded series, as an Int32Array. */
+  /* ---- decoding (the inverse of sitegen/payload.py; no metric is computed here) ---- */
+  /* The one decoder of the packed code (sitegen.payload.pack: zigzag integers in 5-bit chunks,
+   * chunk + 63, flag 32 on all but a number's last chunk; "!" + k for a run of k zeros): returns
+   * the running sum of the integers, i.e. the delta-decoded series, as an Int32Array.
+   * tests/data/codec_vectors.json holds the vectors it and the Python codec are tested on. */
   function unpackSum(text) {
     var out = [], value = 0, scale = 1, total = 0, run = false;
     for (var i = 0; i < text.length; i++) {

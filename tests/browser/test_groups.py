@@ -24,7 +24,7 @@ def _numbers_as_the_page_writes_them(number):
 def subgroups(engine):
     """sitegen's subgroup analysis of the mixed population (the same call as sitegen.analysis)."""
     result = engine.datasets["mixed"]
-    return subgroup_analysis(result.dataset, result.fitted_t, SUBGROUP_BIN_COUNTS, TABLE_BINS,
+    return subgroup_analysis(result.dataset, result.fitted_t, SUBGROUP_BIN_COUNTS,
                              round_temperature=lambda t: round_significant(t)[0])
 
 
