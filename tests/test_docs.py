@@ -98,7 +98,9 @@ def test_the_api_reference_is_what_tools_apidoc_writes_now():
 
 def test_the_api_reference_names_every_public_name_of_calib():
     text = (DOCS / "api.md").read_text(encoding="utf-8")
-    missing = [name for name in calib.__all__ if f"### `{name}`\n" not in text]
+    # a name has its own entry; a submodule exported whole (calib.datasets) has its own section
+    missing = [name for name in calib.__all__
+               if f"### `{name}`\n" not in text and f"## calib.{name}\n" not in text]
     assert not missing, f"not in docs/api.md: {missing}"
 
 

@@ -107,6 +107,9 @@ def render():
     modules = {}
     for name in package.__all__:
         obj = getattr(package, name)
+        if inspect.ismodule(obj):  # a submodule exported whole (e.g. calib.datasets): its own section
+            modules.setdefault(obj.__name__, (obj, []))
+            continue
         module = defining_module(package, name, obj)
         modules.setdefault(module.__name__, (module, []))[1].append((name, obj))
     out = [HEADER, "Modules: " + ", ".join(f"[`{m}`](#{m.replace('.', '')})" for m in sorted(modules)) + ".", ""]
