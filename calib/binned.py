@@ -33,6 +33,11 @@ Bins, per class (``scheme``, one of :data:`calib.SCHEMES`):
 An empty bin (no calibration row) keeps the midpoint of its edges. The edges
 are the fitted attribute ``edges_`` (K, B + 1), with 0 and 1 as outer edges.
 
+Histogram binning and isotonic calibration can map a class probability to
+exactly 0 (a bin, or an isotonic block, with no row of that class), so a test
+row of that class gets probability 0 and an infinite NLL; scaling-binning
+cannot (its bin means are means of positive probabilities).
+
 References
 ----------
 B. Zadrozny and C. Elkan, "Obtaining calibrated probability estimates from
@@ -84,23 +89,24 @@ def class_bin_ids(values, edges, scheme):
 
 
 def class_bin_means(ids, targets, edges):
-    """``(means, counts)``, each (K, B): the mean of ``targets`` (n, K) over each class's bin, and its size.
+    """``(means, counts)``, each (K, B): the mean of ``targets`` over each class's bin, and its size.
 
-    One weighted ``bincount`` over (class, bin); an empty bin's mean is the
-    midpoint of its edges (K, B + 1).
+    ``targets`` is a float array (n, K), or an int label vector (n,) standing
+    for its one-hot rows (the bin's fraction of rows labelled k, counted
+    without building the (n, K) one-hot array). One ``bincount`` over (class,
+    bin) per sum; an empty bin's mean is the midpoint of its edges (K, B + 1).
     """
     k, b = edges.shape[0], edges.shape[1] - 1
     flat = (ids + np.arange(k) * b).ravel()
     counts = np.bincount(flat, minlength=k * b).reshape(k, b)
-    sums = np.bincount(flat, weights=targets.ravel(), minlength=k * b).reshape(k, b)
+    if targets.ndim == 1:  # labels: only the entry of each row's own class is 1
+        rows = np.arange(targets.size)
+        sums = np.bincount(targets * b + ids[rows, targets], minlength=k * b).reshape(k, b).astype(np.float64)
+    else:
+        sums = np.bincount(flat, weights=targets.ravel(), minlength=k * b).reshape(k, b)
     midpoints = (edges[:, :-1] + edges[:, 1:]) / 2.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(counts > 0, sums / np.maximum(counts, 1), midpoints)
+    means = np.where(counts > 0, sums / np.maximum(counts, 1), midpoints)
     return means, counts
-
-
-def _one_hot(y, k):
-    return (y[:, None] == np.arange(k)).astype(np.float64)
 
 
 class _Binned(Calibrator):
@@ -141,7 +147,7 @@ class HistogramBinning(_Binned):
     """
 
     def _fit(self, z, y):
-        self._bin(self._inputs(z), _one_hot(y, z.shape[1]))
+        self._bin(self._inputs(z), y)
 
 
 class ScalingBinning(_Binned):
@@ -196,10 +202,9 @@ class IsotonicCalibration(Calibrator):
 
     def _fit(self, z, y):
         probs = scaled_probs(z, 1.0)
-        targets = _one_hot(y, z.shape[1])
         thresholds, values = [], []
         for k in range(z.shape[1]):  # one PAV per class, each vectorised over the rows
-            knots, fitted, _ = pav(probs[:, k], targets[:, k])
+            knots, fitted, _ = pav(probs[:, k], (y == k).astype(np.float64))
             keep = np.ones(knots.size, dtype=bool)  # drop the middle of runs of equal fitted values
             keep[1:-1] = (fitted[1:-1] != fitted[:-2]) | (fitted[1:-1] != fitted[2:])
             thresholds.append(knots[keep])

@@ -29,8 +29,8 @@ from .scaling import as_labels, as_logits, scaled_probs
 __all__ = ["Calibrator", "TemperatureScaling", "EnsembleTemperatureScaling", "renormalise", "mean_nll",
            "OPTIMISER_TOLERANCE", "OPTIMISER_FTOL", "lbfgs"]
 
-OPTIMISER_TOLERANCE = 1e-10  # L-BFGS-B: stop when every projected-gradient component is below this (nats/unit)
-OPTIMISER_FTOL = 1e-14       # L-BFGS-B: or when one step lowers the loss (≈ 1 nat) by a relative amount below this
+OPTIMISER_TOLERANCE = 1e-8   # L-BFGS-B: stop when every projected-gradient component is below this (nats/unit)
+OPTIMISER_FTOL = 1e-12       # L-BFGS-B: or when one step lowers the loss (≈ 1 nat) by a relative amount below this
 _MAX_ITERATIONS = 10_000     # L-BFGS-B iteration cap; the tolerance, not the cap, ends every fit we ran
 
 
