@@ -130,7 +130,8 @@ class _Binned(Calibrator):
     def _predict(self, z):
         values = self._inputs(z)
         ids = class_bin_ids(values, self.edges_, self.scheme)
-        return renormalise(np.take_along_axis(self.bin_values_, ids.T, axis=1).T)
+        ids += np.arange(ids.shape[1]) * self.bin_values_.shape[1]  # index into the flat (K · B) table
+        return renormalise(self.bin_values_.ravel()[ids])
 
 
 class HistogramBinning(_Binned):

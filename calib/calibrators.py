@@ -59,10 +59,11 @@ def renormalise(values):
     [[0.25, 0.75], [0.5, 0.5]]
     """
     values = np.asarray(values, dtype=np.float64)
-    totals = values.sum(axis=1, keepdims=True)
-    uniform = np.full_like(values, 1.0 / values.shape[1])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(totals > 0, values / np.where(totals > 0, totals, 1.0), uniform)
+    totals = values.sum(axis=1)
+    empty = totals == 0
+    out = values / np.where(empty, 1.0, totals)[:, None]
+    out[empty] = 1.0 / values.shape[1]
+    return out
 
 
 def mean_nll(probs, labels):
