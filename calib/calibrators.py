@@ -92,8 +92,9 @@ class Calibrator:
         """Learn the calibration map from ``logits`` (n, K) and integer ``labels`` (n,) in [0, K); returns self."""
         z = as_logits(logits)
         y = as_labels(labels, z.shape[0], z.shape[1])
-        self.n_classes_ = z.shape[1]
+        vars(self).pop("n_classes_", None)  # a refit that raises leaves the calibrator unfitted
         self._fit(z, y)
+        self.n_classes_ = z.shape[1]
         return self
 
     def predict_proba(self, logits):

@@ -145,9 +145,12 @@ def test_default_grid_is_stated_and_increasing():
     assert MatrixScaling().strengths == DEFAULT_STRENGTHS and DirichletCalibration().n_folds == DEFAULT_FOLDS
 
 
-def test_too_few_rows_for_the_folds_is_refused():
+def test_too_few_rows_for_the_folds_is_refused_and_leaves_no_fit():
+    model = MatrixScaling(strengths=(1.0, 10.0)).fit(*random_problem(27))
     with pytest.raises(ValueError, match="^labels: cross-validation needs"):
-        MatrixScaling().fit([[1.0, 0.0], [0.0, 1.0], [2.0, 0.0]], [0, 1, 0])
+        model.fit([[1.0, 0.0], [0.0, 1.0], [2.0, 0.0]], [0, 1, 0])
+    with pytest.raises(ValueError, match="not fitted"):
+        model.predict_proba([[1.0, 0.0]])
 
 
 def test_dirichlet_differs_from_matrix_scaling():
