@@ -13,7 +13,11 @@ and intercept regularisation (ODIR) of Kull et al. (2019):
   log softmax(logits), W full, with ODIR.
 
 One strength λ penalises both the off-diagonal weights and the intercepts (the
-paper allows two; one keeps the search small). It is chosen from a stated grid
+paper allows two, λ and μ; one keeps the search small). The division by
+K(K − 1) and K is the authors' normalised form. W is penalised as it stands:
+no row is fixed as a reference (the authors' code can subtract the last row
+from every row first, which changes what the penalty sees), so the penalty
+alone picks one W among those that give the same probabilities. It is chosen from a stated grid
 (:data:`DEFAULT_STRENGTHS`) by K-fold cross-validation on the calibration rows:
 deterministic stratified folds (:func:`stratified_folds`), the mean held-out
 NLL per strength, the first smallest wins, then one fit on all rows. Every fit
