@@ -43,7 +43,7 @@ __all__ = [
     "stratified_folds", "affine_loss", "fit_affine", "canonical", "log_softmax_rows",
 ]
 
-DEFAULT_STRENGTHS = (1e-2, 1e-1, 1.0, 10.0, 100.0, 1000.0)  # the ODIR grid searched by cross-validation (λ)
+DEFAULT_STRENGTHS = (1e-2, 1e-1, 1.0, 10.0, 1e2, 1e3, 1e4)  # the ODIR grid searched by cross-validation (λ)
 DEFAULT_FOLDS = 5                                  # folds of the cross-validation
 
 
