@@ -20,8 +20,6 @@ Compositional Methods for Uncertainty Calibration in Deep Learning", ICML 2020.
 """
 
 import numpy as np
-import scipy.optimize
-import threadpoolctl
 
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .scaling import as_labels, as_logits, scaled_probs
@@ -42,6 +40,9 @@ def lbfgs(loss, start, args, bounds=None):
     small for threads, and on a busy machine OpenBLAS's waiting threads made
     each fit about ten times slower.
     """
+    import scipy.optimize  # imported on first use: it costs more than all of the rest of `import calib`
+    import threadpoolctl
+
     with threadpoolctl.threadpool_limits(1, user_api="blas"):
         result = scipy.optimize.minimize(loss, start, args=args, jac=True, method="L-BFGS-B", bounds=bounds,
                                          options={"gtol": OPTIMISER_TOLERANCE, "ftol": OPTIMISER_FTOL,

@@ -25,8 +25,6 @@ probabilistic classifiers", PNAS 118(8), 2021.
 from typing import NamedTuple
 
 import numpy as np
-import scipy.optimize
-import scipy.special
 
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 from .validation import as_correct, as_generator, as_probabilities, as_quantile_levels, positive_int
@@ -34,6 +32,14 @@ from .validation import as_correct, as_generator, as_probabilities, as_quantile_
 __all__ = ["pav", "ScoreDecomposition", "CORP", "corp", "CORPBand", "corp_band", "DEFAULT_BAND_RESAMPLES"]
 
 DEFAULT_BAND_RESAMPLES = 1000  # outcome draws behind the consistency band
+
+
+def _isotonic(values, weights):
+    """SciPy's PAV: the non-decreasing fit of ``values`` in weighted squared error (imported on first use:
+    ``scipy.optimize`` costs more than all of the rest of ``import calib``)."""
+    from scipy.optimize import isotonic_regression
+
+    return isotonic_regression(values, weights=weights, increasing=True).x
 
 
 def pav(x, y, weights=None):
@@ -59,7 +65,7 @@ def pav(x, y, weights=None):
     starts = np.flatnonzero(np.concatenate([[True], xs[1:] != xs[:-1]]))
     weight = np.add.reduceat(ws, starts)
     means = np.add.reduceat(ys * ws, starts) / weight
-    fitted = scipy.optimize.isotonic_regression(means, weights=weight, increasing=True).x
+    fitted = _isotonic(means, weight)
     return xs[starts], fitted, weight
 
 
@@ -95,9 +101,14 @@ def _brier(forecast, hits):
     return float(np.mean((forecast - hits) ** 2))
 
 
-def _log(forecast, hits):
+def _xlogy(x, y):
+    """x · log y, with 0 where x = 0 (even where y = 0)."""
     with np.errstate(divide="ignore"):
-        return float(-np.mean(scipy.special.xlogy(hits, forecast) + scipy.special.xlogy(1.0 - hits, 1.0 - forecast)))
+        return np.where(x == 0, 0.0, x * np.log(np.where(x == 0, 1.0, y)))
+
+
+def _log(forecast, hits):
+    return float(-np.mean(_xlogy(hits, forecast) + _xlogy(1.0 - hits, 1.0 - forecast)))
 
 
 def _decompose(score, confidence, recalibrated, base_rate, hits):
@@ -171,5 +182,5 @@ def corp_band(confidence, n_resamples=DEFAULT_BAND_RESAMPLES, quantiles=SPREAD_Q
     successes = generator.binomial(count.astype(np.int64), knots, size=(n_resamples, knots.size))
     curves = np.empty((n_resamples, knots.size))
     for r in range(n_resamples):  # one PAV per resample (each a vectorised pass over the knots)
-        curves[r] = scipy.optimize.isotonic_regression(successes[r] / count, weights=count).x
+        curves[r] = _isotonic(successes[r] / count, count)
     return CORPBand(knots, levels, sorted_quantiles(curves.T, levels))
