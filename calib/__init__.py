@@ -38,12 +38,21 @@ public API (documented in the README):
 * :func:`load_predictions`, :func:`split_masks` and :class:`InputError` (:mod:`calib.io`) — a user's own
   logits and labels from ``.npz`` or ``.csv``, and how their rows are split (``python -m calib fit FILE``;
   :data:`DEFAULT_SPLIT_SEED`, :data:`MIN_PART_ROWS`, :data:`SPLIT_NONE_NOTE`);
-* :func:`positive_int` — the engine's check of a count argument.
+* :func:`positive_int` — the engine's check of a count argument;
+* :class:`TemperatureScaling`, :class:`VectorScaling`, :class:`MatrixScaling`, :class:`DirichletCalibration`,
+  :class:`HistogramBinning`, :class:`IsotonicCalibration`, :class:`ScalingBinning`,
+  :class:`EnsembleTemperatureScaling` — calibrators with one interface: ``fit(logits, labels)`` returns the
+  calibrator, ``predict_proba(logits)`` gives calibrated rows, fitted parameters end in ``_``;
+* :func:`classwise_ece`, :func:`static_calibration_error` (:func:`classwise_bins`) — binned calibration error
+  of every class's probability, not only the winner's;
+* :func:`corp`, :func:`corp_band` — the CORP reliability diagram (PAV fit of correctness on confidence), its
+  consistency band, and the Brier and log score split into miscalibration, discrimination and uncertainty.
 
 Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only these names (a test checks it).
 """
 
 from .binning import SCHEMES, ReliabilityBins, ece, equal_mass_bounds, max_gap, mce, reliability_bins
+from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
 from .bootstrap import (
     DEFAULT_RESAMPLES, BootstrapDraws, BootstrapSpread, PairedDifference, ScoreSet, bootstrap_draws, bootstrap_spread,
     count_prefix, paired_difference, quantile_standard_error, resample_counts,
@@ -55,6 +64,10 @@ from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside,
 from .io import (
     DEFAULT_SPLIT_SEED, MIN_PART_ROWS, SPLIT_NONE_NOTE, InputError, Predictions, load_predictions, split_masks,
 )
+from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
+from .classwise import classwise_bins, classwise_ece, static_calibration_error
+from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
+from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
 from .quantiles import (
     FLOOR_QUANTILES, SPREAD_QUANTILES, SWEEP_QUANTILES, count_quantiles, order_statistic_ranks, quantile_interval,
     sorted_quantiles,
@@ -101,4 +114,8 @@ __all__ = [
     "positive_int",
     "scaled_probs", "log_softmax", "predicted_class", "top_label", "nll", "brier", "scores_over_grid",
     "grid_metrics", "GridMetrics", "block_shape", "BLOCK_ELEMENTS",
+    "TemperatureScaling", "VectorScaling", "MatrixScaling", "DirichletCalibration",
+    "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling",
+    "classwise_bins", "classwise_ece", "static_calibration_error",
+    "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
 ]

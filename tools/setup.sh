@@ -2,8 +2,8 @@
 # Install what this machine lacks to build the tutorial, or to build and test it.
 #
 #   bash tools/setup.sh --build   building only: a project virtual environment .venv/ with the runtime
-#                                 packages of pyproject.toml (numpy, matplotlib, jinja2, markdown,
-#                                 latex2mathml). No root, no browser, no npm.
+#                                 packages of pyproject.toml (numpy, scipy, threadpoolctl, matplotlib,
+#                                 jinja2, markdown, latex2mathml). No root, no browser, no npm.
 #   bash tools/setup.sh           everything the tests need as well:
 #                                 1. .venv/ with the test extras too (pytest, hypothesis, playwright, …);
 #                                 2. Debian's chromium, firefox-esr, and webkit2gtk-driver with xvfb

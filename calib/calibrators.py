@@ -1,0 +1,215 @@
+"""Calibrators with one interface: the base class, temperature scaling and ensemble temperature scaling.
+
+Every calibrator maps a classifier's logits (n, K) to class probabilities
+(n, K), each row summing to 1. It follows scikit-learn's estimator shape:
+``fit(logits, labels)`` learns from the calibration rows and returns the
+calibrator itself, ``predict_proba(logits)`` applies it to any rows, and the
+fitted parameters are attributes whose names end in an underscore. Fits are
+deterministic (no random state) and vectorised over rows.
+
+The other calibrators live in :mod:`calib.matrix` (vector, matrix and
+Dirichlet scaling) and :mod:`calib.binned` (histogram binning, isotonic
+regression, scaling-binning).
+
+References
+----------
+C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On Calibration of Modern
+Neural Networks", ICML 2017.
+J. Zhang, B. Kailkhura and T. Y.-J. Han, "Mix-n-Match: Ensemble and
+Compositional Methods for Uncertainty Calibration in Deep Learning", ICML 2020.
+"""
+
+import numpy as np
+
+from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
+from .scaling import as_labels, as_logits, scaled_probs
+
+__all__ = ["Calibrator", "TemperatureScaling", "EnsembleTemperatureScaling", "renormalise", "mean_nll",
+           "OPTIMISER_TOLERANCE", "OPTIMISER_FTOL", "lbfgs"]
+
+OPTIMISER_TOLERANCE = 1e-8   # L-BFGS-B: stop when every projected-gradient component is below this (nats/unit)
+OPTIMISER_FTOL = 1e-12       # L-BFGS-B: or when one step lowers the loss (≈ 1 nat) by a relative amount below this
+_MAX_ITERATIONS = 10_000     # L-BFGS-B iteration cap; the tolerance, not the cap, ends every fit we ran
+
+
+def lbfgs(loss, start, args, bounds=None):
+    """Minimise ``loss(params, *args) -> (value, gradient)`` by SciPy's L-BFGS-B from ``start``; the minimiser.
+
+    Stops on :data:`OPTIMISER_TOLERANCE` or :data:`OPTIMISER_FTOL`. BLAS is
+    held to one thread meanwhile: the optimiser's own vector work is far too
+    small for threads, and on a busy machine OpenBLAS's waiting threads made
+    each fit about ten times slower.
+    """
+    import scipy.optimize  # imported on first use: it costs more than all of the rest of `import calib`
+    import threadpoolctl
+
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        result = scipy.optimize.minimize(loss, start, args=args, jac=True, method="L-BFGS-B", bounds=bounds,
+                                         options={"gtol": OPTIMISER_TOLERANCE, "ftol": OPTIMISER_FTOL,
+                                                  "maxiter": _MAX_ITERATIONS, "maxcor": 20})
+    return result.x
+
+
+def renormalise(values):
+    """Rows of non-negative scores (n, K) divided by their sums; a row that sums to 0 becomes uniform, 1/K.
+
+    The last step of every one-vs-rest calibrator, whose per-class outputs need
+    not sum to 1.
+
+    >>> renormalise(np.array([[1.0, 3.0], [0.0, 0.0]])).tolist()
+    [[0.25, 0.75], [0.5, 0.5]]
+    """
+    values = np.asarray(values, dtype=np.float64)
+    totals = values.sum(axis=1)
+    empty = totals == 0
+    out = values / np.where(empty, 1.0, totals)[:, None]
+    out[empty] = 1.0 / values.shape[1]
+    return out
+
+
+def mean_nll(probs, labels):
+    """Mean negative log-likelihood (nats) of ``labels`` (n,) under probability rows ``probs`` (n, K).
+
+    ``inf`` if some label has probability 0.
+
+    >>> round(mean_nll(np.array([[0.5, 0.5], [0.25, 0.75]]), np.array([0, 1])), 6)
+    0.490415
+    """
+    probs = np.asarray(probs, dtype=np.float64)
+    picked = probs[np.arange(probs.shape[0]), np.asarray(labels)]
+    with np.errstate(divide="ignore"):
+        return float(-np.log(picked).mean())
+
+
+class Calibrator:
+    """What every calibrator shares: argument checks and the fitted-state guard.
+
+    A subclass implements ``_fit(z, y)`` on validated logits (n, K) float64 and
+    labels (n,) int64, and ``_predict(z)`` on validated logits, returning rows
+    that sum to 1.
+    """
+
+    def fit(self, logits, labels):
+        """Learn the calibration map from ``logits`` (n, K) and integer ``labels`` (n,) in [0, K); returns self."""
+        z = as_logits(logits)
+        y = as_labels(labels, z.shape[0], z.shape[1])
+        vars(self).pop("n_classes_", None)  # a refit that raises leaves the calibrator unfitted
+        self._fit(z, y)
+        self.n_classes_ = z.shape[1]
+        return self
+
+    def predict_proba(self, logits):
+        """Calibrated class probabilities for ``logits`` (m, K): float64 (m, K), each row summing to 1."""
+        if not hasattr(self, "n_classes_"):
+            raise ValueError(f"{type(self).__name__} is not fitted: call fit(logits, labels) first")
+        z = as_logits(logits)
+        if z.shape[1] != self.n_classes_:
+            raise ValueError(f"logits must have {self.n_classes_} columns, as in fit; got {z.shape[1]}")
+        return self._predict(z)
+
+    def _fit(self, z, y):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _predict(self, z):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def __repr__(self):
+        params = ", ".join(f"{name}={value!r}" for name, value in self._params().items())
+        return f"{type(self).__name__}({params})"
+
+    def _params(self):
+        return {}
+
+
+def _check_bounds(bounds):
+    low, high = bounds
+    if not (0 < low < high and np.isfinite(high)):
+        raise ValueError(f"bounds must satisfy 0 < low < high < inf; got {bounds!r}")
+    return (float(low), float(high))
+
+
+class TemperatureScaling(Calibrator):
+    """Temperature scaling (Guo et al. 2017): softmax(z / T) with the one T that minimises the mean NLL.
+
+    A wrapper of :func:`calib.fit_temperature` (golden-section search for T in
+    ``bounds`` down to a bracket of ``tolerance``). Fitted attribute:
+    ``temperature_`` (dimensionless, > 0). Dividing every logit by one
+    positive number never changes a row's argmax.
+
+    >>> z = [[3, 1, 0], [2.5, 1, 0], [3, .5, 0], [1.5, 2, 0], [.5, 0, 1.5], [2, 2.2, 0]]
+    >>> round(TemperatureScaling().fit(z, [0, 0, 1, 1, 2, 0]).temperature_, 5)
+    1.22975
+    """
+
+    def __init__(self, bounds=DEFAULT_BOUNDS, tolerance=DEFAULT_TOLERANCE):
+        self.bounds = _check_bounds(bounds)
+        if not (np.isfinite(tolerance) and tolerance > 0):
+            raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
+        self.tolerance = float(tolerance)
+
+    def _params(self):
+        return {"bounds": self.bounds, "tolerance": self.tolerance}
+
+    def _fit(self, z, y):
+        self.temperature_ = fit_temperature(z, y, bounds=self.bounds, tolerance=self.tolerance)
+
+    def _predict(self, z):
+        return scaled_probs(z, self.temperature_)
+
+
+def _mixture_nll(v, parts):
+    """Mean NLL of the mixture with weights v / Σv and its gradient in v (v ≥ 0, not all 0).
+
+    ``parts`` (n, 3) holds each row's probability of its label under the three components.
+    """
+    total = v.sum()
+    mix = parts @ v
+    loss = -np.mean(np.log(mix)) + np.log(total)
+    grad = -(parts / mix[:, None]).mean(axis=0) + 1.0 / total
+    return loss, grad
+
+
+class EnsembleTemperatureScaling(Calibrator):
+    """Ensemble temperature scaling (Zhang, Kailkhura & Han 2020): a convex mixture of three distributions.
+
+    ``p = w₀ · softmax(z / T) + w₁ · softmax(z) + w₂ · (1/K)``: the
+    temperature-scaled, the uncalibrated and the uniform distribution. T is the
+    NLL-minimising temperature of :class:`TemperatureScaling` (the paper's code
+    may fit T with the squared error instead; here both steps minimise NLL);
+    the weights then minimise the mean NLL of the mixture over the simplex
+    (w ≥ 0, Σw = 1). The mixture's NLL is convex in w; it is minimised by
+    L-BFGS-B over unnormalised weights v ≥ 0 with w = v / Σv, whose every
+    stationary point is the simplex minimum (the loss is constant along
+    rays). Fitted attributes: ``temperature_`` and ``weights_`` (3,), in the
+    order above.
+
+    >>> z = np.array([[3, 1, 0], [2.5, 1, 0], [3, .5, 0], [1.5, 2, 0], [.5, 0, 1.5], [2, 2.2, 0]])
+    >>> ets = EnsembleTemperatureScaling().fit(z, [0, 0, 1, 1, 2, 0])
+    >>> bool(np.isclose(ets.weights_.sum(), 1.0)), ets.predict_proba(z).shape
+    (True, (6, 3))
+    """
+
+    def __init__(self, bounds=DEFAULT_BOUNDS, tolerance=DEFAULT_TOLERANCE):
+        self.bounds = _check_bounds(bounds)
+        if not (np.isfinite(tolerance) and tolerance > 0):
+            raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
+        self.tolerance = float(tolerance)
+
+    def _params(self):
+        return {"bounds": self.bounds, "tolerance": self.tolerance}
+
+    def _components(self, z):
+        k = z.shape[1]
+        return scaled_probs(z, self.temperature_), scaled_probs(z, 1.0), np.full(z.shape, 1.0 / k)
+
+    def _fit(self, z, y):
+        self.temperature_ = fit_temperature(z, y, bounds=self.bounds, tolerance=self.tolerance)
+        rows = np.arange(z.shape[0])
+        parts = np.stack([component[rows, y] for component in self._components(z)], axis=1)
+        start = np.full(3, 1.0 / 3.0)
+        weights = lbfgs(_mixture_nll, start, (parts,), bounds=[(0.0, None)] * 3)
+        self.weights_ = weights / weights.sum()
+
+    def _predict(self, z):
+        scaled, raw, uniform = self._components(z)
+        return self.weights_[0] * scaled + self.weights_[1] * raw + self.weights_[2] * uniform

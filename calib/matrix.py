@@ -1,0 +1,280 @@
+"""Affine calibrators on the logits: vector scaling, matrix scaling and Dirichlet calibration.
+
+Each maps a row of features x (K,) to ``softmax(W x + b)`` and minimises the
+mean NLL of the calibration rows plus, for the matrix forms, the off-diagonal
+and intercept regularisation (ODIR) of Kull et al. (2019):
+
+    loss(W, b) = −(1/n) Σ_i log softmax(W x_i + b)_{y_i}
+                 + λ · ( Σ_{j≠k} W_jk² / (K(K − 1)) + Σ_k b_k² / K )
+
+* :class:`VectorScaling` (Guo et al. 2017): x = logits, W diagonal, λ = 0;
+* :class:`MatrixScaling` (Guo et al. 2017, with ODIR): x = logits, W full;
+* :class:`DirichletCalibration` (Kull et al. 2019): x = log-probabilities,
+  log softmax(logits), W full, with ODIR.
+
+One strength λ penalises both the off-diagonal weights and the intercepts (the
+paper allows two, λ and μ; one keeps the search small). The division by
+K(K − 1) and K is the authors' normalised form. W is penalised as it stands:
+no row is fixed as a reference (the authors' code can subtract the last row
+from every row first, which changes what the penalty sees), so the penalty
+alone picks one W among those that give the same probabilities. It is chosen from a stated grid
+(:data:`DEFAULT_STRENGTHS`) by K-fold cross-validation on the calibration rows:
+deterministic stratified folds (:func:`stratified_folds`), the mean held-out
+NLL per strength, the first smallest wins, then one fit on all rows. Every fit
+is L-BFGS-B (SciPy) on the loss above with its analytic gradient, started at
+the identity map (W = I, b = 0).
+
+References
+----------
+C. Guo, G. Pleiss, Y. Sun and K. Q. Weinberger, "On Calibration of Modern
+Neural Networks", ICML 2017.
+M. Kull, M. Perelló-Nieto, M. Kängsepp, T. Silva Filho, H. Song and P. Flach,
+"Beyond temperature scaling: Obtaining well-calibrated multi-class
+probabilities with Dirichlet calibration", NeurIPS 2019.
+"""
+
+import numpy as np
+
+from .calibrators import Calibrator, lbfgs
+from .validation import positive_int
+
+__all__ = [
+    "DEFAULT_STRENGTHS", "DEFAULT_FOLDS", "VectorScaling", "MatrixScaling", "DirichletCalibration",
+    "stratified_folds", "affine_loss", "fit_affine", "canonical", "log_softmax_rows",
+]
+
+DEFAULT_STRENGTHS = (1e-2, 1e-1, 1.0, 10.0, 1e2, 1e3, 1e4)  # the ODIR grid searched by cross-validation (λ)
+DEFAULT_FOLDS = 5                                  # folds of the cross-validation
+
+
+def log_softmax_rows(z):
+    """Row-wise log softmax of a float64 array (n, K), with the log-sum-exp shift (every value ≤ 0)."""
+    shifted = z - z.max(axis=1, keepdims=True)
+    # sums over the short class axis as a matrix product: several times faster than sum(axis=1)
+    return shifted - np.log(np.exp(shifted) @ np.ones(z.shape[1]))[:, None]
+
+
+def _unpack(params, k, full):
+    cut = k * k if full else k
+    weights = params[:cut].reshape(k, k) if full else params[:cut]
+    return weights, params[cut:]
+
+
+def _penalty(weights, bias, full, strength):
+    """The ODIR term at its best equivalent parameters, and its gradients: ``(value, grad_w, grad_b)``.
+
+    Adding one vector v to every row of W (v·x to every score) and one
+    constant c to every intercept leaves every probability unchanged, so the
+    loss is minimised over those shifts too: the best v_k is minus the mean
+    of column k's off-diagonal entries and the best c minus the mean
+    intercept, which turns the penalty into λ(Σ_k Σ_{j≠k} (W_jk − m_k)² /
+    (K(K−1)) + Σ_k (b_k − b̄)² / K), m_k the mean of column k off the
+    diagonal. That form is exactly flat along the shifts, where the plain
+    penalty is nearly flat (curvature ≈ λ / K², against the data's ≈ the
+    features' variance), which made L-BFGS crawl; :func:`canonical` then
+    applies the best shift. Same minimum; on the Dirichlet fits, up to 2.5×
+    fewer steps.
+    """
+    k = bias.size
+    centred = bias - bias.mean()
+    value = strength * np.sum(centred ** 2) / k
+    grad_b = 2.0 * strength * centred / k
+    grad_w = np.zeros_like(weights)
+    if full:
+        off = ~np.eye(k, dtype=bool)
+        deviation = np.where(off, weights - _column_means_off_diagonal(weights), 0.0)
+        value += strength * np.sum(deviation ** 2) / (k * (k - 1))
+        grad_w = 2.0 * strength * deviation / (k * (k - 1))
+    return value, grad_w, grad_b
+
+
+def _column_means_off_diagonal(weights):
+    k = weights.shape[0]
+    return (weights.sum(axis=0) - np.diag(weights)) / (k - 1)
+
+
+def canonical(weights, bias):
+    """The equivalent (W, b) (same probabilities) with the smallest ODIR penalty (see :func:`_penalty`).
+
+    Subtracts from every row of a full W its columns' off-diagonal means, and
+    from b its mean (a diagonal W is returned as is).
+
+    >>> w, b = canonical(np.array([[1.0, 2.0], [4.0, 3.0]]), np.array([1.0, 3.0]))
+    >>> w.tolist(), b.tolist()
+    ([[-3.0, 0.0], [0.0, 1.0]], [-1.0, 1.0])
+    """
+    if weights.ndim == 2:
+        weights = weights - _column_means_off_diagonal(weights)
+    return weights, bias - bias.mean()
+
+
+def affine_loss(params, features, y, full, strength):
+    """The regularised mean NLL of softmax(W x + b) and its gradient: ``(loss, gradient)``.
+
+    ``params`` is W flattened (K² values, row-major, if ``full``; else the K
+    diagonal values) followed by b (K,); ``features`` (K, n) holds the rows'
+    features x class-major (one row per class: reductions over classes then
+    run along contiguous memory, several times faster than over a short last
+    axis); ``y`` (n,) labels; ``strength`` the λ of the module's formula. The
+    penalty is taken at the best equivalent parameters (:func:`_penalty`), so
+    at a ``canonical`` (W, b) the value is the module's formula exactly.
+    """
+    k, n = features.shape
+    weights, bias = _unpack(params, k, full)
+    scores = (weights @ features if full else weights[:, None] * features) + bias[:, None]
+    scores -= scores.max(axis=0)
+    scores -= np.log(np.exp(scores).sum(axis=0))  # log-probabilities (K, n)
+    rows = np.arange(n)
+    loss = -scores[y, rows].mean()
+    residual = np.exp(scores, out=scores)
+    residual[y, rows] -= 1.0
+    residual /= n
+    grad_w = residual @ features.T if full else (residual * features).sum(axis=1)
+    grad_b = residual.sum(axis=1)
+    if strength > 0:
+        value, pen_w, pen_b = _penalty(weights, bias, full, strength)
+        loss += value
+        grad_w = grad_w + pen_w
+        grad_b = grad_b + pen_b
+    return loss, np.concatenate([grad_w.ravel(), grad_b])
+
+
+def fit_affine(x, y, full, strength, start=None):
+    """``(weights, bias)`` minimising :func:`affine_loss` by L-BFGS-B, from ``start`` or the identity map.
+
+    ``x`` (n, K) features, ``y`` (n,) labels; ``weights`` is (K, K) if
+    ``full`` else (K,); ``bias`` (K,). ``start`` is an optional
+    ``(weights, bias)`` pair to start from.
+    """
+    k = x.shape[1]
+    weights, bias = start if start is not None else ((np.eye(k) if full else np.ones(k)), np.zeros(k))
+    params = lbfgs(affine_loss, np.concatenate([np.ravel(weights), bias]),
+                   (np.ascontiguousarray(x.T), y, full, strength))
+    weights, bias = _unpack(params, k, full)
+    return canonical(weights.copy(), bias.copy())
+
+
+def stratified_folds(labels, n_folds):
+    """Fold of each row (n,) in [0, n_folds): within each class, rows in their order go to folds 0, 1, 2, … in turn.
+
+    Deterministic and stratified: every fold holds each class's rows to within one.
+
+    >>> stratified_folds(np.array([0, 1, 0, 0, 1, 0]), 2).tolist()
+    [0, 0, 1, 0, 1, 1]
+    """
+    labels = np.asarray(labels)
+    order = np.argsort(labels, kind="stable")
+    ordered = labels[order]
+    rank = np.arange(labels.size) - np.searchsorted(ordered, ordered, side="left")
+    folds = np.empty(labels.size, dtype=np.int64)
+    folds[order] = rank % n_folds
+    return folds
+
+
+def _check_strengths(strengths):
+    try:
+        values = tuple(float(s) for s in strengths)
+    except (TypeError, ValueError):
+        values = ()
+    if not values or not all(np.isfinite(s) and s >= 0 for s in values):
+        raise ValueError(f"strengths must be a non-empty sequence of non-negative finite numbers; got {strengths!r}")
+    return values
+
+
+class _Affine(Calibrator):
+    """The shared fit of the three affine calibrators; subclasses set ``_full`` and ``_features``."""
+
+    _full = True
+
+    def __init__(self, strengths=DEFAULT_STRENGTHS, n_folds=DEFAULT_FOLDS):
+        self.strengths = _check_strengths(strengths)
+        self.n_folds = positive_int(n_folds, "n_folds", minimum=2)
+
+    def _params(self):
+        return {"strengths": self.strengths, "n_folds": self.n_folds}
+
+    @staticmethod
+    def _features(z):
+        return z
+
+    def _cross_validate(self, x, y):
+        """Mean held-out NLL (nats) of each strength, over the folds of :func:`stratified_folds`.
+
+        Each fold's fits run from the largest strength to the smallest, each
+        started from the fold's previous solution (a continuation: the same
+        minimum, far fewer steps).
+        """
+        if x.shape[0] < self.n_folds:
+            raise ValueError(f"labels: cross-validation needs at least n_folds = {self.n_folds} rows; "
+                             f"got {x.shape[0]}")
+        folds = stratified_folds(y, self.n_folds)
+        scores = np.zeros(len(self.strengths))
+        for fold in range(self.n_folds):
+            train, held = folds != fold, folds == fold
+            start = None
+            for i in np.argsort(self.strengths, kind="stable")[::-1]:
+                start = fit_affine(x[train], y[train], self._full, self.strengths[i], start)
+                logp = log_softmax_rows(self._apply(x[held], *start))
+                scores[i] -= logp[np.arange(held.sum()), y[held]].sum()
+        return scores / x.shape[0]
+
+    def _apply(self, x, weights, bias):
+        return (x @ weights.T if self._full else x * weights) + bias
+
+    def _fit(self, z, y):
+        x = self._features(z)
+        if len(self.strengths) == 1:
+            self.cv_scores_ = None
+            self.strength_ = self.strengths[0]
+        else:
+            self.cv_scores_ = self._cross_validate(x, y)
+            self.strength_ = self.strengths[int(np.argmin(self.cv_scores_))]
+        self.weights_, self.bias_ = fit_affine(x, y, self._full, self.strength_)
+
+    def _predict(self, z):
+        return np.exp(log_softmax_rows(self._apply(self._features(z), self.weights_, self.bias_)))
+
+
+class VectorScaling(_Affine):
+    """Vector scaling (Guo et al. 2017): softmax(w ⊙ z + b), one scale and one intercept per class.
+
+    Minimises the unregularised mean NLL (λ = 0, no cross-validation). Fitted
+    attributes: ``weights_`` (K,) and ``bias_`` (K,), the latter centred to
+    sum to 0 (adding a constant to every intercept changes no probability).
+    """
+
+    _full = False
+
+    def __init__(self):
+        super().__init__(strengths=(0.0,))
+
+    def _params(self):
+        return {}
+
+    def _fit(self, z, y):
+        super()._fit(z, y)  # fit_affine returns b centred (canonical)
+        del self.cv_scores_, self.strength_
+
+
+class MatrixScaling(_Affine):
+    """Matrix scaling (Guo et al. 2017) with ODIR (Kull et al. 2019): softmax(W z + b) on the logits.
+
+    ``strengths`` is the grid of λ searched by ``n_folds``-fold cross-validation
+    (see the module docstring); a single strength is used as given, without
+    cross-validation. Fitted attributes: ``weights_`` (K, K), ``bias_`` (K,),
+    ``strength_`` (the λ used) and ``cv_scores_`` (mean held-out NLL per
+    strength in nats, or None without cross-validation).
+    """
+
+
+class DirichletCalibration(_Affine):
+    """Dirichlet calibration (Kull et al. 2019): softmax(W log q + b), q = softmax(z), with ODIR.
+
+    Matrix scaling applied to the log-probabilities instead of the logits
+    (the two differ because log q shifts each row by its own log-sum-exp).
+    Parameters and fitted attributes as :class:`MatrixScaling`.
+    """
+
+    @staticmethod
+    def _features(z):
+        return log_softmax_rows(z)
