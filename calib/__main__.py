@@ -151,9 +151,10 @@ def _main(argv):
         return 2
     if report["split"]["rule"] == "none":
         print(f"{PROG}: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)
+    print(json.dumps(report, allow_nan=False) if args.json else _text(report))
+    sys.stdout.flush()  # the table first, then what to check about it
     for warning in report["warnings"]:
         print(f"{PROG}: warning: {warning['message']}", file=sys.stderr)
-    print(json.dumps(report, allow_nan=False) if args.json else _text(report))
     return 0
 
 

@@ -149,7 +149,7 @@ def split_from_indices(path, arrays, n):
     if len(cal) > 1:
         fail(path, "", f"has {' and '.join(cal)}; keep one calibration index array")
     if not cal or not test:
-        missing = "a test index array (test_idx)" if cal else f"a calibration index array ({', '.join(CALIBRATION_INDEX_NAMES)})"
+        missing = "test index array (test_idx)" if cal else f"calibration index array ({', '.join(CALIBRATION_INDEX_NAMES)})"
         fail(path, found[0], f"is an index array of the split, but the file has no {missing}; give both, or a "
              "split array (n,) of True (calibration) / False (test)")
     split = np.zeros(n, dtype=bool)
