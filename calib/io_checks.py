@@ -34,9 +34,11 @@ BOUND_MARGIN = 0.01               # a fitted T within 1% of a search bound is wa
 CALIBRATION_INDEX_NAMES = ("cal_idx", "calib_idx", "calibration_idx", "val_idx", "valid_idx", "validation_idx")
 TEST_INDEX_NAMES = ("test_idx",)
 SAVEZ_HINT = "np.savez(path, logits=..., labels=...)"
-# extensions of files that need pickle (or a framework) to read, and what to do instead
-_PICKLED = {".pt": "a PyTorch file", ".pth": "a PyTorch file", ".pkl": "a pickle", ".pickle": "a pickle",
-            ".joblib": "a joblib pickle", ".npy": "a single .npy array"}
+# files a model's outputs are often saved as, and why they are not read
+_PICKLE = "is not read (loading a pickle can run code)"
+_OTHER_FORMATS = {".pt": f"a PyTorch file {_PICKLE}", ".pth": f"a PyTorch file {_PICKLE}",
+                  ".pkl": f"a pickle {_PICKLE}", ".pickle": f"a pickle {_PICKLE}",
+                  ".joblib": f"a joblib file {_PICKLE}", ".npy": "a .npy file holds one array"}
 
 
 class InputError(ValueError):
@@ -60,11 +62,10 @@ def row_name(arrays, name, row, column=None):
 
 def extension_hint(suffix):
     """What to say about a file of extension ``suffix`` that is neither ``.npz`` nor ``.csv``."""
-    what = _PICKLED.get(suffix.lower())
+    what = _OTHER_FORMATS.get(suffix.lower())
     if what is None:
         return f"unknown extension {suffix or '(none)'!r}; use .npz or .csv"
-    return (f"{what} ({suffix}) is not read (pickle can run code); save the arrays as .npz with numpy: "
-            f"{SAVEZ_HINT} (from torch: tensor.numpy())")
+    return f"{what}; save the logits and labels together as .npz with numpy: {SAVEZ_HINT} (a torch tensor: t.numpy())"
 
 
 def _declare(arrays):

@@ -71,7 +71,8 @@ def _check_header(path, line, header):
         if lowered.count(name) > 1:
             fail(path, f"line {line}", f"the header names the {name!r} column twice")
     if "label" not in lowered:
-        fail(path, f"line {line}", f"the header has no 'label' column (found {', '.join(header)})")
+        found = ", ".join(header[:12]) + (f", … ({len(header)} columns)" if len(header) > 12 else "")
+        fail(path, f"line {line}", f"the header has no 'label' column (found {found})")
     return lowered
 
 
