@@ -281,7 +281,9 @@ def _as_labels(path, arrays, n, k):
     outside = (values < 0) | (values >= k)
     if outside.any():
         row = int(np.argmax(outside))
-        fail(path, row_name(arrays, "labels", row), f"{values[row]} is outside [0, {k}) for K = {k} "
+        value = values[row].item()
+        value = int(value) if float(value).is_integer() else value
+        fail(path, row_name(arrays, "labels", row), f"{value} is outside [0, {k}) for K = {k} "
              "classes" + label_hint(values, k))
     return values.astype(np.int64)
 

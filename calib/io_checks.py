@@ -22,9 +22,9 @@ from typing import NamedTuple
 import numpy as np
 
 __all__ = [
-    "InputError", "FitWarning", "fit_warnings", "fail", "row_name", "check_one_based", "check_one_hot", "check_not_probabilities",
-    "check_probability_rows", "label_hint", "split_from_indices", "extension_hint", "BOUND_MARGIN",
-    "SIGMOID_SUM_GAP", "CALIBRATION_INDEX_NAMES", "TEST_INDEX_NAMES", "PROBABILITY_SUM_TOLERANCE",
+    "InputError", "FitWarning", "fit_warnings", "fail", "row_name", "check_one_based", "check_one_hot",
+    "check_not_probabilities", "check_probability_rows", "label_hint", "split_from_indices", "extension_hint",
+    "BOUND_MARGIN", "SIGMOID_SUM_GAP", "CALIBRATION_INDEX_NAMES", "TEST_INDEX_NAMES", "PROBABILITY_SUM_TOLERANCE",
     "SAVEZ_HINT",
 ]
 
@@ -68,6 +68,11 @@ def extension_hint(suffix):
     return f"{what}; save the logits and labels together as .npz with numpy: {SAVEZ_HINT} (a torch tensor: t.numpy())"
 
 
+def _place(arrays, name):
+    """The place of a whole array: its name in an ``.npz``, the class columns of a ``.csv``."""
+    return "class columns" if "lines" in arrays else name
+
+
 def _declare(arrays):
     """How to say "these are probabilities" in this file's format."""
     if "lines" in arrays:
@@ -82,8 +87,8 @@ def check_not_probabilities(path, arrays, name, values):
         return
     sums = values.sum(axis=1, dtype=np.float64)
     if np.all(np.abs(sums - 1.0) <= PROBABILITY_SUM_TOLERANCE):
-        fail(path, name, "every row lies in [0, 1] and sums to 1: these are probabilities, not logits; "
-             + _declare(arrays) + " (--input logits keeps them as logits)")
+        fail(path, _place(arrays, name), "every row lies in [0, 1] and sums to 1: these are probabilities, not "
+             f"logits; {_declare(arrays)} (--input logits keeps them as logits)")
 
 
 def check_probability_rows(path, arrays, name, probs):
@@ -101,9 +106,9 @@ def check_probability_rows(path, arrays, name, probs):
     total = float(probs[row].sum())
     if np.median(gap) > SIGMOID_SUM_GAP:
         sums = probs.sum(axis=1)
-        fail(path, name, f"the rows sum to {sums.min():.3g}–{sums.max():.3g}, not 1 (row {row}: {total:.6g}): "
-             "they look like per-class sigmoid (one-vs-rest) outputs, not a softmax; give the scores before the "
-             "sigmoid as logits (log(p / (1 - p)) if only p is kept)")
+        fail(path, _place(arrays, name), f"the rows sum to {sums.min():.3g}–{sums.max():.3g}, not 1 (row {row}: "
+             f"{total:.6g}): they look like per-class sigmoid (one-vs-rest) outputs, not a softmax; give the "
+             "scores before the sigmoid as logits (log(p / (1 - p)) if only p is kept)")
     fail(path, row_name(arrays, name, row), f"the row sums to {total}, not 1 (within {PROBABILITY_SUM_TOLERANCE}); "
          "write the probabilities with more digits")
 
@@ -150,7 +155,8 @@ def split_from_indices(path, arrays, n):
     if len(cal) > 1:
         fail(path, "", f"has {' and '.join(cal)}; keep one calibration index array")
     if not cal or not test:
-        missing = "test index array (test_idx)" if cal else f"calibration index array ({', '.join(CALIBRATION_INDEX_NAMES)})"
+        missing = "test index array (test_idx)" if cal else \
+            f"calibration index array ({', '.join(CALIBRATION_INDEX_NAMES)})"
         fail(path, found[0], f"is an index array of the split, but the file has no {missing}; give both, or a "
              "split array (n,) of True (calibration) / False (test)")
     split = np.zeros(n, dtype=bool)
@@ -172,8 +178,8 @@ def split_from_indices(path, arrays, n):
              "exactly one of them")
     if (seen == 0).any():
         missing = int(np.count_nonzero(seen == 0))
-        fail(path, f"{cal[0]}, {test[0]}", f"{missing} of {n} rows are in neither (first: row {int(np.argmax(seen == 0))}); "
-             "keep only the rows of the two parts, or give every row a part")
+        fail(path, f"{cal[0]}, {test[0]}", f"{missing} of {n} rows are in neither (first: row "
+             f"{int(np.argmax(seen == 0))}); keep only the rows of the two parts, or give every row a part")
     return split
 
 
@@ -191,10 +197,10 @@ def fit_warnings(temperature, accuracy, k, bounds, part="test"):
     low, high = bounds
     out = []
     if temperature <= low * (1 + BOUND_MARGIN):
-        out.append(FitWarning("t_low_bound", f"the fitted T = {temperature:.6g} is within 1% of the search's lower "
+        out.append(FitWarning("t_low_bound", f"the fitted T = {temperature:.6g} is within {BOUND_MARGIN:.0%} of the search's lower "
                               f"bound {low:g}: do the numbers hold logits (not probabilities or sigmoid outputs)?"))
     elif temperature >= high * (1 - BOUND_MARGIN):
-        out.append(FitWarning("t_high_bound", f"the fitted T = {temperature:.6g} is within 1% of the search's upper "
+        out.append(FitWarning("t_high_bound", f"the fitted T = {temperature:.6g} is within {BOUND_MARGIN:.0%} of the search's upper "
                               f"bound {high:g}: the scores barely predict the labels; do labels and rows match?"))
     if accuracy <= 1 / k:  # count/n and 1/K: equal rationals round to the same double
         out.append(FitWarning("chance_accuracy", f"accuracy on the {part} rows is {accuracy:.1%}, no better than "

@@ -31,7 +31,7 @@ import numpy as np
 
 from calib import Dataset, InputError, load, load_predictions, scaled_probs, split_masks
 from calib.io import DEFAULT_SPLIT_SEED, MIN_PART_ROWS
-from calib.io_checks import fit_warnings
+from calib.io_checks import BOUND_MARGIN, fit_warnings
 from calib.subgroups import POOLED
 
 from .content import load_sections
@@ -357,6 +357,7 @@ def user_report(user, precomputed, analyses):
         sweep_rows=[b for b in SWEEP_ROWS],
         # what to check before deploying: codes of calib.io_checks.fit_warnings, and chance (1/K) for the sentence
         warnings=[w.code for w in user_fit_warnings(precomputed)], chance=1.0 / data.logits.shape[1],
+        bound_margin=BOUND_MARGIN,
         # the one-file edition has no downloads folder: it carries temperature.json itself, as a data: link
         temperature_href="data:application/json;base64," + base64.b64encode(
             temperature_json(user, result).encode("utf-8")).decode("ascii"),
