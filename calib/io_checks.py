@@ -106,7 +106,8 @@ def check_probability_rows(path, arrays, name, probs):
     total = float(probs[row].sum())
     if np.median(gap) > SIGMOID_SUM_GAP:
         sums = probs.sum(axis=1)
-        fail(path, _place(arrays, name), f"the rows sum to {sums.min():.3g}–{sums.max():.3g}, not 1 (row {row}: "
+        first = f"line {arrays['lines'][row]}" if "lines" in arrays else f"row {row}"
+        fail(path, _place(arrays, name), f"the rows sum to {sums.min():.3g}–{sums.max():.3g}, not 1 ({first}: "
              f"{total:.6g}): they look like per-class sigmoid (one-vs-rest) outputs, not a softmax; give the "
              "scores before the sigmoid as logits (log(p / (1 - p)) if only p is kept)")
     fail(path, row_name(arrays, name, row), f"the row sums to {total}, not 1 (within {PROBABILITY_SUM_TOLERANCE}); "

@@ -107,9 +107,9 @@ def test_per_class_sigmoid_outputs_are_named(tmp_path):
     z, y = model()
     path = tmp_path / "sigmoid.csv"
     frame(scipy.special.expit(z), y, "prob_").to_csv(path, index=False)
-    refused(path, "sigmoid (one-vs-rest)", "log(p / (1 - p))")
+    refused(path, "class columns:", "(line 2: ", "sigmoid (one-vs-rest)", "log(p / (1 - p))")
     np.savez(tmp_path / "sigmoid.npz", probabilities=scipy.special.expit(z), labels=y)
-    refused(tmp_path / "sigmoid.npz", "probabilities:", "sigmoid")
+    refused(tmp_path / "sigmoid.npz", "probabilities:", "(row 0: ", "sigmoid")
 
 
 def test_probabilities_written_with_too_few_digits_say_so(tmp_path):
