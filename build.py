@@ -16,7 +16,7 @@ atomically (a failed build leaves the previous folder untouched).
     python build.py --single-file OUT.html [--lang es]
                                     # the whole tutorial in one language as one self-contained file
     python build.py --data FILE [--name NAME] [--description TEXT] [--split file|random|even-odd|none]
-                    [--seed N] [--no-examples]
+                    [--seed N] [--input logits|probabilities] [--no-examples]
                                     # the tutorial built around your own model's validation logits
                                     # (.npz or .csv, see calib/io.py): a "Your model" report after the intro
 """
@@ -91,12 +91,15 @@ def parse_args(argv):
                       help="calibration/test rows: 'file' (default when the file has a split), 'random' (default "
                            "otherwise), 'even-odd', or 'none' (fit and measure on all rows: optimistic)")
     mine.add_argument("--seed", type=seed, default=None, help="seed of the random split (default 0)")
+    mine.add_argument("--input", choices=("logits", "probabilities"), default=None,
+                      help="what the file's numbers are, whatever it names them (default: the .npz array's name; "
+                           "CSV class columns named prob_<class> or p_<class> are probabilities, others logits)")
     mine.add_argument("--no-examples", action="store_true",
                       help="leave out the six example rows: no row of the file is then in the site")
     args = parser.parse_args(argv)
     if args.data is None:
         used = [flag for flag, value in (("--name", args.name), ("--description", args.description),
-                                         ("--split", args.split), ("--seed", args.seed),
+                                         ("--split", args.split), ("--seed", args.seed), ("--input", args.input),
                                          ("--no-examples", args.no_examples)) if value]
         if used or args.seed is not None:
             parser.error(f"{(used or ['--seed'])[0]} needs --data FILE")
@@ -134,7 +137,7 @@ def build(args):
     if args.data is not None:
         with stage("your data"):
             user = user_model.load_user_model(args.data, args.name, args.description, args.split,
-                                              args.seed, not args.no_examples)
+                                              args.seed, not args.no_examples, kind=args.input)
         seed = f", seed {user.seed}" if user.seed is not None else ""
         print(f"  your data: {args.data}: {user.predictions.labels.size} rows, "
               f"{user.predictions.logits.shape[1]} classes; split {user.rule}{seed} "
@@ -164,6 +167,8 @@ def build(args):
             content[lang] = strings, sections
     with stage("compute"):
         precomputed = precompute_all() if user is None else user_model.precompute_with_user(user)
+    for warning in user_model.user_fit_warnings(precomputed) if user is not None else ():
+        print(f"build.py: warning: {warning.message}", file=sys.stderr)
     with stage("analyses"):
         analyses = precompute_analyses(precomputed)
     with stage("facts"):

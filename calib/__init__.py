@@ -37,7 +37,8 @@ public API (documented in the README):
   of the built-in data;
 * :func:`load_predictions`, :func:`split_masks` and :class:`InputError` (:mod:`calib.io`) — a user's own
   logits and labels from ``.npz`` or ``.csv``, and how their rows are split (``python -m calib fit FILE``;
-  :data:`DEFAULT_SPLIT_SEED`, :data:`MIN_PART_ROWS`, :data:`SPLIT_NONE_NOTE`);
+  :data:`DEFAULT_SPLIT_SEED`, :data:`MIN_PART_ROWS`, :data:`SPLIT_NONE_NOTE`); :func:`fit_warnings` — what to
+  check before deploying a fit (T within :data:`BOUND_MARGIN` of a search bound, chance-level accuracy);
 * :func:`positive_int` — the engine's check of a count argument;
 * :class:`TemperatureScaling`, :class:`VectorScaling`, :class:`MatrixScaling`, :class:`DirichletCalibration`,
   :class:`HistogramBinning`, :class:`IsotonicCalibration`, :class:`ScalingBinning`,
@@ -64,6 +65,7 @@ from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside,
 from .io import (
     DEFAULT_SPLIT_SEED, MIN_PART_ROWS, SPLIT_NONE_NOTE, InputError, Predictions, load_predictions, split_masks,
 )
+from .io_checks import BOUND_MARGIN, fit_warnings
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .classwise import classwise_bins, classwise_ece, static_calibration_error
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
@@ -99,7 +101,7 @@ __all__ = [
     "DATASET_NAMES", "Dataset", "load", "part_masks", "even_odd_split", "datasets", "rng",
     "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "fit_temperature",
     "InputError", "Predictions", "load_predictions", "split_masks", "DEFAULT_SPLIT_SEED", "MIN_PART_ROWS",
-    "SPLIT_NONE_NOTE",
+    "SPLIT_NONE_NOTE", "BOUND_MARGIN", "fit_warnings",
     "fit_weighted_temperatures", "nll_beta_derivatives", "weighted_nll", "Balance", "marginal_balance",
     "DEFAULT_DRAWS", "DEFAULT_SWEEP_DRAWS", "NoiseFloor", "noise_floor", "segment_cdfs", "bins_outside", "tail_share",
     "SPREAD_QUANTILES", "FLOOR_QUANTILES", "SWEEP_QUANTILES", "sorted_quantiles", "count_quantiles",

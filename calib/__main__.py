@@ -6,9 +6,17 @@ golden-section search, :func:`calib.fit_temperature` with its default bounds
 and tolerance) and prints the test part's metrics at T = 1 and at the fitted
 T: NLL (nats), Brier, accuracy, mean confidence, and ECE and MCE with 15
 equal-width and 15 adaptive bins. ``--json`` prints the same as one JSON
-object. Exit status: 0 on success, 2 for bad input or arguments (one line on
-stderr naming the file and the place), 1 for an internal error (with its
-traceback).
+object. ``--input logits|probabilities`` says what the file's numbers are
+when its names do not (:func:`calib.io.load_predictions`). A fit that ran but
+looks wrong (T within 1% of a search bound, accuracy at or below 1/K) is
+printed with one ``warning:`` line per finding on stderr and listed under
+``warnings`` in the JSON.
+
+Exit status: 0 on success, 2 for bad input or arguments (one line on stderr
+naming the file, the place and the fix), 1 for an internal error (with its
+traceback), and :data:`PIPE_CLOSED_STATUS` (141, what a shell reports for a
+command ended by SIGPIPE) when the reader of stdout closed it before
+everything was written (``| head -3``): nothing more is printed, no traceback.
 """
 
 import argparse
@@ -19,12 +27,16 @@ import sys
 import numpy as np
 
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
-from .io import DEFAULT_SPLIT_SEED, SPLIT_NONE_NOTE, SPLIT_RULES, InputError, load_predictions, split_masks
+from .io import (
+    DEFAULT_SPLIT_SEED, INPUT_KINDS, SPLIT_NONE_NOTE, SPLIT_RULES, InputError, load_predictions, split_masks,
+)
+from .io_checks import fit_warnings
 from .binning import SCHEMES
 from .scaling import grid_metrics
 
 N_BINS = 15
 PROG = "python -m calib"
+PIPE_CLOSED_STATUS = 141  # 128 + SIGPIPE: the reader closed stdout early; the shell's code for such a command
 
 
 def _default_workers():
@@ -45,9 +57,10 @@ def part_metrics(logits, labels, temperatures, workers=1):
     } for i, t in enumerate(temperatures)]
 
 
-def fit_report(path, split=None, seed=DEFAULT_SPLIT_SEED, workers=1):
-    """Everything ``fit`` prints, as a dict of plain values (raises :class:`calib.io.InputError`)."""
-    data = load_predictions(path)
+def fit_report(path, split=None, seed=DEFAULT_SPLIT_SEED, workers=1, kind=None):
+    """Everything ``fit`` prints, as a dict of plain values (raises :class:`calib.io.InputError`); ``kind`` is
+    ``--input`` (None: the file's names say whether it holds logits or probabilities)."""
+    data = load_predictions(path, kind)
     n, k = data.logits.shape
     parts = split_masks(n, split, data.split, seed=seed, source=str(path))
     rule = split or ("file" if data.split is not None else "random")
@@ -67,6 +80,7 @@ def fit_report(path, split=None, seed=DEFAULT_SPLIT_SEED, workers=1):
                 "rows": int(fit_rows.sum())},
         "evaluated_on": eval_name, "n_bins": N_BINS,
         "before": before, "after": after,
+        "warnings": [w._asdict() for w in fit_warnings(temperature, after["accuracy"], k, DEFAULT_BOUNDS, eval_name)],
     }
 
 
@@ -95,6 +109,20 @@ def _text(report):
 
 
 def main(argv=None):
+    """Run the command line; returns the exit status (see the module docstring). A closed stdout ends it quietly
+    (the recipe of Python's ``signal`` documentation: stdout is pointed at /dev/null so the exit flush is silent)."""
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return PIPE_CLOSED_STATUS
+
+
+def _main(argv):
     parser = argparse.ArgumentParser(prog=PROG, description="Temperature scaling for your own model's logits.")
     commands = parser.add_subparsers(dest="command", required=True)
     fit = commands.add_parser("fit", help="fit T on FILE and print the before/after metrics",
@@ -104,6 +132,9 @@ def main(argv=None):
     fit.add_argument("--split", choices=SPLIT_RULES, default=None,
                      help="how rows are split: 'file' (default when the file has a split), 'random' (default "
                           "otherwise: a seeded half split), 'even-odd', or 'none' (fit and evaluate on all rows)")
+    fit.add_argument("--input", choices=INPUT_KINDS, default=None,
+                     help="what the numbers are, whatever the file names them (default: .npz 'logits' or "
+                          "'probabilities'; CSV class columns named prob_<class> or p_<class> are probabilities)")
     fit.add_argument("--seed", type=int, default=DEFAULT_SPLIT_SEED,
                      help=f"seed of the random split (default {DEFAULT_SPLIT_SEED})")
     fit.add_argument("--workers", type=int, default=_default_workers(),
@@ -114,13 +145,16 @@ def main(argv=None):
     if args.seed < 0:
         parser.error("--seed must be a non-negative integer")
     try:
-        report = fit_report(args.file, args.split, args.seed, args.workers)
+        report = fit_report(args.file, args.split, args.seed, args.workers, args.input)
     except InputError as error:
         print(f"{PROG}: error: " + " ".join(str(error).split()), file=sys.stderr)
         return 2
     if report["split"]["rule"] == "none":
         print(f"{PROG}: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)
     print(json.dumps(report, allow_nan=False) if args.json else _text(report))
+    sys.stdout.flush()  # the table first, then what to check about it
+    for warning in report["warnings"]:
+        print(f"{PROG}: warning: {warning['message']}", file=sys.stderr)
     return 0
 
 

@@ -30,7 +30,8 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from calib import (
-    DEFAULT_SPLIT_SEED, MIN_PART_ROWS, POOLED, Dataset, InputError, load, load_predictions, scaled_probs, split_masks,
+    BOUND_MARGIN, DEFAULT_SPLIT_SEED, MIN_PART_ROWS, POOLED, Dataset, InputError, load, load_predictions, scaled_probs, split_masks,
+    fit_warnings,
 )
 
 from .content import load_sections
@@ -46,7 +47,7 @@ from .settings import (
 __all__ = [
     "UserModel", "check_text", "load_user_model", "user_dataset", "shown_classes", "precompute_with_user",
     "user_examples_payload", "temperature_json", "groups_csv", "csv_cell", "user_strings", "user_files",
-    "user_report", "add_user_facts", "load_user_section",
+    "user_report", "add_user_facts", "load_user_section", "user_fit_warnings",
 ]
 
 
@@ -81,14 +82,15 @@ def _check_labels(path, values, what):
         check_text(value, f"{path}: {what}[{i}]", USER_MAX_LABEL_CHARS)
 
 
-def load_user_model(path, name=None, description="", split=None, seed=None, examples=True):
+def load_user_model(path, name=None, description="", split=None, seed=None, examples=True, kind=None):
     """Read and check the reader's file; every problem is a :class:`BuildError` naming the file and the place.
 
     ``seed`` (None: :data:`calib.io.DEFAULT_SPLIT_SEED`) is refused when the split is not random (it would be
-    silently ignored, e.g. with a file that has its own split column).
+    silently ignored, e.g. with a file that has its own split column). ``kind`` is ``--input`` (None, ``"logits"``
+    or ``"probabilities"``: :func:`calib.io.load_predictions`).
     """
     try:
-        data = load_predictions(path)
+        data = load_predictions(path, kind)
         n = data.labels.size
         rule = split or ("file" if data.split is not None else "random")
         if seed is not None and rule != "random":
@@ -327,6 +329,15 @@ def _as_sentence(text, pattern):
 SWEEP_ROWS = (1, 5, 10, 15, 20, 30, 50)  # bin counts of the report's "ECE against the number of bins" table
 
 
+def user_fit_warnings(precomputed):
+    """What to check about the reader's fit (:func:`calib.io_checks.fit_warnings`): the fitted T within 1% of a
+    search bound, or the reported part's accuracy at or below 1/K. build.py prints them; the report shows them."""
+    result = precomputed.datasets[USER_SLUG]
+    reported = "test" if "test" in result.parts else "all"
+    return fit_warnings(result.fitted_t, result.parts[reported].accuracy, result.dataset.logits.shape[1], FIT_BOUNDS,
+                        reported)
+
+
 def user_report(user, precomputed, analyses):
     """The "Your model" section's own values besides the facts (``yours``, ``an.yours``): display text (escaped by
     the template), the split, the file, which downloads exist, and the rows of its small tables."""
@@ -344,6 +355,9 @@ def user_report(user, precomputed, analyses):
         class_names=data.class_names is not None, many_classes=data.logits.shape[1] > USER_BAR_CLASSES,
         groups=list(sub.groups) if sub is not None else [],
         sweep_rows=[b for b in SWEEP_ROWS],
+        # what to check before deploying: codes of calib.io_checks.fit_warnings, and chance (1/K) for the sentence
+        warnings=[w.code for w in user_fit_warnings(precomputed)], chance=1.0 / data.logits.shape[1],
+        bound_margin=BOUND_MARGIN,
         # the one-file edition has no downloads folder: it carries temperature.json itself, as a data: link
         temperature_href="data:application/json;base64," + base64.b64encode(
             temperature_json(user, result).encode("utf-8")).decode("ascii"),

@@ -133,3 +133,123 @@ def test_internal_error_exits_1_with_a_traceback(model_file):
     done = run(code=code)
     assert done.returncode == 1
     assert "Traceback" in done.stderr and "RuntimeError: engine bug" in done.stderr
+
+
+# --- practitioners' exports (written by pandas) and what the command says about them ----------------
+
+def digits_like(n=N, k=K, seed=4):
+    """Logits whose labels were drawn at T = 2 (so the fitted T is near 2, inside the bounds), and the labels."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, k)) * 4
+    y = np.array([rng.choice(k, p=row) for row in scipy.special.softmax(z / 2.0, axis=1)])
+    return z, y
+
+
+def pandas_frame(values, labels, prefix="c", split=None):
+    import pandas as pd
+    df = pd.DataFrame(values, columns=[f"{prefix}{i}" for i in range(values.shape[1])])
+    df["label"] = labels
+    if split is not None:
+        df["split"] = split
+    return df
+
+
+def independent_fit(z, y, rows):
+    return scipy.optimize.minimize_scalar(lambda t: scipy_nll(z[rows], y[rows], t), bounds=(0.05, 10),
+                                          method="bounded", options={"xatol": 1e-9}).x
+
+
+def test_a_probability_csv_fits_the_temperature_of_its_logits(tmp_path):
+    z, y = digits_like()
+    p = scipy.special.softmax(z, axis=1)
+    split = np.where(np.arange(N) % 3 == 0, "calibration", "test")
+    pandas_frame(p, y, "prob_", split).to_csv(tmp_path / "probs.csv", index=False)
+    pandas_frame(p, y, "class ", split).to_csv(tmp_path / "plain.csv", index=False)
+    expected = independent_fit(np.log(p), y, np.arange(N) % 3 == 0)  # softmax(log p) = p: the logits' T
+    assert 1.5 < expected < 2.5
+    for args in ([tmp_path / "probs.csv"], [tmp_path / "plain.csv", "--input", "probabilities"]):
+        done = run("fit", *args, "--json")
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert report["temperature"] == pytest.approx(expected, abs=1e-6)
+        assert report["warnings"] == [] and done.stderr == ""
+
+
+@pytest.mark.parametrize("case, fragment", [
+    ("probabilities-as-logits", "--input probabilities"),
+    ("default-index", "index=False"),
+    ("one-based", "1-based labels? subtract 1"),
+    ("label-equals-k", "1-based labels? subtract 1"),
+    ("column-number-header", "header=False"),
+    ("index-arrays-overlap", "listed 2 times"),
+])
+def test_everyday_export_mistakes_exit_2_with_the_fix(tmp_path, case, fragment):
+    z, y = digits_like()
+    path = tmp_path / f"{case}.csv"
+    if case == "probabilities-as-logits":
+        pandas_frame(scipy.special.softmax(z, axis=1), y).to_csv(path, index=False)
+    elif case == "default-index":
+        pandas_frame(z, y).to_csv(path)
+    elif case == "one-based":
+        keep = y != K - 1
+        pandas_frame(z[keep], y[keep] + 1).to_csv(path, index=False)
+    elif case == "label-equals-k":
+        pandas_frame(z, y + 1).to_csv(path, index=False)
+    elif case == "column-number-header":
+        import pandas as pd
+        pd.DataFrame(np.column_stack([y, z])).to_csv(path, index=False)
+    else:
+        path = tmp_path / f"{case}.npz"
+        np.savez(path, logits=z, labels=y, val_idx=np.arange(0, 201), test_idx=np.arange(200, N))
+    done = run("fit", path)
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"python -m calib: error: {path}: "), done.stderr
+    assert fragment in lines[0]
+
+
+def test_index_arrays_are_the_split(tmp_path):
+    z, y = digits_like()
+    order = np.random.default_rng(8).permutation(N)
+    np.savez(tmp_path / "m.npz", logits=z, labels=y, val_idx=order[:120], test_idx=order[120:])
+    report = json.loads(run("fit", tmp_path / "m.npz", "--json").stdout)
+    assert report["split"]["rule"] == "file" and report["split"]["parts"] == {"calibration": 120, "test": N - 120}
+    calibration = np.zeros(N, bool)
+    calibration[order[:120]] = True
+    assert report["temperature"] == pytest.approx(independent_fit(z, y, calibration), abs=1e-6)
+
+
+def test_a_fit_at_a_bound_or_at_chance_warns_on_stderr_and_in_the_json(tmp_path):
+    z, _ = digits_like()
+    y = np.random.default_rng(9).integers(0, K, N)  # labels unrelated to the logits
+    np.savez(tmp_path / "m.npz", logits=z, labels=y)
+    done = run("fit", tmp_path / "m.npz", "--json", "--split", "even-odd")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    test = np.arange(N) % 2 == 1
+    accuracy = np.mean(np.argmax(z[test], axis=1) == y[test])
+    codes = [w["code"] for w in report["warnings"]]
+    assert report["temperature"] >= 9.9 and "t_high_bound" in codes
+    assert ("chance_accuracy" in codes) == (accuracy <= 1 / K)
+    warned = [line for line in done.stderr.splitlines() if line.startswith("python -m calib: warning: ")]
+    assert len(warned) == len(codes) and "upper bound 10" in warned[0]
+    np.savez(tmp_path / "chance.npz", logits=np.tile(np.eye(K) * 3, (N // K, 1)), labels=np.zeros(N, int) + 1)
+    done = run("fit", tmp_path / "chance.npz", "--json", "--split", "even-odd", "--input", "logits")
+    report = json.loads(done.stdout)
+    assert "chance_accuracy" in [w["code"] for w in report["warnings"]]  # each class is the top one on 1 test row in K: 1/K exactly
+    assert report["after"]["accuracy"] == pytest.approx(1 / K)
+
+
+@pytest.mark.parametrize("extra", [(), ("--json",)])
+def test_a_closed_pipe_ends_quietly(model_file, extra):
+    import os
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the command writes a byte
+    try:
+        child = subprocess.Popen([sys.executable, "-m", "calib", "fit", str(model_file[0]), *extra], cwd=str(ROOT),
+                                 stdout=write_end, stderr=subprocess.PIPE, text=True)
+    finally:
+        os.close(write_end)
+    _, stderr = child.communicate(timeout=120)
+    assert stderr == ""
+    assert child.returncode == 141  # 128 + SIGPIPE, as a shell reports a command ended by a closed pipe

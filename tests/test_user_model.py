@@ -145,7 +145,7 @@ def bad_inputs(folder):
     npz("one-class", "K = 1", logits=good_logits[:, :1], labels=np.zeros(40, int))
     npz("small-part", "at least", logits=good_logits[:12], labels=good_labels[:12])
     npz("bad-split", "split[4]", logits=good_logits, labels=good_labels,
-        split=np.where(np.arange(40) == 4, "validation", "test"))
+        split=np.where(np.arange(40) == 4, "train", "test"))
     npz("too-many-groups", "groups", logits=np.tile(good_logits, (20, 1)), labels=np.tile(good_labels, 20),
         groups=np.array([f"g{i % 30}" for i in range(800)]))
     text("ragged", "label,a,b,c\n0,1,2,3\n1,1,2\n", "line 3")
@@ -162,6 +162,27 @@ def bad_inputs(folder):
         np.save(buffer, good_labels)
         archive.writestr("labels.npy", buffer.getvalue())
     cases["huge-declared"] = (huge, (), "limit")
+    # everyday pandas exports that used to be fitted without a word (issue 18)
+    import pandas as pd
+    rng = np.random.default_rng(1)
+    top = rng.integers(0, 4, 60)
+    logits4 = rng.normal(size=(60, 4)) + 4 * np.eye(4)[top]  # the label is the top class
+
+    def pandas_csv(name, df, hint, **options):
+        path = folder / f"{name}.csv"
+        df.to_csv(path, **options)
+        cases[name] = (path, (), hint)
+
+    probabilities = np.exp(logits4) / np.exp(logits4).sum(axis=1, keepdims=True)
+    pandas_csv("probabilities-as-logits", pd.DataFrame(probabilities).assign(label=top), "--input probabilities",
+               index=False)
+    pandas_csv("pandas-index", pd.DataFrame(logits4).assign(label=top), "index=False")
+    keep = top != 3
+    pandas_csv("one-based", pd.DataFrame(logits4[keep]).assign(label=top[keep] + 1), "1-based labels? subtract 1",
+               index=False)
+    pandas_csv("column-number-header", pd.DataFrame(np.column_stack([top, logits4])), "header=False", index=False)
+    npz("index-arrays-gap", "rows are in neither", logits=logits4, labels=top, val_idx=np.arange(25),
+        test_idx=np.arange(30, 60))
     good = folder / "good.npz"
     np.savez(good, logits=good_logits, labels=good_labels)
     split_file = folder / "with-split.npz"
@@ -175,7 +196,8 @@ def bad_inputs(folder):
 CASES = ["missing", "unreadable", "unknown-extension", "pickle", "complex", "strings", "nan", "inf", "one-dimensional",
          "mismatched", "fractional-label", "label-out-of-range", "one-class", "small-part", "bad-split",
          "too-many-groups", "ragged", "non-numeric", "huge-declared", "seed-with-file-split", "name-too-long",
-         "name-control-character"]
+         "name-control-character", "probabilities-as-logits", "pandas-index", "one-based", "column-number-header",
+         "index-arrays-gap"]
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -208,9 +230,10 @@ def test_bad_option_values_exit_2_without_a_traceback(options, tmp_path, previou
     assert tree_hash(previous_site) == before
 
 
-def test_model_options_without_data_are_refused(tmp_path):
-    result = run("--out", tmp_path / "site", "--name", "x")
-    assert result.returncode == 2 and "--data" in result.stderr.splitlines()[-1]
+@pytest.mark.parametrize("option", [("--name", "x"), ("--input", "probabilities")])
+def test_model_options_without_data_are_refused(tmp_path, option):
+    result = run("--out", tmp_path / "site", *option)
+    assert result.returncode == 2 and f"{option[0]} needs --data" in result.stderr.splitlines()[-1]
 
 
 # --- good builds --------------------------------------------------------------------------------------
@@ -219,10 +242,18 @@ def test_model_options_without_data_are_refused(tmp_path):
 def user_builds(tmp_path_factory):
     base = tmp_path_factory.mktemp("user-builds")
     data = model_file(base / "model.npz")
+    # probabilities with plain headers (declared with --input) of a model no better than chance: every class is the
+    # top one on one test row in five and the label is always 1, so T goes to the upper bound and accuracy is 1/K
+    import pandas as pd
+    scores = np.tile(3 * np.eye(5), (80, 1))
+    probabilities = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
+    chance = base / "chance.csv"
+    pd.DataFrame(probabilities, columns=[f"class {c}" for c in "abcde"]).assign(label=1).to_csv(chance, index=False)
     runs = {
         "hostile": ("--data", data, "--name", HOSTILE_NAME, "--description", "=rows from <b>ward 3</b>"),
         "bare": ("--data", data, "--no-examples", "--split", "none", "--lang", "en"),
         "single": ("--data", data, "--name", HOSTILE_NAME, "--single-file", base / "one.html"),
+        "warned": ("--data", chance, "--input", "probabilities", "--split", "even-odd", "--no-examples"),
     }
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     processes = {key: subprocess.Popen([sys.executable, str(ROOT / "build.py"), "--out", str(base / key), *map(str, o)],
@@ -390,6 +421,28 @@ def test_split_none_says_all_rows_in_whole_sentences_and_warns(user_builds, tmp_
                            cwd=str(ROOT), capture_output=True, text=True, timeout=TIMEOUT)
     assert calib.returncode == 0, calib.stderr
     assert warning[0].split("warning: ", 1)[1] in calib.stderr
+
+
+def test_a_fit_at_the_bound_and_at_chance_warns_on_stderr_and_on_the_page_in_every_language(user_builds):
+    import html as html_module
+    import tomllib
+    warned = [line for line in user_builds["warned_stderr"].splitlines() if "warning" in line]
+    assert len(warned) == 2 and all(line.startswith("build.py: warning: ") for line in warned), warned
+    assert "upper bound 10" in warned[0] and "1/K = 20.0%" in warned[1]
+    record = json.loads((user_builds["warned"] / "downloads" / "yours-temperature.json").read_text())
+    assert record["temperature"] >= 9.9 and record["split"]["rows"] == {"calibration": 200, "test": 200}
+    for page, lang in (("index.html", "en"), ("es/index.html", "es")):
+        strings = tomllib.loads((ROOT / "content" / lang / "strings.toml").read_text(encoding="utf-8"))["yours"]
+        section = yours_section((user_builds["warned"] / page).read_text(encoding="utf-8"))
+        notes = [html_module.unescape(note) for note in
+                 re.findall(r'<p class="yours-warning" role="note"[^>]*>(.*?)</p>', section, re.S)]
+        assert len(notes) == 2, page
+        assert all(f"<strong>{strings['warning_title']}:</strong>" in note for note in notes)
+        assert strings["warning"]["t_high_bound"].split("{hi}")[1] in notes[0]
+        assert strings["warning_chance"]["test"].split("{chance})")[1] in notes[1]
+        assert "{" not in notes[0] + notes[1]
+    for key in ("hostile", "bare"):
+        assert "yours-warning" not in (user_builds[key] / "index.html").read_text(encoding="utf-8")
 
 
 def test_the_record_table_names_the_split_once(user_builds):

@@ -1,0 +1,314 @@
+"""Everyday exports of a practitioner's model, and their common mistakes, read by ``calib.load_predictions``.
+
+Every CSV here is written by pandas (``DataFrame.to_csv``), as a practitioner would; ``.npz`` files by numpy.
+Each mistake that used to be fitted without a word (probabilities read as logits, the DataFrame's index read as
+a class, 1-based labels, index arrays of a split ignored) must be refused with one line naming the file and the
+fix; expected values are the arrays written, softmax from scipy, or the rule of the issue restated here.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.special
+
+from calib import InputError, load_predictions
+from calib.fitting import DEFAULT_BOUNDS
+from calib.io_checks import fit_warnings
+
+N, K = 400, 10
+
+
+def model(n=N, k=K, seed=0):
+    """Logits whose label is usually the top class (about 90% right), and the labels."""
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, k, n)
+    logits = rng.normal(0, 1, (n, k))
+    logits[np.arange(n), labels] += 3
+    return 1.5 * logits, labels
+
+
+def frame(values, labels, prefix="", split=None):
+    df = pd.DataFrame(values, columns=[f"{prefix}{i}" for i in range(values.shape[1])])
+    df["label"] = labels
+    if split is not None:
+        df["split"] = split
+    return df
+
+
+def refused(path, *fragments, kind=None):
+    with pytest.raises(InputError) as caught:
+        load_predictions(path, kind)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: "), message
+    assert "\n" not in message
+    for fragment in fragments:
+        assert fragment in message, message
+    return message
+
+
+# --- probabilities in a CSV ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("prefix", ["prob_", "p_", "proba_", "PROB_"])
+def test_probability_columns_are_read_as_probabilities(tmp_path, prefix):
+    z, y = model()
+    p = scipy.special.softmax(z, axis=1)
+    path = tmp_path / "probs.csv"
+    frame(p, y, prefix, np.where(np.arange(N) < 200, "calibration", "test")).to_csv(path, index=False)
+    got = load_predictions(path)
+    np.testing.assert_allclose(scipy.special.softmax(got.logits, axis=1), p, rtol=1e-12, atol=1e-15)
+    assert got.class_names.tolist() == [str(i) for i in range(K)]
+    assert got.labels.tolist() == y.tolist() and got.split.tolist() == (np.arange(N) < 200).tolist()
+
+
+def test_probabilities_under_plain_headers_are_refused_and_can_be_declared(tmp_path):
+    z, y = model()
+    p = scipy.special.softmax(z, axis=1)
+    path = tmp_path / "probs.csv"
+    frame(p, y, "class ").to_csv(path, index=False)
+    refused(path, "probabilities, not logits", "prob_<class>", "--input probabilities")
+    got = load_predictions(path, "probabilities")
+    np.testing.assert_allclose(scipy.special.softmax(got.logits, axis=1), p, rtol=1e-12, atol=1e-15)
+    assert got.class_names.tolist() == [f"class {i}" for i in range(K)]
+    assert np.array_equal(load_predictions(path, "logits").logits, p)  # declared logits are kept as given
+
+
+def test_probabilities_without_a_header_are_refused(tmp_path):
+    z, y = model()
+    path = tmp_path / "probs.csv"
+    frame(scipy.special.softmax(z, axis=1), y)[["label"] + [str(i) for i in range(K)]].to_csv(
+        path, index=False, header=False)
+    refused(path, "probabilities, not logits", "--input probabilities")
+
+
+def test_logits_in_zero_one_whose_rows_do_not_sum_to_one_are_kept(tmp_path):
+    z, y = model()
+    u = scipy.special.expit(z)  # in [0, 1], rows far from summing to 1: not the probability pattern
+    path = tmp_path / "scores.csv"
+    frame(u, y).to_csv(path, index=False)
+    assert np.array_equal(load_predictions(path).logits, u)
+
+
+def test_probabilities_named_logits_in_an_npz_are_refused(tmp_path):
+    z, y = model()
+    path = tmp_path / "m.npz"
+    np.savez(path, logits=scipy.special.softmax(z, axis=1), labels=y)
+    refused(path, "logits:", "probabilities, not logits", "np.savez(path, probabilities=")
+    assert load_predictions(path, "probabilities").logits.dtype == np.float64
+
+
+def test_a_header_mixing_probability_and_other_class_columns_is_refused(tmp_path):
+    z, y = model()
+    df = frame(scipy.special.softmax(z, axis=1), y, "prob_").rename(columns={"prob_3": "three"})
+    df.to_csv(tmp_path / "mixed.csv", index=False)
+    refused(tmp_path / "mixed.csv", "line 1", "'prob_0'", "'three'", "--input")
+
+
+def test_per_class_sigmoid_outputs_are_named(tmp_path):
+    z, y = model()
+    path = tmp_path / "sigmoid.csv"
+    frame(scipy.special.expit(z), y, "prob_").to_csv(path, index=False)
+    refused(path, "class columns:", "(line 2: ", "sigmoid (one-vs-rest)", "log(p / (1 - p))")
+    np.savez(tmp_path / "sigmoid.npz", probabilities=scipy.special.expit(z), labels=y)
+    refused(tmp_path / "sigmoid.npz", "probabilities:", "(row 0: ", "sigmoid")
+
+
+def test_probabilities_written_with_too_few_digits_say_so(tmp_path):
+    z, y = model()
+    p = scipy.special.softmax(z, axis=1)
+    path = tmp_path / "rounded.csv"
+    frame(p, y, "prob_").to_csv(path, index=False, float_format="%.2f")
+    sums = np.round(p, 2).sum(axis=1)
+    first = int(np.argmax(np.abs(sums - 1) > 1e-3))
+    refused(path, f"line {first + 2}", "the row sums to", "more digits")
+
+
+# --- pandas' index --------------------------------------------------------------------------------
+
+def test_the_default_index_column_is_refused(tmp_path):
+    z, y = model()
+    frame(z, y).to_csv(tmp_path / "m.csv")  # pandas' default writes the index with an empty header cell
+    refused(tmp_path / "m.csv", "line 1", "empty", "index=False")
+
+
+def test_an_unnamed_index_column_from_a_round_trip_is_refused(tmp_path):
+    z, y = model()
+    frame(z, y).to_csv(tmp_path / "first.csv")
+    pd.read_csv(tmp_path / "first.csv").to_csv(tmp_path / "again.csv", index=False)  # header 'Unnamed: 0'
+    refused(tmp_path / "again.csv", "line 1", "'Unnamed: 0'", "index=False")
+
+
+def test_a_named_index_column_of_row_numbers_is_refused(tmp_path):
+    z, y = model()
+    df = frame(z, y)
+    df.index.name = "row"
+    df.to_csv(tmp_path / "m.csv")
+    refused(tmp_path / "m.csv", "column 'row'", f"0, 1, …, {N - 1}", "index=False")
+
+
+def test_an_index_without_a_header_is_refused(tmp_path):
+    z, y = model()
+    frame(z, y)[["label"] + [str(i) for i in range(K)]].to_csv(tmp_path / "m.csv", header=False)
+    refused(tmp_path / "m.csv", "column 'label'", "index=False")
+
+
+def test_a_header_of_column_numbers_is_not_read_as_data(tmp_path):
+    z, y = model()
+    pd.DataFrame(np.column_stack([y, z])).to_csv(tmp_path / "m.csv", index=False)  # header 0,1,…,10
+    refused(tmp_path / "m.csv", "line 1", f"0, 1, …, {K}", "header=False")
+
+
+def test_numbered_class_columns_with_a_label_column_are_a_header(tmp_path):
+    z, y = model()
+    df = pd.DataFrame(z)
+    df["label"] = y
+    df.to_csv(tmp_path / "m.csv", index=False)  # header 0,1,…,9,label
+    got = load_predictions(tmp_path / "m.csv")
+    assert got.class_names.tolist() == [str(i) for i in range(K)]
+    assert np.array_equal(got.logits, z) and got.labels.tolist() == y.tolist()
+
+
+# --- labels ------------------------------------------------------------------------------------
+
+def test_one_based_labels_whose_top_class_never_occurs_are_refused(tmp_path):
+    z, y = model()
+    keep = y != K - 1  # every label + 1 stays in range
+    frame(z[keep], y[keep] + 1).to_csv(tmp_path / "m.csv", index=False)
+    refused(tmp_path / "m.csv", "column 'label'", "1-based labels? subtract 1")
+    np.savez(tmp_path / "m.npz", logits=z[keep], labels=y[keep] + 1)
+    refused(tmp_path / "m.npz", "labels:", "1-based labels? subtract 1")
+
+
+def test_labels_equal_to_k_get_the_one_based_hint(tmp_path):
+    z, y = model()
+    frame(z, y + 1).to_csv(tmp_path / "m.csv", index=False)
+    first = int(np.argmax(y + 1 >= K))
+    refused(tmp_path / "m.csv", f"line {first + 2}", f"outside [0, {K})", "1-based labels? subtract 1")
+
+
+def _agreement_file(path, same, shifted, n=40, k=4):
+    """Every row's top class is 0; ``same`` labels are 0, ``shifted`` are 1 (label − 1 = top), the rest 2 or 3."""
+    logits = np.zeros((n, k))
+    logits[:, 0] = 5.0
+    labels = np.r_[np.zeros(same), np.ones(shifted), 2 + np.arange(n - same - shifted) % 2].astype(int)
+    np.savez(path, logits=logits, labels=labels)
+    return path
+
+
+@pytest.mark.parametrize("same, shifted, refuse", [
+    (5, 11, True),    # 11 ≥ 2·5 and 11/40 > 1/4
+    (6, 12, True),    # exactly twice as often
+    (6, 11, False),   # 11 < 2·6
+    (5, 10, False),   # 10/40 = 1/4: not more often than chance
+    (0, 11, True),
+])
+def test_the_one_based_rule_at_its_edges(tmp_path, same, shifted, refuse):
+    path = _agreement_file(tmp_path / "m.npz", same, shifted)
+    if refuse:
+        refused(path, "1-based labels? subtract 1")
+    else:
+        assert load_predictions(path).labels.size == 40
+
+
+def test_a_useless_model_is_not_mistaken_for_one_based_labels(tmp_path):
+    rng = np.random.default_rng(5)
+    np.savez(tmp_path / "m.npz", logits=rng.normal(size=(2000, K)), labels=rng.integers(0, K, 2000))
+    assert load_predictions(tmp_path / "m.npz").labels.size == 2000
+
+
+def test_one_hot_and_transposed_arrays_point_at_the_fix(tmp_path):
+    z, y = model()
+    np.savez(tmp_path / "onehot.npz", logits=z, labels=np.eye(K)[y])
+    refused(tmp_path / "onehot.npz", "labels:", "one-hot", "argmax")
+    np.savez(tmp_path / "onehot-int.npz", logits=z, labels=np.eye(K, dtype=np.int64)[y])
+    refused(tmp_path / "onehot-int.npz", "one-hot")
+    np.savez(tmp_path / "t.npz", logits=z.T, labels=y)
+    refused(tmp_path / "t.npz", f"{N} labels for {K} rows", "transposed?")
+    np.savez(tmp_path / "tp.npz", probabilities=scipy.special.softmax(z, axis=1).T, labels=y)
+    refused(tmp_path / "tp.npz", "transposed?")
+
+
+def test_every_array_found_is_listed(tmp_path):
+    z, y = model()
+    np.savez(tmp_path / "m.npz", y_pred=z, y_true=y, split=np.arange(N) % 2 == 0)
+    refused(tmp_path / "m.npz", "'logits'", "found split, y_pred, y_true", "np.savez(path, logits=")
+    np.savez(tmp_path / "l.npz", logits=z, y_true=y)
+    refused(tmp_path / "l.npz", "'labels'", "found logits, y_true")
+
+
+@pytest.mark.parametrize("suffix", [".pt", ".pth", ".pkl", ".pickle", ".npy"])
+def test_pickled_files_say_how_to_save_an_npz(tmp_path, suffix):
+    path = tmp_path / f"model{suffix}"
+    path.write_bytes(b"\x80\x04")
+    refused(path, suffix, "np.savez(path, logits=..., labels=...)")
+
+
+# --- the split --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("calibration_name", ["val_idx", "cal_idx", "calibration_idx"])
+def test_index_arrays_that_partition_the_rows_are_the_split(tmp_path, calibration_name):
+    z, y = model()
+    order = np.random.default_rng(1).permutation(N)
+    np.savez(tmp_path / "m.npz", logits=z, labels=y, **{calibration_name: order[:150], "test_idx": order[150:]})
+    expected = np.zeros(N, bool)
+    expected[order[:150]] = True
+    assert load_predictions(tmp_path / "m.npz").split.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("cal, test, fragments", [
+    (np.arange(0, 200), None, ("val_idx", "no test index array")),
+    (None, np.arange(200, N), ("test_idx", "calibration index array")),
+    (np.arange(0, 201), np.arange(200, N), ("row 200 is listed 2 times",)),
+    (np.arange(0, 199), np.arange(200, N), ("1 of 400 rows are in neither", "row 199")),
+    (np.r_[np.arange(0, 199), N], np.arange(199, N), ("val_idx[199]", f"not a row number in [0, {N})")),
+    (np.arange(0, 200) + 0.5, np.arange(200, N), ("val_idx[0]", "0.5")),
+])
+def test_index_arrays_that_do_not_partition_the_rows_are_refused(tmp_path, cal, test, fragments):
+    z, y = model()
+    arrays = {"val_idx": cal, "test_idx": test}
+    np.savez(tmp_path / "m.npz", logits=z, labels=y, **{k: v for k, v in arrays.items() if v is not None})
+    refused(tmp_path / "m.npz", *fragments)
+
+
+def test_index_arrays_and_a_split_array_together_are_refused(tmp_path):
+    z, y = model()
+    np.savez(tmp_path / "m.npz", logits=z, labels=y, split=np.arange(N) < 200, val_idx=np.arange(200),
+             test_idx=np.arange(200, N))
+    refused(tmp_path / "m.npz", "both 'split'", "keep one")
+
+
+@pytest.mark.parametrize("word", ["val", "validation", "cal", "Calibration", "VAL"])
+def test_split_words_for_calibration(tmp_path, word):
+    z, y = model()
+    frame(z, y, split=np.where(np.arange(N) % 4 == 0, word, "test")).to_csv(tmp_path / "m.csv", index=False)
+    assert load_predictions(tmp_path / "m.csv").split.tolist() == (np.arange(N) % 4 == 0).tolist()
+    np.savez(tmp_path / "m.npz", logits=z, labels=y, split=np.where(np.arange(N) % 4 == 0, word, "test"))
+    assert load_predictions(tmp_path / "m.npz").split.tolist() == (np.arange(N) % 4 == 0).tolist()
+
+
+def test_a_boolean_split_column_from_pandas(tmp_path):
+    z, y = model()
+    frame(z, y, split=np.arange(N) < 100).to_csv(tmp_path / "m.csv", index=False)  # written True / False
+    assert load_predictions(tmp_path / "m.csv").split.tolist() == (np.arange(N) < 100).tolist()
+
+
+def test_train_rows_in_the_split_are_refused(tmp_path):
+    z, y = model()
+    frame(z, y, split=np.where(np.arange(N) == 7, "train", "test")).to_csv(tmp_path / "m.csv", index=False)
+    refused(tmp_path / "m.csv", "line 9", "'train'", "validation")
+
+
+# --- warnings about a fit that ran -------------------------------------------------------------
+
+def test_fit_warnings_at_the_bounds_and_at_chance():
+    low, high = DEFAULT_BOUNDS
+    codes = lambda t, acc, k=10: [w.code for w in fit_warnings(t, acc, k, (low, high))]
+    assert codes(low * 1.01, 0.9) == ["t_low_bound"]
+    assert codes(low * 1.0101, 0.9) == []
+    assert codes(high * 0.99, 0.9) == ["t_high_bound"]
+    assert codes(high * 0.9899, 0.9) == []
+    assert codes(1.3, 0.1) == ["chance_accuracy"]          # 1/K exactly: at chance
+    assert codes(1.3, 36 / 360) == ["chance_accuracy"]
+    assert codes(1.3, 37 / 360) == []
+    assert codes(high, 0.5, k=2) == ["t_high_bound", "chance_accuracy"]
+    message = fit_warnings(high, 0.05, 10, (low, high), "test")[1].message
+    assert "5.0%" in message and "10.0%" in message and "\n" not in message
