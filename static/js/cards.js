@@ -53,5 +53,25 @@
       CT.setText(card.change, CT.fill(template, { change: FORMAT[card.format[2]](series.change[i]) }));
     }
   };
-  CT.Cards = Cards;
+
+  /* Panels "cards" (seven) and "cards-basic" (three): one view, the markup tells which cards there are. */
+  CT.explorerView("cards", {
+    start: function (x) {
+      if (!x.root.querySelector(".cards")) return null;
+      var cards = null, serial = null;
+      return {
+        render: function (state, data) {
+          if (!cards) cards = new Cards(x.root);
+          if (data.serial !== serial) {
+            serial = data.serial;
+            cards.setData(data.series, data.part.accuracy, state.scheme, state.bins);
+          }
+          cards.setIndex(state.index);
+        },
+        saysEce: function (state) {
+          return !!x.root.querySelector(state.scheme === "adaptive" ? '[data-metric="ece-a"]' : '[data-metric="ece-w"]');
+        }
+      };
+    }
+  });
 })(window.CalibTutorial);

@@ -75,5 +75,33 @@
       CT.setAttrs(this.panels[p].dot, { cx: this.xs[index].toFixed(1), cy: Math.max(this.ys[p][index], M.t - 4).toFixed(1) });
     }
   };
-  CT.Curves = Curves;
+
+  /* Panel "curves": NLL, Brier and the chosen ECE of the row set shown; the marker at the T applied. */
+  CT.explorerView("curves", {
+    start: function (x) {
+      var host = x.$("curves"), curves = null, serial = null;
+      if (!host) return null;
+      return {
+        watch: host,
+        render: function (state, data) {
+          if (!curves) curves = new Curves(host);
+          if (data.serial !== serial) {
+            serial = data.serial;
+            var ui = CT.strings().ui, part = data.part;
+            var score = function (u) { return CT.score(u); }, pct = function (u) { return CT.pct(u); };
+            var ece = CT.fill(ui.curve_ece, { scheme: ui["scheme_" + state.scheme], bins: CT.plural("bins", state.bins) });
+            curves.setData(CT.core.grid, [
+              { label: ui.metric_nll, values: part.nll.value, format: score, zoom: true },
+              { label: ui.metric_brier, values: part.brier.value, format: score },
+              { label: ece, values: data.base.ece.value, format: pct }  // the part's, also in the own view
+            ], CT.core.t1_index, part.nllArgmin);
+          }
+          // The NLL curve's marker sits at the T applied: a group's own T when it is shown at it.
+          var i = data.ownIndex != null ? data.ownIndex : state.index;
+          curves.setIndex(i);
+          CT.setAttrs(host, { "data-index": i });
+        }
+      };
+    }
+  });
 })(window.CalibTutorial);
