@@ -33,19 +33,17 @@ PROBE_BUTTON = '<button type="button" id="{{ id }}-probe-button">{{ ui.button_t1
 PROBE_SCRIPT = """/* probe.js — a throwaway panel of the tests: it prints the grid index and dataset it was handed. */
 (function (CT) {
   "use strict";
-  CT.explorerView("probe", {
-    start: function (x) {
-      var node = x.$("probe"), renders = 0;
-      if (!node) return null;
-      return {
-        watch: node,
-        render: function (state, data) {
-          renders += 1;
-          node.setAttribute("data-renders", renders);
-          CT.setAttrs(node, { "data-index": state.index, "data-dataset": data.model.name });
-        }
-      };
-    }
+  CT.explorerView("probe", function (x) {
+    var node = x.$("probe"), renders = 0;
+    return node && {
+      watch: node,
+      config: function (state, data) { node.setAttribute("data-dataset", data.model.name); },
+      render: function (state) {
+        renders += 1;
+        node.setAttribute("data-renders", renders);
+        CT.setAttrs(node, { "data-index": state.index });
+      }
+    };
   });
 })(window.CalibTutorial);
 """

@@ -90,24 +90,17 @@
   };
 
   /* Panels "bars" (every example of a small dataset) and "bars-single" (the one the example picker chose). */
-  CT.explorerView("bars", {
-    start: function (x) {
-      var host = x.$("bars"), bars = null, serial = null;
-      if (!host) return null;
-      return {
-        watch: host,
-        render: function (state, data) {
-          if (!bars) bars = new Bars(host);
-          if (data.serial !== serial) {
-            serial = data.serial;
-            // a dataset built without examples (--no-examples) has no bars: its panel and heading are hidden
-            host.closest(".panel").hidden = !data.model.examples.index.length;
-            bars.setData(data.model, state.example);
-          }
-          bars.setIndex(state.index);
-          CT.setAttrs(host, { "data-index": state.index });
-        }
-      };
-    }
+  CT.explorerView("bars", function (x) {
+    var host = x.$("bars"), bars;
+    return host && {
+      watch: host,
+      config: function (state, data) {
+        bars = bars || new Bars(host);
+        // a dataset built without examples (--no-examples) has no bars: its panel and heading are hidden
+        host.closest(".panel").hidden = !data.model.examples.index.length;
+        bars.setData(data.model, state.example);
+      },
+      render: function (state) { bars.setIndex(state.index); }
+    };
   });
 })(window.CalibTutorial);

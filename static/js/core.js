@@ -69,9 +69,9 @@
     var sign = units < 0 ? MINUS : (signed && units > 0 ? "+" : (signed ? "\u00b1" : ""));
     return sign + whole + (digits ? format().decimal + frac : "");
   };
-  /* The decimals of a display unit: the core payload's units say how many of them make one (score
-   * 100000: NLL and Brier in 1e-5; rate 1000: probabilities and rates in 1e-3). */
-  function digits(kind) { return Math.round(Math.log(CT.core.units[kind]) / Math.LN10); }
+  /* The decimals of a display unit: the core payload's units say how many of them make one, a power of
+   * ten (score 100000: NLL and Brier in 1e-5; rate 1000: probabilities and rates in 1e-3). */
+  function digits(kind) { return String(CT.core.units[kind]).length - 1; }
   CT.score = function (units, signed) { return CT.fixed(units, digits("score"), signed); };  // NLL, Brier
   CT.prob = function (units) { return CT.fixed(units, digits("rate")); };                   // probabilities
   CT.pct = function (units, signed) {                                  // rates as percentages (two digits fewer)

@@ -77,31 +77,26 @@
   };
 
   /* Panel "curves": NLL, Brier and the chosen ECE of the row set shown; the marker at the T applied. */
-  CT.explorerView("curves", {
-    start: function (x) {
-      var host = x.$("curves"), curves = null, serial = null;
-      if (!host) return null;
-      return {
-        watch: host,
-        render: function (state, data) {
-          if (!curves) curves = new Curves(host);
-          if (data.serial !== serial) {
-            serial = data.serial;
-            var ui = CT.strings().ui, part = data.part;
-            var score = function (u) { return CT.score(u); }, pct = function (u) { return CT.pct(u); };
-            var ece = CT.fill(ui.curve_ece, { scheme: ui["scheme_" + state.scheme], bins: CT.plural("bins", state.bins) });
-            curves.setData(CT.core.grid, [
-              { label: ui.metric_nll, values: part.nll.value, format: score, zoom: true },
-              { label: ui.metric_brier, values: part.brier.value, format: score },
-              { label: ece, values: data.base.ece.value, format: pct }  // the part's, also in the own view
-            ], CT.core.t1_index, part.nllArgmin);
-          }
-          // The NLL curve's marker sits at the T applied: a group's own T when it is shown at it.
-          var i = data.ownIndex != null ? data.ownIndex : state.index;
-          curves.setIndex(i);
-          CT.setAttrs(host, { "data-index": i });
-        }
-      };
-    }
+  CT.explorerView("curves", function (x) {
+    var host = x.$("curves"), curves;
+    return host && {
+      watch: host,
+      config: function (state, data) {
+        var ui = CT.strings().ui, part = data.part;
+        curves = curves || new Curves(host);
+        curves.setData(CT.core.grid, [
+          { label: ui.metric_nll, values: part.nll.value, format: CT.score, zoom: true },
+          { label: ui.metric_brier, values: part.brier.value, format: CT.score },
+          { label: CT.fill(ui.curve_ece, { scheme: ui["scheme_" + state.scheme], bins: CT.plural("bins", state.bins) }),
+            values: data.base.ece.value, format: CT.pct }  // the part's, also in the own view
+        ], CT.core.t1_index, part.nllArgmin);
+      },
+      render: function (state, data) {
+        // The NLL curve's marker sits at the T applied: a group's own T when it is shown at it.
+        var i = data.ownIndex != null ? data.ownIndex : state.index;
+        curves.setIndex(i);
+        return i;
+      }
+    };
   });
 })(window.CalibTutorial);

@@ -8,12 +8,12 @@
   /* The group radios: the template renders "pooled" and one per group of any dataset the explorer offers;
    * only the shown dataset's own are shown (and enabled), so a foreign group cannot be chosen. Focus on a
    * radio that goes away moves to "pooled". */
-  function showGroups(box, inputs, names) {
+  function showGroups(box, names) {
     var key = JSON.stringify(names);
     if (box._groups === key) return;
     box._groups = key;
     var active = document.activeElement, refocus = false;
-    inputs.forEach(function (input) {
+    Array.prototype.forEach.call(box.querySelectorAll("input[name]"), function (input) {
       var shown = input.value === "pooled" || names.indexOf(input.value) >= 0;
       if (!shown && input === active) refocus = true;
       input.disabled = !shown;
@@ -22,46 +22,33 @@
     if (refocus) box.querySelector('input[value="pooled"]').focus();
   }
 
-  CT.explorerView("datasets", {
-    start: function (x) {
-      var s = x.state, select = x.$("dataset");
-      if (!select) return null;
-      var parts = x.radios("part"), groups = x.radios("group"), own = x.$("own"), serial = null;
-      // what the controls show before the first render (a first input may have changed them)
-      if (select.value) s.dataset = select.value;
-      parts.forEach(function (input) { if (input.checked) s.part = input.value; });
-      select.addEventListener("change", function () { x.loadDataset(select.value, false); });
-      parts.concat(groups).forEach(function (input) {
-        input.addEventListener("change", function () {
-          if (!input.checked) return;
-          s[input.name === x.id + "-part" ? "part" : "group"] = input.value;
-          x.redraw();
-          x.writeHash();
-        });
-      });
-      if (own) own.addEventListener("change", function () { s.own = own.checked; x.redraw(); });
-      return {
-        sync: function (state) {
-          var m = state.model, info = CT.datasetInfo(m.name), partBox = x.$("parts"), groupBox = x.$("groups");
-          select.value = m.name;
-          partBox.hidden = m.partNames.length < 2;
-          if (groupBox) {
-            groupBox.hidden = !(info.groups && info.groups.length);
-            showGroups(groupBox, groups, info.groups || []);
-          }
-          if (own) own.checked = state.own;
-          parts.forEach(function (input) { input.checked = input.value === state.part; });
-          groups.forEach(function (input) { input.checked = input.value === state.group; });
-        },
-        render: function (state, data) {
-          if (data.serial === serial) return;
-          serial = data.serial;
-          var ui = CT.strings().ui, m = data.model;
-          x.$("summary").textContent = CT.fill(ui.dataset_summary, { summary: CT.datasetSummary(m.name), line: CT.fill(ui.dataset_line, {
-            n: CT.count(data.info.n), t: CT.temp(m.fittedT), on: ui["fitted_on_" + m.fittedOn]
-          }) });
+  CT.explorerView("datasets", function (x) {
+    var s = x.state, select = x.$("dataset"), own = x.$("own");
+    if (!select) return null;
+    // what the controls show before the first render (a first input may have changed them)
+    if (select.value) s.dataset = select.value;
+    var part = x.radios("part"), group = x.radios("group");
+    select.addEventListener("change", function () { x.loadDataset(select.value, false); });
+    if (own) own.addEventListener("change", function () { s.own = own.checked; x.redraw(); });
+    return {
+      sync: function (state) {
+        var m = state.model, info = CT.datasetInfo(m.name), groupBox = x.$("groups");
+        select.value = m.name;
+        x.$("parts").hidden = m.partNames.length < 2;
+        if (groupBox) {
+          groupBox.hidden = !(info.groups && info.groups.length);
+          showGroups(groupBox, info.groups || []);
         }
-      };
-    }
+        if (own) own.checked = state.own;
+        part(state);
+        group(state);
+      },
+      config: function (state, data) {
+        var ui = CT.strings().ui, m = data.model;
+        x.$("summary").textContent = CT.fill(ui.dataset_summary, { summary: CT.datasetSummary(m.name), line: CT.fill(ui.dataset_line, {
+          n: CT.count(CT.datasetInfo(m.name).n), t: CT.temp(m.fittedT), on: ui["fitted_on_" + m.fittedOn]
+        }) });
+      }
+    };
   });
 })(window.CalibTutorial);

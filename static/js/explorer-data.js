@@ -5,7 +5,7 @@
  *
  * data (explorer.data, the second argument of every view's render):
  *   serial      changes with every new configuration (a view rebuilds what depends on it then)
- *   model       the decoded dataset (model.js); info: its core payload entry
+ *   model       the decoded dataset (model.js)
  *   part        the row set shown: a Part (model.js) of the dataset or of one group
  *   series      {nll, brier, confidence, eceW, eceA, ece, mce}: decoded series over the grid; each
  *               group at its own T (state.own): constant series at that view's values
@@ -17,7 +17,7 @@
  *   aside       why the pooled analyses are set aside (a group view), or null
  *   analysis    the decoded analyses of the dataset, or null until they arrive (analysis.js)
  *   sub, subIndex  the analyses' sub-grid position nearest to the slider, and its grid index (or null)
- *   step        true while a slider step is drawn */
+ */
 (function (CT) {
   "use strict";
   var serial = 0;
@@ -102,11 +102,10 @@
     }
     var ownT = own && s.group !== "pooled" ? groups.temperatures[s.group] : null;
     return {
-      serial: ++serial, model: m, info: CT.datasetInfo(m.name), part: part, series: shown, base: series,
+      serial: ++serial, model: m, part: part, series: shown, base: series,
       own: own, ownT: ownT, ownIndex: ownT != null ? CT.nearestIndex(CT.core.grid, ownT) : null, groups: groups,
       // the analyses are of every row: a group view shows none of them
-      aside: s.group !== "pooled" || s.own ? (s.own ? CT.fill(ui.unc_own_only, { own: ui.own_t }) : ui.unc_pooled_only) : null,
-      analysis: null, sub: null, subIndex: null, step: false, ownNote: ""
+      aside: s.own ? CT.fill(ui.unc_own_only, { own: ui.own_t }) : s.group !== "pooled" ? ui.unc_pooled_only : null
     };
   };
 })(window.CalibTutorial);

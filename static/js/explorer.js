@@ -3,25 +3,27 @@
  * of its panels and controls. It knows no panel by name: every panel and control of
  * templates/panels/manifest.toml registers its view here from its own file,
  *
- *   CT.explorerView("<name>", { start: function (x) { ...; return view or null; } })
+ *   CT.explorerView("<name>", function start(x) { ...; return view or null; })
  *
  * and each explorer calls start(x) once (x: the explorer; null means "this instance lacks it"), then
  * the view's methods, all optional:
  *   view.sync(state, x)        a new configuration: show the state in the controls (before the data)
- *   view.render(state, data)   draw: on a new configuration (data.serial changes), when the analyses
- *                              arrive or a view option changes, and on every slider step (data.step)
+ *   view.config(state, data)   a new configuration's data (data.serial changed): rebuild, before render
+ *   view.render(state, data)   draw: on a new configuration, when the analyses arrive or a view option
+ *                              changes, and on every slider step; returns the grid index it shows
+ *                              (undefined: state.index; null: nothing yet), its watched node's data-index
  *   view.watch                 the node whose visibility counts: off screen, slider steps skip the view
  *                              and it catches up when it scrolls into view (it carries data-panel)
  *   view.saysEce(state, data)  true when it prints the ECE at the slider's T (the slider then says it)
  * A control writes the state and asks for what follows: x.loadDataset(name), x.redraw() (a new
- * configuration), x.refresh() (the same one redrawn), x.setIndex(i), x.writeHash().
+ * configuration), x.render() (the same one redrawn), x.setIndex(i), x.writeHash().
  * explorer-data.js derives `data` (explorer.data) from the state. Ids are prefixed by the root's id, so
  * several instances can share a page. Only an instance with data-hash="on" uses the URL (hash.js). */
 (function (CT) {
   "use strict";
-  var registry = [];  // [{name, spec}] in script order (the manifest's)
+  var registry = [];  // [[name, start]] in script order (the manifest's)
 
-  CT.explorerView = function (name, spec) { registry.push({ name: name, spec: spec }); };
+  CT.explorerView = function (name, start) { registry.push([name, start]); };
 
   function Explorer(root) {
     var d = root.dataset;
@@ -46,15 +48,19 @@
       pinSerial: 0,     // the number of the last pin made: a pin keeps its number after others are removed
       model: null
     };
-    this.analysis = null;  // the decoded analyses of the dataset shown, once loaded
-    this.data = null;      // what the views draw (explorer-data.js)
-    this.offscreen = {};   // view name -> true while its watched node is off screen
-    this.stale = {};       // view name -> true when it skipped a slider step
+    // this.analysis: the decoded analyses of the dataset shown, once loaded; this.data: what the views draw
     // Started by a first input (a reader's, a script's or assistive technology's), the controls may
     // already hold other values than the template's: the state starts from what they show.
     var slider = this.$("t"), index = Number(slider.value);
     if (index >= 0 && index < CT.core.grid.length) this.state.index = index;
-    this.views = this.startViews();
+    // every registered view this instance has (start returns null where it lacks the panel)
+    var self = this, views = this.views = [];
+    registry.forEach(function (entry) {
+      var view = entry[1](self);
+      if (!view) return;
+      if (view.watch) view.watch.setAttribute("data-panel", entry[0]);
+      views.push(view);
+    });
     this.bindSlider();
     this.watchViews();
     if (CT.stateHash.isFor(root)) CT.stateHash.read(this.state);
@@ -64,24 +70,24 @@
   Explorer.prototype.$ = function (suffix) {
     return document.getElementById(this.id + "-" + suffix);
   };
-  /* The radio inputs of group `name` ("scheme", "part", …) of this instance. */
+  /* The radios `name` of this instance ("scheme", "part", …) write state[name]: the one checked now is
+   * read, a change writes it and asks for a new configuration; returns sync(state), which checks the
+   * one the state holds. */
   Explorer.prototype.radios = function (name) {
-    return Array.prototype.slice.call(this.root.querySelectorAll('input[name="' + this.id + "-" + name + '"]'));
+    var self = this, s = this.state, inputs = this.root.querySelectorAll('input[name="' + this.id + "-" + name + '"]');
+    var each = function (fn) { Array.prototype.forEach.call(inputs, fn); };
+    each(function (input) {
+      if (input.checked) s[name] = input.value;
+      input.addEventListener("change", function () {
+        if (!input.checked) return;
+        s[name] = input.value;
+        self.redraw();
+        self.writeHash();
+      });
+    });
+    return function (state) { each(function (input) { input.checked = input.value === state[name]; }); };
   };
   Explorer.prototype.status = function (text) { this.$("status").textContent = text; };
-
-  /* Every registered view this instance has (start returns null where it lacks the panel). */
-  Explorer.prototype.startViews = function () {
-    var self = this, views = [];
-    registry.forEach(function (entry) {
-      var view = entry.spec.start(self);
-      if (!view) return;
-      view.name = entry.name;
-      if (view.watch) view.watch.setAttribute("data-panel", entry.name);
-      views.push(view);
-    });
-    return views;
-  };
 
   /* ---- the slider and its buttons, the one control every explorer has ---- */
   Explorer.prototype.bindSlider = function () {
@@ -160,7 +166,7 @@
   Explorer.prototype.loadAnalysis = function (name) {
     var self = this, ui = CT.strings().ui;
     this.analysis = null;
-    this.refresh();
+    this.render();
     CT.load("analysis", name, function (error) {
       if (self.state.dataset !== name) return;
       if (error) {
@@ -168,27 +174,26 @@
         return;
       }
       self.analysis = CT.analysisModel(name);
-      self.refresh();
+      self.render();
     });
   };
 
-  /* ---- views off screen skip slider steps and catch up when they scroll into view, so a step
-   * re-lays out only what the reader can see. A watched node's data-index is the grid index it shows. ---- */
+  /* ---- views off screen (view.off) skip slider steps (view.stale) and catch up when they scroll into
+   * view, so a step re-lays out only what the reader can see. A watched node's data-index is the grid
+   * index it shows. ---- */
   Explorer.prototype.watchViews = function () {
-    var self = this, watched = this.views.filter(function (v) { return v.watch; });
-    if (!watched.length || !("IntersectionObserver" in window)) return;
+    var self = this;
+    if (!("IntersectionObserver" in window)) return;
     var observer = new IntersectionObserver(function (entries) {
       entries.forEach(function (entry) {
-        var name = entry.target.getAttribute("data-panel");
-        self.offscreen[name] = !entry.isIntersecting;
-        if (entry.isIntersecting && self.stale[name]) {
-          self.stale[name] = false;
-          var view = self.views.filter(function (v) { return v.name === name; })[0];
-          if (self.data) { self.data.step = true; view.render(self.state, self.data); }
-        }
+        self.views.forEach(function (v) {
+          if (v.watch !== entry.target) return;
+          v.off = !entry.isIntersecting;
+          if (!v.off && v.stale) { v.stale = false; self.render(true, v); }
+        });
       });
     }, { rootMargin: "150px 0px" });
-    watched.forEach(function (v) { observer.observe(v.watch); });
+    this.views.forEach(function (v) { if (v.watch) observer.observe(v.watch); });
   };
 
   /* ---- rendering ---- */
@@ -197,36 +202,32 @@
   Explorer.prototype.redraw = function () {
     var s = this.state;
     if (!s.model) return;  // still loading: the state is kept and drawn once the data arrive
-    var data = this.derive();  // null while a groups file loads (drawn when it arrives)
-    var self = this;
+    var data = this.derive(), self = this;  // null while a groups file loads (drawn when it arrives)
     this.views.forEach(function (v) { if (v.sync) v.sync(s, self); });
     if (!data) return;
     this.data = data;
-    var fitButton = this.$("fit");
-    fitButton.textContent = CT.fill(CT.strings().ui.button_fitted, { t: CT.temp(s.model.fittedT) });
+    this.$("fit").textContent = CT.fill(CT.strings().ui.button_fitted, { t: CT.temp(s.model.fittedT) });
     this.setOwn(data);
     this.$("t").value = s.index;
-    this.render(false);
+    this.render();
   };
-  /* The same configuration redrawn (the analyses arrived, a view option changed). */
-  Explorer.prototype.refresh = function () { this.render(false); };
-
-  /* Every view with the state and data; on a slider step (`step`) the views off screen wait. */
-  Explorer.prototype.render = function (step) {
-    var s = this.state, d = this.data, self = this;
-    if (!d || !s.model || d.model !== s.model) return;
-    d.step = step;
+  /* Every view (or `only` that one) with the state and data; on a slider step (`step`) those off screen
+   * wait. Without arguments: the same configuration redrawn (the analyses arrived, an overlay changed). */
+  Explorer.prototype.render = function (step, only) {
+    var s = this.state, d = this.data;
+    if (!d || d.model !== s.model) return;
     var a = this.analysis;
     d.analysis = a && a.raw.name === s.model.name ? a : null;
     // the analyses' sub-grid point: the computed temperature nearest to the slider's (pooled views only)
     d.sub = d.analysis && !d.aside ? d.analysis.nearest(s.index) : null;
     d.subIndex = d.sub == null ? null : d.analysis.subgrid[d.sub];
-    this.views.forEach(function (v) {
-      if (!v.render) return;
-      if (step && v.watch && self.offscreen[v.name]) { self.stale[v.name] = true; return; }
-      v.render(s, d);
+    (only ? [only] : this.views).forEach(function (v) {
+      if (step && v.off && !only) { v.stale = true; return; }
+      if (v.config && v.seen !== d.serial) { v.seen = d.serial; v.config(s, d); }
+      var shown = v.render && v.render(s, d);
+      if (v.watch && shown !== null) CT.setAttrs(v.watch, { "data-index": shown === undefined ? s.index : shown });
     });
-    this.renderSlider();
+    if (!only) this.renderSlider();
   };
 
   /* The readout and the slider's valuetext at the current state. */

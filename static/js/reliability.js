@@ -190,66 +190,63 @@
     return { mode: "sub", subgrid: sub.subgrid, temps: temps };
   }
 
-  CT.explorerView("reliability", {
-    start: function (ex) {
-      var figure = ex.$("reliability"), view = null, serial = null, diagram = null, overlaid = null;
-      if (!figure) return null;
-      var panel = figure.closest(".panel"), $ = function (suffix) { return ex.$(suffix); };
-      /* The diagram at grid index i: the grid point itself, the nearest computed one, or the one point. */
-      function show(state, data) {
-        var i = state.index, d = diagram, ui = CT.strings().ui;
-        if (!d) return;
-        var k = i, shown = i, note = "";
-        if (d.mode === "own") { k = 0; shown = "own"; note = data.ownNote; }
-        else if (d.mode === "sub") {
-          k = CT.nearestIndex(d.temps, CT.core.grid[i]);
-          shown = d.subgrid[k];
-          if (shown !== i) {
-            note = CT.fill(ui.diagram_nearest, { t: CT.temp(d.temps[k]), count: d.temps.length, bins: CT.plural("bins", state.bins),
-              now: CT.temp(CT.core.grid[i]) });
-          }
+  CT.explorerView("reliability", function (ex) {
+    var figure = ex.$("reliability"), view, diagram, overlaid;
+    if (!figure) return null;
+    var panel = figure.closest(".panel"), at = ex.$("diagram-at");
+    /* The diagram at grid index i: the grid point itself, the nearest computed one, or the one point. */
+    function show(state, data) {
+      var i = state.index, d = diagram, ui = CT.strings().ui;
+      if (!d) return null;
+      var k = i, shown = i, note = "";
+      if (d.mode === "own") { k = 0; shown = "own"; note = data.ownNote; }
+      else if (d.mode === "sub") {
+        k = CT.nearestIndex(d.temps, CT.core.grid[i]);
+        shown = d.subgrid[k];
+        if (shown !== i) {
+          note = CT.fill(ui.diagram_nearest, { t: CT.temp(d.temps[k]), count: d.temps.length, bins: CT.plural("bins", state.bins),
+            now: CT.temp(CT.core.grid[i]) });
         }
-        view.setIndex(k);
-        CT.setAttrs(panel, { "data-index": shown });
-        if ($("diagram-at")) CT.setText($("diagram-at"), note);
       }
-      /* The bands and the smooth curve at the analyses' sub-grid point (the analyses are of every row). */
-      function overlay(state, data) {
-        var a = data.analysis, ui = CT.strings().ui, note = $("overlay-at");
-        if (!a) { view.setBands(null); view.setSmooth(null); view.setBandNote(null); return; }
-        if (data.aside) {
-          view.setBands(null); view.setSmooth(null);
-          if (note) CT.setText(note, state.bands || state.smooth ? data.aside : "");
-          return;
-        }
-        var k = data.sub, gi = data.subIndex, part = a.part(state.part);
-        var where = { t: CT.temp(CT.core.grid[gi]), count: a.subgrid.length }, text = CT.fill(ui.unc_at_note, where);
-        // Bands exist for the offered bin counts, on the grid's own diagram: listed in the table, and drawn if asked.
-        var band = diagram && diagram.mode === "grid" ? part.band(state.scheme, state.bins) : null;
-        view.setBands(band, gi, k, state.bands);
-        view.setBandNote(band && $("band-note"), CT.fill(ui.bin_table_band_note, where));
-        var smooth = state.smooth ? part.smooth() : null;
-        view.setSmooth(smooth && smooth.curve[k], smooth && smooth.density[k]);
-        if (state.bands && !band) text += " " + CT.fill(ui.bands_offered_only, { counts: CT.core.offered_bin_counts.join(", ") });
-        if (note) CT.setText(note, state.bands || state.smooth ? text : "");
-      }
-      return {
-        watch: panel,
-        render: function (state, data) {
-          if (!view) view = new Reliability(figure, $("bin-table"));
-          if (data.serial !== serial) {
-            serial = data.serial;
-            if (!CT.isOffered(state.bins) && !data.part.hasDetail() && $("diagram-at")) {
-              CT.setText($("diagram-at"), CT.fill(CT.strings().ui.diagram_loading, { bins: CT.plural("bins", state.bins) }));
-            }
-            diagram = setDiagram(view, state, data);
-          }
-          show(state, data);
-          var key = [serial, data.sub, !!data.analysis, data.aside, state.bands, state.smooth].join("|");
-          if (key !== overlaid) { overlaid = key; overlay(state, data); }
-        },
-        saysEce: function () { return !!diagram && diagram.mode !== "sub"; }
-      };
+      view.setIndex(k);
+      if (at) CT.setText(at, note);
+      return shown;
     }
+    /* The bands and the smooth curve at the analyses' sub-grid point (the analyses are of every row). */
+    function overlay(state, data) {
+      var a = data.analysis, ui = CT.strings().ui, note = ex.$("overlay-at");
+      if (!a) { view.setBands(null); view.setSmooth(null); view.setBandNote(null); return; }
+      if (data.aside) {
+        view.setBands(null); view.setSmooth(null);
+        if (note) CT.setText(note, state.bands || state.smooth ? data.aside : "");
+        return;
+      }
+      var k = data.sub, gi = data.subIndex, part = a.part(state.part);
+      var where = { t: CT.temp(CT.core.grid[gi]), count: a.subgrid.length }, text = CT.fill(ui.unc_at_note, where);
+      // Bands exist for the offered bin counts, on the grid's own diagram: listed in the table, and drawn if asked.
+      var band = diagram && diagram.mode === "grid" ? part.band(state.scheme, state.bins) : null;
+      view.setBands(band, gi, k, state.bands);
+      view.setBandNote(band && ex.$("band-note"), CT.fill(ui.bin_table_band_note, where));
+      var smooth = state.smooth ? part.smooth() : null;
+      view.setSmooth(smooth && smooth.curve[k], smooth && smooth.density[k]);
+      if (state.bands && !band) text += " " + CT.fill(ui.bands_offered_only, { counts: CT.core.offered_bin_counts.join(", ") });
+      if (note) CT.setText(note, state.bands || state.smooth ? text : "");
+    }
+    return {
+      watch: panel,
+      config: function (state, data) {
+        view = view || new Reliability(figure, ex.$("bin-table"));
+        if (!CT.isOffered(state.bins) && !data.part.hasDetail() && at) {
+          CT.setText(at, CT.fill(CT.strings().ui.diagram_loading, { bins: CT.plural("bins", state.bins) }));
+        }
+        diagram = setDiagram(view, state, data);
+      },
+      render: function (state, data) {
+        var key = [data.serial, data.sub, !!data.analysis, data.aside, state.bands, state.smooth].join("|");
+        if (key !== overlaid) { overlaid = key; overlay(state, data); }
+        return show(state, data);
+      },
+      saysEce: function () { return !!diagram && diagram.mode !== "sub"; }
+    };
   });
 })(window.CalibTutorial);

@@ -118,23 +118,20 @@
 
   /* Panel "sweep": drawn at the analyses' sub-grid point nearest to the slider, once they arrive; a
    * group view says why it shows none (the analyses are of every row). */
-  CT.explorerView("sweep", {
-    start: function (x) {
-      var host = x.$("sweep"), sweep = null, drawn = null;
-      if (!host) return null;
-      return {
-        render: function (state, data) {
-          var a = data.analysis, note = x.$("sweep-at"), key = [data.serial, data.sub].join("|");
-          if (!a) return;
-          if (data.aside) { CT.setText(note, data.aside); return; }
-          if (key === drawn) return;
-          drawn = key;
-          if (!sweep) sweep = new Sweep(host, x.$("sweep-b"), x.$("sweep-value"));
-          var k = data.sub, sw = a.part(state.part).sweep(state.scheme);
-          sweep.draw({ ece: sw.ece[k], mid: sw.mid[k], hi: sw.hi[k] }, state.bins);
-          CT.setText(note, CT.fill(CT.strings().ui.unc_at_note, { t: CT.temp(CT.core.grid[data.subIndex]), count: a.subgrid.length }));
-        }
-      };
-    }
+  CT.explorerView("sweep", function (x) {
+    var host = x.$("sweep"), sweep, drawn;
+    return host && {
+      render: function (state, data) {
+        var a = data.analysis, note = x.$("sweep-at"), key = data.serial + "|" + data.sub;
+        if (!a) return;
+        if (data.aside) { CT.setText(note, data.aside); return; }
+        if (key === drawn) return;
+        drawn = key;
+        sweep = sweep || new Sweep(host, x.$("sweep-b"), x.$("sweep-value"));
+        var k = data.sub, sw = a.part(state.part).sweep(state.scheme);
+        sweep.draw({ ece: sw.ece[k], mid: sw.mid[k], hi: sw.hi[k] }, state.bins);
+        CT.setText(note, CT.fill(CT.strings().ui.unc_at_note, { t: CT.temp(CT.core.grid[data.subIndex]), count: a.subgrid.length }));
+      }
+    };
   });
 })(window.CalibTutorial);

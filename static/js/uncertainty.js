@@ -49,32 +49,25 @@
   /* Panel "uncertainty": drawn at the analyses' sub-grid point nearest to the slider (redrawn when that
    * point or the configuration changes); its first row follows every step. Waits ("…") until the
    * analyses arrive; a group view says why it shows none (the analyses are of every row). */
-  CT.explorerView("uncertainty", {
-    start: function (x) {
-      var panel = x.$("uncertainty"), view = null, drawn = null;
-      if (!panel) return null;
-      return {
-        render: function (state, data) {
-          if (!view) view = new Uncertainty(panel, x.$("unc-at"));
-          var a = data.analysis, key = [data.serial, data.sub, !!a, data.aside].join("|");
-          if (!a || data.aside) {
-            if (key !== drawn) view.pending();
-            if (a) CT.setText(x.$("unc-at"), data.aside);
-            drawn = key;
-            return;
-          }
-          var grid = CT.core.grid, ui = CT.strings().ui, i = state.index, gi = data.subIndex, ece = data.series.ece.value;
-          if (key !== drawn) {
-            drawn = key;
-            var where = { t: CT.temp(grid[gi]), count: a.subgrid.length };
-            view.draw({ at: CT.fill(ui.unc_at, where), k: data.sub, part: a.part(state.part), scheme: state.scheme, bins: state.bins,
-              nll: data.series.nll.value[gi] });
-          }
-          // the ECE the cards show (the slider's T) and, when the rows below are at another T, the ECE there
-          view.measure({ scheme: state.scheme, bins: state.bins, ece: ece[i], t: grid[i],
-            nearEce: gi === i ? null : ece[gi], nearT: grid[gi] });
+  CT.explorerView("uncertainty", function (x) {
+    var panel = x.$("uncertainty"), view = panel && new Uncertainty(panel, x.$("unc-at")), drawn;
+    return view && {
+      render: function (state, data) {
+        var a = data.analysis, key = [data.serial, data.sub, !!a, data.aside].join("|"), changed = key !== drawn;
+        drawn = key;
+        if (!a || data.aside) {
+          if (changed) view.pending();
+          if (a) CT.setText(view.note, data.aside);
+          return;
         }
-      };
-    }
+        var grid = CT.core.grid, ui = CT.strings().ui, i = state.index, gi = data.subIndex, ece = data.series.ece.value;
+        if (changed) {
+          view.draw({ at: CT.fill(ui.unc_at, { t: CT.temp(grid[gi]), count: a.subgrid.length }), k: data.sub, part: a.part(state.part),
+            scheme: state.scheme, bins: state.bins, nll: data.series.nll.value[gi] });
+        }
+        // the ECE the cards show (the slider's T) and, when the rows below are at another T, the ECE there
+        view.measure({ scheme: state.scheme, bins: state.bins, ece: ece[i], t: grid[i], nearEce: gi === i ? null : ece[gi], nearT: grid[gi] });
+      }
+    };
   });
 })(window.CalibTutorial);
