@@ -542,7 +542,7 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
     The stylesheet, ``app.js`` and every data script (datasets, analyses, groups) are inlined, the
     favicon is a data URL: opened from disk it needs no other file and no network. Two things are left
     out, and the page says so: the bins files of the bin counts beyond the offered ones (their
-    diagrams would about triple the file; the bin selectors offer the offered counts only), and the
+    diagrams would about triple the file; the bin selectors list the offered counts only), and the
     CSV downloads (linked on the published site when ``base_url`` is given, whose ``published_folder``
     holds this language; named otherwise). The embed boxes appear only with ``base_url``: a snippet
     must point at the published embed pages.

@@ -25,7 +25,7 @@ MANIFEST = Path("templates") / "panels" / "manifest.toml"
 PANELS_MARK = "<panels>"           # the line of static/<kind>/order.txt where the manifest's files go
 SLOTS = ("head", "buttons", "body")  # the explorer's own slots, in page order
 KINDS = ("panel", "control")
-PRINTS_ECE = ("always", "offered")  # when a panel prints the ECE at the slider's T: always, or for the offered bin counts
+PRINTS_ECE = ("always", "offered")  # a panel prints the ECE at the slider's T: always, or at the offered bin counts
 _FIELDS = {"name", "kind", "markup", "reads", "writes", "script", "style", "prints_ece", "doc"}
 
 
@@ -34,7 +34,7 @@ class Entry(NamedTuple):
 
     name: str        # what a component passes in ``panels=(…)``
     kind: str        # "panel" (draws state) or "control" (writes it)
-    markup: dict     # slot -> template (relative to templates/), rendered once per explorer even if two entries share it
+    markup: dict     # slot -> template (relative to templates/), rendered once per explorer even if shared
     reads: tuple     # the state keys its view reads
     writes: tuple    # the state keys it writes (controls)
     script: str      # its view, static/js/<script> ("" for none)

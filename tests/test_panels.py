@@ -177,7 +177,7 @@ def test_a_new_panel_needs_only_its_record_markup_and_view(tmp_path, precomputed
     files = assemble(root, precomputed)
     page, script = files["index.html"], files["app.js"]
     explorer = page[page.index('id="fit1"'):]
-    explorer = explorer[:explorer.index('<div class="explorer-wrap')] if '<div class="explorer-wrap' in explorer else explorer
+    explorer = explorer.split('<div class="explorer-wrap')[0]
     # the body markup after the curves (manifest order), the button in the button row, and only in fit1
     assert explorer.index('id="fit1-curves"') < explorer.index('id="fit1-probe"')
     buttons = explorer[explorer.index('<div class="button-row">'):]
@@ -185,5 +185,6 @@ def test_a_new_panel_needs_only_its_record_markup_and_view(tmp_path, precomputed
     assert page.count('class="probe"') == 1
     # the view ships after the core and the other views, before main.js; its stylesheet is inlined
     assert 'CT.explorerView("probe"' in script
-    assert script.index('CT.explorerView("reliability"') < script.index('CT.explorerView("probe"') < script.index("startExplorers")
+    at = script.index('CT.explorerView("probe"')
+    assert script.index('CT.explorerView("reliability"') < at < script.index("startExplorers")
     assert ".probe{outline:3pxsolidrgb(1,2,3)" in re.sub(r"\s+", "", page)
