@@ -34,7 +34,8 @@ from .errors import BuildError, template_lines
 from .facts import FILTERS, number_filters
 from .figures import figure_colours, figure_file, figure_size
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
-from .settings import DEFAULT_DATASET, EMBED_DEFAULT_HEIGHT, EMBED_HEIGHTS, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
+from .panels import expand_order, template_globals, widget_heights
+from .settings import DEFAULT_DATASET, EMBED_DEFAULT_HEIGHT, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
 from . import user_model
 
@@ -207,6 +208,7 @@ def template_environment(templates_dir):
     env.filters["inline_svg"] = inline_svg
     env.globals["fail"] = _fail
     env.globals["static_figure"] = static_figure
+    env.globals.update(template_globals(templates_dir))  # the explorer's panels (sitegen/panels.py)
     return env
 
 
@@ -377,6 +379,7 @@ def _read_static(root):
             raise BuildError(f"{order_file} is missing")
         names = [line.strip() for line in order_file.read_text(encoding="utf-8").splitlines()
                  if line.strip() and not line.startswith("#")]
+        names = expand_order(root, kind, names)  # "<panels>": the manifest's scripts or stylesheets
         chunks = []
         for name in names:
             path = folder / name
@@ -538,8 +541,8 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
 
     The stylesheet, ``app.js`` and every data script (datasets, analyses, groups) are inlined, the
     favicon is a data URL: opened from disk it needs no other file and no network. Two things are left
-    out, and the page says so: the bins files of the bin counts beyond the detailed ones (their
-    diagrams would about triple the file; the bin selectors offer the detailed counts only), and the
+    out, and the page says so: the bins files of the bin counts beyond the offered ones (their
+    diagrams would about triple the file; the bin selectors list the offered counts only), and the
     CSV downloads (linked on the published site when ``base_url`` is given, whose ``published_folder``
     holds this language; named otherwise). The embed boxes appear only with ``base_url``: a snippet
     must point at the published embed pages.
@@ -549,7 +552,7 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
     css, js = _read_static(root)
     reproduce = run_reproduction(root / "content" / "reproduce.py")
     core = core_payload(precomputed, DEFAULT_DATASET)
-    core = dict(core, bin_counts=list(core["detailed_bin_counts"]))
+    core = dict(core, bin_counts=list(core["offered_bin_counts"]))
     shared, strings, strings_json, number_filters = _edition_context(
         root, env, precomputed, analyses, facts, edition, _languages(edition, [edition]), js, reproduce, core,
         site_root="", downloads_root=f"{base_url}/" if base_url else None, figure_files=False, user=user)
@@ -701,7 +704,7 @@ def page_widgets(root, edition, strings, base_url=None):
         widgets.append(Widget(
             name=name, section=slug, title=_string(strings, "embed", "widgets", name), path=path,
             src=f"{base_url}/{path}" if base_url else f"{EMBED_FOLDER}/{name}.html",
-            height=int(EMBED_HEIGHTS.get(name, EMBED_DEFAULT_HEIGHT)),
+            height=int(widget_heights(root).get(name, EMBED_DEFAULT_HEIGHT)),
             oembed=f"{base_url}/{prefix}{EMBED_FOLDER}/{name}.oembed.json" if base_url else None))
     return widgets
 

@@ -403,7 +403,7 @@ def core_payload(precomputed, default_dataset):
         "t1_index": precomputed.t1_index,
         "units": {"score": SCORE_SCALE, "rate": RATE_SCALE},
         "bin_counts": list(SELECTABLE_BIN_COUNTS),
-        "detailed_bin_counts": list(OFFERED_BIN_COUNTS),
+        "offered_bin_counts": list(OFFERED_BIN_COUNTS),
         "schemes": list(SCHEMES),
         "datasets": [
             {

@@ -95,16 +95,10 @@ LANGUAGES = {
 REFERENCE_LANGUAGE = next(iter(LANGUAGES))
 
 # --- embeds -------------------------------------------------------------------------------------
-# The iframe snippet's starting height per widget: CSS pixels, its height on first view in a frame
-# 720 px wide (Chromium, rounded up); the embed page then reports its own height to a host that
-# listens (Canvas does), so this is what a host that does not listen shows.
-EMBED_HEIGHTS = {
-    "softmax-demo": 470, "nll-curve": 860, "reliability-demo": 960, "explorer": 3780,
-    "chance-demo": 1680, "bin-sweep": 1040, "smooth-demo": 1660,
-}
-EMBED_DEFAULT_HEIGHT = 800      # a widget not listed above
+# A widget's iframe snippet starts at its height in templates/panels/manifest.toml ([widgets]), else at:
+EMBED_DEFAULT_HEIGHT = 800      # CSS pixels
 EMBED_WIDTH = 720               # the width an oEmbed response states (the snippet itself is 100% wide)
 
 __all__ += ["USER_SLUG", "USER_MAX_NAME_CHARS", "USER_MAX_DESCRIPTION_CHARS", "USER_MAX_LABEL_CHARS",
             "USER_MAX_GROUPS", "USER_BAR_CLASSES"]
-__all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_HEIGHTS", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH"]
+__all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH"]

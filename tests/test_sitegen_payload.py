@@ -494,5 +494,5 @@ def test_group_temperatures_are_the_subgroup_analysis_ones(precomputed):
 def test_core_payload_offers_every_bin_count(precomputed):
     core = core_payload(precomputed, "six")
     assert core["bin_counts"] == list(range(1, 51))
-    assert core["detailed_bin_counts"] == list(OFFERED_BIN_COUNTS)
+    assert core["offered_bin_counts"] == list(OFFERED_BIN_COUNTS)
     assert {d["name"]: d["groups"] for d in core["datasets"]}["mixed"] == ["A", "B"]

@@ -37,7 +37,7 @@
         var p = raw.parts[key], store = {};
         parts[key] = {
           n: p.n,
-          /* Spreads, floors and bands exist for the detailed bin counts only: null for the others. */
+          /* Spreads, floors and bands exist for the offered bin counts only: null for the others. */
           spreadEce: function (s, b) {
             return p.bootstrap.ece[s][b] ? memo(store, "se" + s + b, function () { return pair(p.bootstrap.ece[s][b]); }) : null;
           },

@@ -9,7 +9,7 @@
   CT.className = function (k, names) {
     return names && names[k] != null ? String(names[k]) : CT.fill(CT.strings().ui.class_name, { index: k });
   };
-  var STEP = 4;  // bar lengths move in steps of 0.004 (about a pixel); the printed value is exact
+  var STEP = 0.004;  // bar lengths move in steps of 0.004 (about a pixel); the printed value is exact
 
   function span(className, parent) {
     var node = document.createElement("span");
@@ -75,17 +75,32 @@
 
   /* Show the probabilities at grid index i. */
   Bars.prototype.setIndex = function (i) {
+    var rate = CT.core.units.rate, step = Math.round(STEP * rate);  // probabilities come in units of 1 / rate
     for (var r = 0; r < this.rows.length; r++) {
       var bars = this.rows[r];
       for (var c = 0; c < bars.length; c++) {
-        var bar = bars[c], p = bar.probs[i], level = Math.round(p / STEP);
+        var bar = bars[c], p = bar.probs[i], level = Math.round(p / step);
         if (bar.value) CT.setText(bar.value, CT.prob(p));
         // A bar is a few hundred pixels wide: restyle it only when it would move visibly.
         if (bar.level === level) continue;
         bar.level = level;
-        bar.fill.style.transform = "scaleX(" + (level * STEP / 1000) + ")";
+        bar.fill.style.transform = "scaleX(" + (level * step / rate) + ")";
       }
     }
   };
-  CT.Bars = Bars;
+
+  /* Panels "bars" (every example of a small dataset) and "bars-single" (the one the example picker chose). */
+  CT.explorerView("bars", function (x) {
+    var host = x.$("bars"), bars;
+    return host && {
+      watch: host,
+      config: function (state, data) {
+        bars = bars || new Bars(host);
+        // a dataset built without examples (--no-examples) has no bars: its panel and heading are hidden
+        host.closest(".panel").hidden = !data.model.examples.index.length;
+        bars.setData(data.model, state.example);
+      },
+      render: function (state) { bars.setIndex(state.index); }
+    };
+  });
 })(window.CalibTutorial);

@@ -9,10 +9,10 @@
     mce: ["mce", "pct", "points"], confidence: ["confidence", "pct", "points"]
   };
   var FORMAT = {
-    score: function (u) { return CT.score(u); },
+    score: CT.score,
     scoreChange: function (u) { return CT.score(u, true); },
-    pct: function (u) { return CT.pct(u); },
-    points: function (u) { return CT.points(u); }
+    pct: CT.pct,
+    points: CT.points
   };
 
   function Cards(root) {
@@ -53,5 +53,14 @@
       CT.setText(card.change, CT.fill(template, { change: FORMAT[card.format[2]](series.change[i]) }));
     }
   };
-  CT.Cards = Cards;
+
+  /* Panels "cards" (seven) and "cards-basic" (three): one view, the markup tells which cards there are. */
+  CT.explorerView("cards", function (x) {
+    var cards = x.root.querySelector(".cards") && new Cards(x.root);
+    return cards && {
+      config: function (state, data) { cards.setData(data.series, data.part.accuracy, state.scheme, state.bins); },
+      render: function (state) { cards.setIndex(state.index); },
+      saysEce: function (state) { return !!x.root.querySelector('[data-metric="' + (state.scheme === "adaptive" ? "ece-a" : "ece-w") + '"]'); }
+    };
+  });
 })(window.CalibTutorial);

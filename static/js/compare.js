@@ -1,8 +1,9 @@
 /* compare.js — the comparison table: one row each for T = 1, the fitted T and the current T (these
  * follow the controls), then every state the reader pinned. A pinned row carries its own
  * configuration (dataset, rows, scheme, bins, T) in its label and the values looked up when it was
- * pinned, so changing the controls never changes it, and a button that removes it (explorer.js
- * listens). setData rebuilds the rows; setIndex refills only the current row. */
+ * pinned, so changing the controls never changes it, and a button that removes it. setData rebuilds
+ * the rows; setIndex refills only the current row. Panel "compare" (its pin button sits in the
+ * explorer's button row) pins and unpins: state.pins. */
 (function (CT) {
   "use strict";
 
@@ -65,5 +66,77 @@
   Compare.prototype.setIndex = function (i) {
     if (this.current) this.fill(this.current, i);
   };
-  CT.Compare = Compare;
+
+  /* The T applied when it is off the slider: one group's own T, or each group's ("A 3.16, B 0.708"). */
+  function appliedT(state, data) {
+    if (!state.own || data.ownT != null) return data.ownT;
+    return data.groups.names.map(function (g) { return g + "\u00a0" + CT.temp(data.groups.temperatures[g]); }).join(", ");
+  }
+  /* A dataset's name as the dataset picker shows it (its payload name where there is no picker). */
+  function datasetLabel(root, name) {
+    var option = root.querySelector('option[value="' + name + '"]');
+    return option ? option.textContent : name;
+  }
+
+  CT.explorerView("compare", function (x) {
+    var table = x.$("compare"), s = x.state, compare;
+    if (!table) return null;
+    /* The table: T = 1, fitted T, the current state and the reader's pins. */
+    function draw() {
+      var d = x.data;
+      compare = compare || new Compare(table);
+      compare.setData({
+        nll: d.series.nll, brier: d.series.brier, ece: d.series.ece, accuracy: d.part.accuracy,
+        base: d.base, currentT: appliedT(s, d), own: s.own, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
+      });
+      var actions = x.root.querySelector(".compare-actions");
+      if (actions) actions.hidden = s.pins.length < 2;
+    }
+    /* Pin the current state: its whole configuration and its values, looked up now, so that a pinned
+     * row never changes when the controls do (the same state twice is pinned once). */
+    function pin() {
+      var ui = CT.strings().ui, m = s.model, d = x.data, i = s.index;
+      if (!m || !d) return;
+      var key = [m.name, s.part, s.group, s.own, s.scheme, s.bins, i].join("|");
+      if (s.pins.some(function (p) { return p.key === key; })) return;
+      var part = m.partNames.length > 1 ? ui["part_short_" + s.part] : ui.part_all;
+      if (s.group !== "pooled") part += ", " + CT.fill(ui.group_one, { name: s.group });
+      if (s.own) part += ", " + ui.own_t;
+      s.pinSerial += 1;
+      s.pins.push({
+        key: key, index: i, number: s.pinSerial,
+        label: CT.fill(ui.pin_config, { number: s.pinSerial, dataset: datasetLabel(x.root, m.name),
+          part: part, scheme: ui["scheme_" + s.scheme], bins: CT.plural("bins", s.bins) }),
+        values: { nll: d.series.nll.value[i], brier: d.series.brier.value[i], ece: d.series.ece.value[i],
+          accuracy: d.part.accuracy, t: appliedT(s, d) }
+      });
+      draw();
+    }
+    /* Remove the pin whose key is `key` (null: every pin). Focus goes where the reader can go on: the
+     * next pin's remove button, else the previous one's, else the button that pins. */
+    function unpin(key) {
+      var at = -1;
+      for (var p = 0; p < s.pins.length; p++) if (s.pins[p].key === key) at = p;
+      if (key === null) s.pins = [];
+      else if (at >= 0) s.pins.splice(at, 1);
+      else return;
+      if (x.data) draw();
+      var next = key === null || !s.pins.length ? null : s.pins[Math.min(at, s.pins.length - 1)];
+      var target = next && table.querySelector('button[data-pin="' + CT.cssEscape(next.key) + '"]');
+      (target || x.$("pin")).focus();
+    }
+    x.$("pin").addEventListener("click", function () { x.whenLoaded(pin); });
+    var clear = x.$("clear-pins");
+    if (clear) clear.addEventListener("click", function () { unpin(null); });
+    // A pinned row's remove button (the rows are rebuilt, so the table listens for them).
+    table.addEventListener("click", function (event) {
+      var button = event.target.closest("button[data-pin]");
+      if (button) unpin(button.getAttribute("data-pin"));
+    });
+    return {
+      watch: table,
+      config: draw,
+      render: function (state) { compare.setIndex(state.index); }
+    };
+  });
 })(window.CalibTutorial);

@@ -6,7 +6,7 @@
   var CT = global.CalibTutorial = global.CalibTutorial || {};
   var pending = CT.pending || [];
 
-  CT.core = null;            // grid, units, dataset list
+  CT.core = null;            // grid, units (how many display units make one), dataset list
   CT.datasets = {};          // name -> decoded dataset
   CT.perf = CT.perf || [];   // per-input work durations (ms), read by bench/page.py
 
@@ -70,10 +70,13 @@
     var sign = units < 0 ? MINUS : (signed && units > 0 ? "+" : (signed ? "\u00b1" : ""));
     return sign + whole + (digits ? format().decimal + frac : "");
   };
-  CT.score = function (units, signed) { return CT.fixed(units, 5, signed); };       // NLL, Brier: 1e-5 units
-  CT.prob = function (units) { return CT.fixed(units, 3); };                        // probabilities: 1e-3 units
-  CT.pct = function (units, signed) {                                               // rates: 1e-3 units = 0.1 %
-    return CT.fill(format().percent, { value: CT.fixed(units, 1, signed) });
+  /* The decimals of a display unit: the core payload's units say how many of them make one, a power of
+   * ten (score 100000: NLL and Brier in 1e-5; rate 1000: probabilities and rates in 1e-3). */
+  function digits(kind) { return String(CT.core.units[kind]).length - 1; }
+  CT.score = function (units, signed) { return CT.fixed(units, digits("score"), signed); };  // NLL, Brier
+  CT.prob = function (units) { return CT.fixed(units, digits("rate")); };                   // probabilities
+  CT.pct = function (units, signed) {                                  // rates as percentages (two digits fewer)
+    return CT.fill(format().percent, { value: CT.fixed(units, digits("rate") - 2, signed) });
   };
   /* A count with its digits grouped from group_from digits on ("6,000"; Spanish "6000", "60 000"). */
   CT.count = function (n) {
@@ -93,8 +96,8 @@
   CT.interval = function (lo, hi, closed) {
     return CT.fill(format().interval, { lo: lo, hi: hi, close: closed ? "]" : ")" });
   };
-  /* A difference of two rates (1e-3 units) in percentage points, signed: "+1.2 pp" (the build's `pp` filter agrees). */
-  CT.points = function (units) { return CT.fill(format().points, { value: CT.fixed(units, 1, true) }); };
+  /* A difference of two rates (rate units) in percentage points, signed: "+1.2 pp" (the build's `pp` filter agrees). */
+  CT.points = function (units) { return CT.fill(format().points, { value: CT.fixed(units, digits("rate") - 2, true) }); };
   /* A count with its noun, in the form the language uses for that count: ui.plural[noun] holds
    * {one, other} ("1 bin", "2 bins"); "one" is for exactly 1 in both languages of this page. */
   CT.plural = function (noun, n) {
@@ -131,7 +134,7 @@
   /* ---- registry ---- */
 
   CT.analyses = {};          // name -> analysis payload (bootstrap, noise floor, sweeps, smooth ECE)
-  CT.binsData = {};          // "<name>-<part>" -> diagrams of the bin counts beyond the detailed ones (sub-grid)
+  CT.binsData = {};          // "<name>-<part>" -> diagrams of the bin counts beyond the offered ones (sub-grid)
   CT.groupsData = {};        // name -> per-group series and each group at its own fitted T
   var stores = { dataset: CT.datasets, analysis: CT.analyses, bins: CT.binsData, groups: CT.groupsData };
   var suffix = { dataset: ".js", analysis: "-analysis.js", bins: "-bins.js", groups: "-groups.js" };

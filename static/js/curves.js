@@ -75,5 +75,28 @@
       CT.setAttrs(this.panels[p].dot, { cx: this.xs[index].toFixed(1), cy: Math.max(this.ys[p][index], M.t - 4).toFixed(1) });
     }
   };
-  CT.Curves = Curves;
+
+  /* Panel "curves": NLL, Brier and the chosen ECE of the row set shown; the marker at the T applied. */
+  CT.explorerView("curves", function (x) {
+    var host = x.$("curves"), curves;
+    return host && {
+      watch: host,
+      config: function (state, data) {
+        var ui = CT.strings().ui, part = data.part;
+        curves = curves || new Curves(host);
+        curves.setData(CT.core.grid, [
+          { label: ui.metric_nll, values: part.nll.value, format: CT.score, zoom: true },
+          { label: ui.metric_brier, values: part.brier.value, format: CT.score },
+          { label: CT.fill(ui.curve_ece, { scheme: ui["scheme_" + state.scheme], bins: CT.plural("bins", state.bins) }),
+            values: data.base.ece.value, format: CT.pct }  // the part's, also in the own view
+        ], CT.core.t1_index, part.nllArgmin);
+      },
+      render: function (state, data) {
+        // The NLL curve's marker sits at the T applied: a group's own T when it is shown at it.
+        var i = data.ownIndex != null ? data.ownIndex : state.index;
+        curves.setIndex(i);
+        return i;
+      }
+    };
+  });
 })(window.CalibTutorial);

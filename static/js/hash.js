@@ -54,9 +54,6 @@
 
   function current() { return parse(window.location.hash); }
 
-  /* True when the page's URL carries a state. */
-  function present() { return current().fields !== null; }
-
   /* True when the URL's state is for the explorer `root`: the one its widget field names, or
    * without that field the one marked data-hash="on". */
   function isFor(root) {
@@ -157,6 +154,6 @@
     go(to.place);
   });
 
-  CT.stateHash = { parse: parse, build: build, present: present, isFor: isFor, read: read, format: format, write: write, go: go,
+  CT.stateHash = { parse: parse, build: build, isFor: isFor, read: read, format: format, write: write, go: go,
     place: function () { return current().place; } };
 })(window.CalibTutorial);

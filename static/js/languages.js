@@ -11,7 +11,6 @@
       link.setAttribute("href", base + window.location.hash);
     });
   }
-  CT.updateLanguageLinks = update;
   window.addEventListener("hashchange", update);
   document.addEventListener("DOMContentLoaded", update);
   ["pointerdown", "focusin", "click"].forEach(function (type) {

@@ -6,7 +6,8 @@
  * on wide screens, marks the section being read. */
 (function (CT) {
   "use strict";
-  var WIDE = "(min-width: 75rem)";  // keep in step with base.css
+  /* True while base.css lays the contents out in their own column (its wide-screen rule sets --wide-screen). */
+  function wide() { return getComputedStyle(document.documentElement).getPropertyValue("--wide-screen").trim() === "1"; }
 
   function startOne(root) {
     if (root.explorer) return;
@@ -58,12 +59,13 @@
   function startContents() {
     var box = document.getElementById("toc");
     if (!box) return;
-    var wide = window.matchMedia ? window.matchMedia(WIDE) : null;
-    if (wide) {
-      box.open = wide.matches;
-      var follow = function (event) { if (event.matches) box.open = true; };
-      if (wide.addEventListener) wide.addEventListener("change", follow);
-    }
+    var was = box.open = wide();
+    // growing past the breakpoint opens them (shrinking leaves them as the reader had them)
+    window.addEventListener("resize", function () {
+      var now = wide();
+      if (now && !was) box.open = true;
+      was = now;
+    });
     returnButton(box);
     if (!("IntersectionObserver" in window)) return;
     var links = {}, current = null;

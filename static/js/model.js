@@ -39,8 +39,8 @@
     });
     return decodeBins(raw, n, total);
   }
-  function isDetailed(bins) { return CT.core.detailed_bin_counts.indexOf(Number(bins)) >= 0; }
-  CT.isDetailed = isDetailed;
+  /* True for the offered bin counts (core payload offered_bin_counts): every view on the full grid. */
+  CT.isOffered = function (bins) { return CT.core.offered_bin_counts.indexOf(Number(bins)) >= 0; };
 
   /* One row set over the grid. `raw` is a dataset part (or a group's); `detailKey` names the bins
    * payload of the other bin counts ("<name>-<part>"), or null for a group (its diagrams are in raw.sub_bins). */
@@ -75,13 +75,13 @@
   Part.prototype.hasDetail = function () {
     return !this.detailKey || !!CT.binsData[this.detailKey];
   };
-  /* The MCE series: the detailed counts from the dataset file, the others from the bins file (null until loaded). */
+  /* The MCE series: the offered counts from the dataset file, the others from the bins file (null until loaded). */
   Part.prototype.mce = function (scheme, bins) {
     var raw = lookup(this.raw.mce[scheme], bins);
     if (!raw && this.detailKey && CT.binsData[this.detailKey]) raw = lookup(CT.binsData[this.detailKey].mce[scheme], bins);
     return raw ? this._get("mce" + scheme + bins, function () { return CT.decodeSeries(raw); }) : null;
   };
-  /* Full-grid bins (the detailed counts of a dataset part), or null. */
+  /* Full-grid bins (the offered counts of a dataset part), or null. */
   Part.prototype.bins = function (scheme, bins) {
     var table = this.raw.bins && this.raw.bins[scheme], raw = table && table[bins];
     if (!raw) return null;

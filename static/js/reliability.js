@@ -1,28 +1,32 @@
-/* reliability.js — the reliability diagram (square plot, both axes 0–1) and its per-bin table, whose
- * last column lists each bin's consistency band (where the analyses offer one) and marks bins outside it. */
+/* reliability.js — panel "reliability": the reliability diagram (square plot, both axes 0–1) and its
+ * per-bin table, whose last column lists each bin's consistency band (where the analyses offer one) and
+ * marks bins outside it; the bands and the smooth curve are drawn over the diagram when asked (state.bands,
+ * state.smooth: control "overlays"). */
 (function (CT) {
   "use strict";
   var S = CT.svg;
   var W = 300, P = 232, L = 58, T = 14, HIST = 56, GAP = 30;
-  var x = S.linear(0, 1000, L, L + P);           // confidence, engine units (1e-3)
-  var y = S.linear(0, 1000, T + P, T);           // accuracy
+  var ONE, x, y;  // a probability of 1 in the payload's rate units; confidence and accuracy to the plot
   var histTop = T + P + GAP, histBottom = histTop + HIST;
 
   function Reliability(figure, table) {
     var ui = CT.strings().ui;
+    ONE = CT.core.units.rate;
+    x = S.linear(0, ONE, L, L + P);
+    y = S.linear(0, ONE, T + P, T);
     var svg = S.el("svg", { viewBox: "0 0 " + W + " " + (histBottom + 34), class: "chart reliability", role: "img" });
     figure.insertBefore(svg, figure.firstChild);
     this.title = S.el("title", {}, svg);
     S.el("rect", { x: L, y: T, width: P, height: P, class: "plot-frame" }, svg);
     this.edges = S.el("g", { class: "edges" }, svg);
-    S.el("line", { x1: x(0), y1: y(0), x2: x(1000), y2: y(1000), class: "diagonal" }, svg);
+    S.el("line", { x1: x(0), y1: y(0), x2: x(ONE), y2: y(ONE), class: "diagonal" }, svg);
     this.gaps = S.el("g", { class: "gaps" }, svg);
     this.dots = S.el("g", { class: "dots" }, svg);
     this.hist = S.el("g", { class: "hist" }, svg);
     this.bandLayer = S.el("g", { class: "bands" }, svg);
     this.smoothPath = S.el("path", { class: "smooth-curve", visibility: "hidden" }, svg);
     S.el("line", { x1: L, x2: L + P, y1: histBottom, y2: histBottom, class: "axis" }, svg);
-    [0, 500, 1000].forEach(function (v) {
+    [0, ONE / 2, ONE].forEach(function (v) {
       S.text("text", { x: x(v), y: histBottom + 14, class: "tick middle" }, CT.prob(v), svg);
       S.text("text", { x: L - 5, y: y(v) + 4, class: "tick end" }, CT.prob(v), svg);
     });
@@ -149,16 +153,100 @@
     node.hidden = false;
     CT.setText(node, text);
   };
-  /* The kernel-smoothed reliability curve on its mesh (accuracy ×1000 per mesh point; density 0 = not drawn). */
+  /* The kernel-smoothed reliability curve on its mesh (accuracy in rate units per mesh point; density 0 = not drawn). */
   Reliability.prototype.setSmooth = function (curve, density) {
     if (!curve) { CT.setAttrs(this.smoothPath, { visibility: "hidden" }); return; }
     var parts = [], pen = "M", last = curve.length - 1;
     for (var k = 0; k <= last; k++) {
       if (density[k] <= 0) { pen = "M"; continue; }
-      parts.push(pen + x(k / last * 1000).toFixed(1) + " " + y(curve[k]).toFixed(1));
+      parts.push(pen + x(k / last * ONE).toFixed(1) + " " + y(curve[k]).toFixed(1));
       pen = "L";
     }
     CT.setAttrs(this.smoothPath, { visibility: "visible", d: parts.join("") || "M0 0" });
   };
-  CT.Reliability = Reliability;
+
+  /* The diagram's data: full-grid bins (the offered counts), bins at the sub-grid temperatures (the
+   * other counts, and groups), or one point (each group at its own T). Returns what it holds:
+   * {mode: "grid" | "sub" | "own", subgrid, temps}, or null while the bins are on their way. */
+  function setDiagram(view, state, data) {
+    var part = data.part, own = data.own, scheme = state.scheme, bins = state.bins;
+    if (own) {
+      view.setBins(own.bins(scheme, bins), scheme, { value: [own.ece[scheme][bins]] }, own.n);
+      return { mode: "own" };
+    }
+    var full = part.bins(scheme, bins);
+    if (full) {
+      view.setBins(full, scheme, data.series.ece, part.n);
+      return { mode: "grid" };
+    }
+    var sub = part.subBins(scheme, bins);
+    if (!sub) return null;  // on its way: drawn when it arrives
+    var ece = new Int32Array(sub.subgrid.length), temps = [];
+    for (var k = 0; k < sub.subgrid.length; k++) {
+      ece[k] = data.series.ece.value[sub.subgrid[k]];
+      temps.push(CT.core.grid[sub.subgrid[k]]);
+    }
+    view.setBins(sub.bins, scheme, { value: ece }, part.n);
+    return { mode: "sub", subgrid: sub.subgrid, temps: temps };
+  }
+
+  CT.explorerView("reliability", function (ex) {
+    var figure = ex.$("reliability"), view, diagram, overlaid;
+    if (!figure) return null;
+    var panel = figure.closest(".panel"), at = ex.$("diagram-at");
+    /* The diagram at grid index i: the grid point itself, the nearest computed one, or the one point. */
+    function show(state, data) {
+      var i = state.index, d = diagram, ui = CT.strings().ui;
+      if (!d) return null;
+      var k = i, shown = i, note = "";
+      if (d.mode === "own") { k = 0; shown = "own"; note = data.ownNote; }
+      else if (d.mode === "sub") {
+        k = CT.nearestIndex(d.temps, CT.core.grid[i]);
+        shown = d.subgrid[k];
+        if (shown !== i) {
+          note = CT.fill(ui.diagram_nearest, { t: CT.temp(d.temps[k]), count: d.temps.length, bins: CT.plural("bins", state.bins),
+            now: CT.temp(CT.core.grid[i]) });
+        }
+      }
+      view.setIndex(k);
+      if (at) CT.setText(at, note);
+      return shown;
+    }
+    /* The bands and the smooth curve at the analyses' sub-grid point (the analyses are of every row). */
+    function overlay(state, data) {
+      var a = data.analysis, ui = CT.strings().ui, note = ex.$("overlay-at");
+      if (!a) { view.setBands(null); view.setSmooth(null); view.setBandNote(null); return; }
+      if (data.aside) {
+        view.setBands(null); view.setSmooth(null);
+        if (note) CT.setText(note, state.bands || state.smooth ? data.aside : "");
+        return;
+      }
+      var k = data.sub, gi = data.subIndex, part = a.part(state.part);
+      var where = { t: CT.temp(CT.core.grid[gi]), count: a.subgrid.length }, text = CT.fill(ui.unc_at_note, where);
+      // Bands exist for the offered bin counts, on the grid's own diagram: listed in the table, and drawn if asked.
+      var band = diagram && diagram.mode === "grid" ? part.band(state.scheme, state.bins) : null;
+      view.setBands(band, gi, k, state.bands);
+      view.setBandNote(band && ex.$("band-note"), CT.fill(ui.bin_table_band_note, where));
+      var smooth = state.smooth ? part.smooth() : null;
+      view.setSmooth(smooth && smooth.curve[k], smooth && smooth.density[k]);
+      if (state.bands && !band) text += " " + CT.fill(ui.bands_offered_only, { counts: CT.core.offered_bin_counts.join(", ") });
+      if (note) CT.setText(note, state.bands || state.smooth ? text : "");
+    }
+    return {
+      watch: panel,
+      config: function (state, data) {
+        view = view || new Reliability(figure, ex.$("bin-table"));
+        if (!CT.isOffered(state.bins) && !data.part.hasDetail() && at) {
+          CT.setText(at, CT.fill(CT.strings().ui.diagram_loading, { bins: CT.plural("bins", state.bins) }));
+        }
+        diagram = setDiagram(view, state, data);
+      },
+      render: function (state, data) {
+        var key = [data.serial, data.sub, !!data.analysis, data.aside, state.bands, state.smooth].join("|");
+        if (key !== overlaid) { overlaid = key; overlay(state, data); }
+        return show(state, data);
+      },
+      saysEce: function () { return !!diagram && diagram.mode !== "sub"; }
+    };
+  });
 })(window.CalibTutorial);

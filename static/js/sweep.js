@@ -6,7 +6,7 @@
   "use strict";
   var S = CT.svg;
   var M = { l: 56, r: 14, t: 12, b: 44 };
-  var STEPS = [5, 10, 20, 25, 50, 100, 200, 250, 500, 1000];  // y-tick steps in rate units (0.5 % …)
+  var STEPS = [0.005, 0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1];  // y-tick steps as rates (0.5 % …)
 
   function Sweep(host, input, output) {
     var ui = CT.strings().ui, self = this;
@@ -63,8 +63,9 @@
   Sweep.prototype.draw = function (rows, current) {
     var ui = CT.strings().ui, count = rows.ece.length, top = 1, self = this, W = this.W, H = this.H, X_TICKS = this.X_TICKS;
     for (var b = 0; b < count; b++) top = Math.max(top, rows.ece[b], rows.hi[b]);
-    var step = STEPS[STEPS.length - 1];
-    for (var s = 0; s < STEPS.length; s++) if (top / STEPS[s] <= 5) { step = STEPS[s]; break; }
+    var steps = STEPS.map(function (r) { return Math.round(r * CT.core.units.rate); });  // in the payload's rate units
+    var step = steps[steps.length - 1];
+    for (var s = 0; s < steps.length; s++) if (top / steps[s] <= 5) { step = steps[s]; break; }
     var yTop = Math.ceil(top / step) * step;
     var x = this.x = S.linear(1, count, M.l + 6, W - M.r - 4), y = this.y = S.linear(0, yTop, H - M.b, M.t);
     this.xInv = function (px) { return 1 + (px - (M.l + 6)) / (W - M.r - 4 - (M.l + 6)) * (count - 1); };
@@ -114,5 +115,23 @@
     if (this.output) CT.setText(this.output, text);
     if (this.input) CT.setAttrs(this.input, { "aria-valuetext": text });
   };
-  CT.Sweep = Sweep;
+
+  /* Panel "sweep": drawn at the analyses' sub-grid point nearest to the slider, once they arrive; a
+   * group view says why it shows none (the analyses are of every row). */
+  CT.explorerView("sweep", function (x) {
+    var host = x.$("sweep"), sweep, drawn;
+    return host && {
+      render: function (state, data) {
+        var a = data.analysis, note = x.$("sweep-at"), key = data.serial + "|" + data.sub;
+        if (!a) return;
+        if (data.aside) { CT.setText(note, data.aside); return; }
+        if (key === drawn) return;
+        drawn = key;
+        sweep = sweep || new Sweep(host, x.$("sweep-b"), x.$("sweep-value"));
+        var k = data.sub, sw = a.part(state.part).sweep(state.scheme);
+        sweep.draw({ ece: sw.ece[k], mid: sw.mid[k], hi: sw.hi[k] }, state.bins);
+        CT.setText(note, CT.fill(CT.strings().ui.unc_at_note, { t: CT.temp(CT.core.grid[data.subIndex]), count: a.subgrid.length }));
+      }
+    };
+  });
 })(window.CalibTutorial);

@@ -29,8 +29,8 @@
     var nll = part.spreadNll(), smooth = part.smooth();
     this.panel.classList.remove("pending");
     CT.setText(this.note, view.at);
-    // spreads and floors exist for the detailed bin counts only
-    var missing = CT.fill(ui.unc_detailed_only, { counts: CT.core.detailed_bin_counts.join(", ") });
+    // spreads and floors exist for the offered bin counts only
+    var missing = CT.fill(ui.unc_offered_only, { counts: CT.core.offered_bin_counts.join(", ") });
     CT.setText(fields.spread, spread ? CT.fill(ui.range_value, { lo: CT.pct(spread.lo[k]), hi: CT.pct(spread.hi[k]) }) : missing);
     CT.setText(fields.floor, floor ? CT.fill(ui.floor_value, { lo: CT.pct(floor.lo[k]), mid: CT.pct(floor.mid[k]), hi: CT.pct(floor.hi[k]) }) : missing);
     CT.setText(fields.nll, CT.fill(ui.unc_nll_value, { nll: CT.score(view.nll), lo: CT.score(nll.lo[k]), hi: CT.score(nll.hi[k]) }));
@@ -45,10 +45,29 @@
       scheme: ui["scheme_" + m.scheme], bins: CT.plural("bins", m.bins) }));
     CT.setText(this.fields["measured-near"], m.nearEce == null ? "" : CT.fill(ui.unc_measured_near, { ece: CT.pct(m.nearEce), t: CT.temp(m.nearT) }));
   };
-  /* Why the panel is empty in a group view: each group at its own T (own), else one group shown. */
-  Uncertainty.setAside = function (own) {
-    var ui = CT.strings().ui;
-    return own ? CT.fill(ui.unc_own_only, { own: ui.own_t }) : ui.unc_pooled_only;
-  };
-  CT.Uncertainty = Uncertainty;
+
+  /* Panel "uncertainty": drawn at the analyses' sub-grid point nearest to the slider (redrawn when that
+   * point or the configuration changes); its first row follows every step. Waits ("…") until the
+   * analyses arrive; a group view says why it shows none (the analyses are of every row). */
+  CT.explorerView("uncertainty", function (x) {
+    var panel = x.$("uncertainty"), view = panel && new Uncertainty(panel, x.$("unc-at")), drawn;
+    return view && {
+      render: function (state, data) {
+        var a = data.analysis, key = [data.serial, data.sub, !!a, data.aside].join("|"), changed = key !== drawn;
+        drawn = key;
+        if (!a || data.aside) {
+          if (changed) view.pending();
+          if (a) CT.setText(view.note, data.aside);
+          return;
+        }
+        var grid = CT.core.grid, ui = CT.strings().ui, i = state.index, gi = data.subIndex, ece = data.series.ece.value;
+        if (changed) {
+          view.draw({ at: CT.fill(ui.unc_at, { t: CT.temp(grid[gi]), count: a.subgrid.length }), k: data.sub, part: a.part(state.part),
+            scheme: state.scheme, bins: state.bins, nll: data.series.nll.value[gi] });
+        }
+        // the ECE the cards show (the slider's T) and, when the rows below are at another T, the ECE there
+        view.measure({ scheme: state.scheme, bins: state.bins, ece: ece[i], t: grid[i], nearEce: gi === i ? null : ece[gi], nearT: grid[gi] });
+      }
+    };
+  });
 })(window.CalibTutorial);

@@ -102,9 +102,9 @@ def test_bands_stay_with_the_detailed_counts(open_explorer, expect, ui):
     ex.bands.check()
     overlay = ex.root.locator(f"#{ex.root.get_attribute('id')}-overlay-at")
     counts = ", ".join(str(b) for b in OFFERED_BIN_COUNTS)
-    expect(overlay).to_contain_text(ui["bands_detailed_only"].replace("{counts}", counts))
+    expect(overlay).to_contain_text(ui["bands_offered_only"].replace("{counts}", counts))
     ex.choose(bins=10)
-    expect(overlay).not_to_contain_text(ui["bands_detailed_only"].replace("{counts}", counts))
+    expect(overlay).not_to_contain_text(ui["bands_offered_only"].replace("{counts}", counts))
 
 
 def test_the_hash_keeps_any_bin_count(open_explorer, engine):

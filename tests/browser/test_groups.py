@@ -89,7 +89,7 @@ def test_each_group_at_its_own_fitted_t(open_explorer, engine, ui, expect, subgr
     expect(ex.card("nll")).to_have_text(fixed(subgroups.metrics["test"][who]["global"].nll, 5))
 
 
-def test_a_group_view_offers_the_detailed_bin_counts(open_explorer, ui, expect):
+def test_a_group_view_offers_the_offered_bin_counts(open_explorer, ui, expect):
     ex = open_explorer("#state/dataset=mixed&t=1&scheme=equal-width&bins=7&part=test")
     group_radio(ex, ui, "B").check()
     expect(ex.bins).to_have_value("5")

@@ -92,7 +92,7 @@ def test_every_explorer_works_from_disk_with_the_network_off(open_offline, engli
 
 def test_the_bin_selectors_offer_the_detailed_counts_and_the_page_says_so(open_offline, english):
     page = open_offline()
-    counts = page.evaluate("() => CalibTutorial.core.detailed_bin_counts")
+    counts = page.evaluate("() => CalibTutorial.core.offered_bin_counts")
     for select in page.locator('select[id$="-bins"]').all():
         assert select.locator("option").evaluate_all("os => os.map(o => Number(o.value))") == counts
     note = page.locator(".single-file-note")

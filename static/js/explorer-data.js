@@ -1,0 +1,111 @@
+/* explorer-data.js — what an explorer's views draw, derived from its state: the row set shown (a
+ * dataset part, or one group's rows of it), its series over the grid, and the group view's own fitted
+ * temperatures. Loads the groups and bins files a configuration needs. Decoding and lookup only:
+ * every value is one the engine rounded.
+ *
+ * data (explorer.data, the second argument of every view's render):
+ *   serial      changes with every new configuration (a view rebuilds what depends on it then)
+ *   model       the decoded dataset (model.js)
+ *   part        the row set shown: a Part (model.js) of the dataset or of one group
+ *   series      {nll, brier, confidence, eceW, eceA, ece, mce}: decoded series over the grid; each
+ *               group at its own T (state.own): constant series at that view's values
+ *   base        the row set's series under the slider's T (the T = 1 and fitted rows read these)
+ *   own         the row set with each group at its own fitted T (groupModel own), or null
+ *   ownT        the T applied when one group is shown at its own fitted T (null: the slider's)
+ *   ownIndex    the grid index nearest to ownT (the curves' marker and the thumb show it), or null
+ *   groups      the decoded groups of the dataset (when a group view is shown), ownNote the words for them
+ *   aside       why the pooled analyses are set aside (a group view), or null
+ *   analysis    the decoded analyses of the dataset, or null until they arrive (analysis.js)
+ *   sub, subIndex  the analyses' sub-grid position nearest to the slider, and its grid index (or null)
+ */
+(function (CT) {
+  "use strict";
+  var serial = 0;
+
+  /* True when `group` is "pooled" or one of dataset `name`'s groups. */
+  CT.hasGroup = function (name, group) {
+    var info = CT.datasetInfo(name);
+    return group === "pooled" || !!(info && info.groups && info.groups.indexOf(group) >= 0);
+  };
+
+  /* A series that does not follow the slider: `value` everywhere, its change against `t1` (T = 1). */
+  function constant(value, t1) {
+    var size = CT.core.grid.length, v = new Int32Array(size), c = new Int32Array(size);
+    v.fill(value); c.fill(value - t1);
+    return { value: v, change: c };
+  }
+
+  /* The data a group view needs: its groups file; a pooled view of a bin count beyond the offered
+   * ones: its part's bins file. Loads it and redraws when it arrives; false while it is on its way. */
+  CT.Explorer.prototype.needs = function (kind, key, errorText) {
+    var self = this, s = this.state;
+    if ((kind === "groups" ? CT.groupsData : CT.binsData)[key]) return true;
+    CT.load(kind, key, function (error) {
+      if (!s.model) return;
+      if (error) {
+        self.status(CT.fill(errorText, { file: CT.dataFile(kind, key) }));
+        if (kind === "groups") { s.group = "pooled"; s.own = false; }
+      }
+      self.redraw();
+    });
+    return false;
+  };
+
+  /* The row set shown: a dataset part, or one group's rows of it (null while the groups load). */
+  CT.Explorer.prototype.viewPart = function () {
+    var s = this.state, m = s.model, ui = CT.strings().ui;
+    var info = CT.datasetInfo(m.name), grouped = info.groups && info.groups.length;
+    this.groups = null;
+    if (!grouped) { s.group = "pooled"; s.own = false; }
+    else if (!CT.hasGroup(m.name, s.group)) s.group = "pooled";
+    // The snapped-count note stays while a group view shows the count it snapped to; a redraw for
+    // anything else (a late bins file, say) must not wipe it.
+    var grouping = !(s.group === "pooled" && !s.own);
+    if (this.groupNote && !(grouping && s.bins === this.groupNote)) {
+      this.groupNote = null; this.status("");
+    }
+    if (!grouping) return m.part(s.part);
+    if (!this.needs("groups", m.name, ui.error_groups)) return null;
+    if (!CT.isOffered(s.bins)) {
+      // group views are computed for the offered bin counts: take the nearest one
+      var counts = CT.core.offered_bin_counts, best = counts[0];
+      counts.forEach(function (b) { if (Math.abs(b - s.bins) < Math.abs(best - s.bins)) best = b; });
+      this.status(CT.fill(ui.group_bins_note, { counts: counts.join(", "), bins: CT.plural("bins", best) }));
+      this.groupNote = best;
+      s.bins = best;
+    }
+    this.groups = CT.groupModel(m.name);
+    return s.group === "pooled" ? m.part(s.part) : this.groups.part(s.part, s.group);
+  };
+
+  /* The data of the current configuration, or null while a groups file loads. */
+  CT.Explorer.prototype.derive = function () {
+    var s = this.state, m = s.model, ui = CT.strings().ui;
+    var part = this.viewPart();
+    if (!part) return null;
+    if (!CT.isOffered(s.bins) && !part.hasDetail()) this.needs("bins", m.name + "-" + s.part, ui.error_bins);  // the other bin counts' MCE and diagrams
+    var series = {
+      nll: part.nll, brier: part.brier, confidence: part.confidence,
+      eceW: part.ece("equal-width", s.bins), eceA: part.ece("adaptive", s.bins),
+      ece: part.ece(s.scheme, s.bins), mce: part.mce(s.scheme, s.bins)
+    };
+    var groups = this.groups, own = s.own ? groups.own(s.part, s.group) : null, t1 = CT.core.t1_index, shown = series;
+    if (own) {
+      shown = {
+        nll: constant(own.nll, part.nll.value[t1]), brier: constant(own.brier, part.brier.value[t1]),
+        confidence: constant(own.confidence, part.confidence.value[t1]),
+        eceW: constant(own.ece["equal-width"][s.bins], series.eceW.value[t1]),
+        eceA: constant(own.ece.adaptive[s.bins], series.eceA.value[t1]),
+        ece: constant(own.ece[s.scheme][s.bins], series.ece.value[t1]),
+        mce: constant(own.mce[s.scheme][s.bins], series.mce.value[t1])
+      };
+    }
+    var ownT = own && s.group !== "pooled" ? groups.temperatures[s.group] : null;
+    return {
+      serial: ++serial, model: m, part: part, series: shown, base: series,
+      own: own, ownT: ownT, ownIndex: ownT != null ? CT.nearestIndex(CT.core.grid, ownT) : null, groups: groups,
+      // the analyses are of every row: a group view shows none of them
+      aside: s.own ? CT.fill(ui.unc_own_only, { own: ui.own_t }) : s.group !== "pooled" ? ui.unc_pooled_only : null
+    };
+  };
+})(window.CalibTutorial);
