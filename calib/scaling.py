@@ -28,13 +28,11 @@ __all__ = [
     "log_softmax",
     "scaled_probs",
     "example_scores",
-    "scores_at",
     "scores_over_grid",
     "grid_metrics",
     "GridMetrics",
     "block_shape",
     "BLOCK_ELEMENTS",
-    "TEMPERATURE_BLOCK",
     "predicted_class",
     "top_label",
     "nll",
@@ -176,22 +174,10 @@ def example_scores(z, y, divisor):
     return nll_values, brier_values, confidence
 
 
-def scores_at(z, y, temps):
-    """``(nll, brier, confidence)`` at each temperature in one pass over validated arrays.
-
-    ``z`` (n, K) float64 logits, ``y`` (n,) int labels, ``temps`` (G,) positive.
-    Returns NLL in nats (G,), multiclass Brier (G,) and the top-label
-    confidence (G, n): the means over examples of :func:`example_scores`.
-    """
-    example_nll, example_brier, confidence = example_scores(z, y, temps[:, None, None])
-    return example_nll.mean(axis=1), example_brier.mean(axis=1), confidence
-
-
 # --- the grid engine: blocks sized by element count, one work buffer per worker --------------------
 
 BLOCK_ELEMENTS = 1 << 17  # (temperature, row, class) values per work buffer: 1 MiB of float64, in a core's L2 cache
 ROW_ALIGN = 64  # rows per chunk are a multiple of this (see block_shape)
-TEMPERATURE_BLOCK = None  # kept for callers of the old fixed block: None means "sized by BLOCK_ELEMENTS"
 
 
 class _Rows(NamedTuple):

@@ -356,16 +356,6 @@ def _relative(file, base):
         return str(file)
 
 
-# Whole-line comments of the inlined stylesheet and script: they explain the sources, and would be
-# about a quarter of the first view's script bytes. (Comments after code on a line are kept.)
-_COMMENT_LINES = re.compile(r"^[ \t]*/\*(?:(?!\*/).)*\*/[ \t]*\n|^[ \t]*//[^\n]*\n", re.S | re.M)
-
-
-def _strip_comment_lines(text):
-    """``text`` (CSS or JavaScript) without the lines that hold only a comment."""
-    return _COMMENT_LINES.sub("", text)
-
-
 def _read_static(root):
     """The stylesheet and the script, each concatenated in its ``order.txt`` order and compacted, to inline in the
     page."""

@@ -251,10 +251,8 @@ def test_a_template_syntax_error_names_the_template_and_line(tmp_path, precomput
 
 # --- inlined static files ---------------------------------------------------------------------
 
-def test_only_whole_line_comments_are_left_out_of_the_inlined_files():
-    from sitegen.page import _strip_comment_lines, shipped
-    source = "  /* a */ keep();\n  also();\n  /* one\n     block */\n  // line\n  x = 1; // after code\n/* css */\nb { c: d; }\n"
-    assert _strip_comment_lines(source) == "  /* a */ keep();\n  also();\n  x = 1; // after code\nb { c: d; }\n"
+def test_shipped_files_lose_only_their_file_headers():
+    from sitegen.page import shipped
     assert shipped("/* js/core.js */\na();\n/* js/x-y.js */\nb(); /* js/keep.js */\n") == "a();\nb(); /* js/keep.js */\n"
 
 
