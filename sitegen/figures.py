@@ -27,7 +27,7 @@ import numpy as np  # noqa: E402
 
 from matplotlib.ticker import ScalarFormatter  # noqa: E402
 
-from .facts import number_filters  # noqa: E402
+from .numbers import number_filters  # noqa: E402
 from .settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS  # noqa: E402
 
 __all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures", "figure_colours",

@@ -1,4 +1,5 @@
-"""sitegen/page.py: SVG inlining, the localised number filters, and the page's template errors.
+"""sitegen/page.py and the modules it assembles with (templating, assets, page_strings): SVG inlining,
+the localised number filters, the shipped scripts, and the page's template errors.
 
 The error tests run the page stage (``assemble_files``) on a private copy of
 ``templates/``, ``static/`` and ``content/``, broken in one place each; every
@@ -18,7 +19,9 @@ from hypothesis import strategies as st
 
 from sitegen.content import load_sections, load_strings
 from sitegen.errors import BuildError
-from sitegen.page import Edition, assemble_files, inline_svg, localised_filters
+from sitegen.numbers import number_filters
+from sitegen.page import Edition, assemble_files
+from sitegen.templating import inline_svg
 from sitegen_inputs import page_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,8 +75,8 @@ def test_the_real_figures_inline_without_an_xml_declaration_and_with_resolvable_
 
 # --- localised number filters -----------------------------------------------------------------
 
-COMMA = localised_filters({"decimal": ",", "percent": "{value}\u00a0%"})
-POINT = localised_filters({"decimal": ".", "percent": "{value}%"})
+COMMA = number_filters({"decimal": ",", "percent": "{value}\u00a0%"})
+POINT = number_filters({"decimal": ".", "percent": "{value}%"})
 
 
 @pytest.mark.parametrize("value, digits, expected", [
@@ -252,14 +255,14 @@ def test_a_template_syntax_error_names_the_template_and_line(tmp_path, precomput
 # --- inlined static files ---------------------------------------------------------------------
 
 def test_shipped_files_lose_only_their_file_headers():
-    from sitegen.page import shipped
+    from sitegen.assets import shipped
     assert shipped("/* js/core.js */\na();\n/* js/x-y.js */\nb(); /* js/keep.js */\n") == "a();\nb(); /* js/keep.js */\n"
 
 
 # ---------------------------------------------------------------- the first view's bytes
 
 def test_script_ui_keeps_the_keys_scripts_read_by_name_or_by_prefix():
-    from sitegen.page import script_ui
+    from sitegen.page_strings import script_ui
     ui = {"loading": "L", "scheme_adaptive": "a", "scheme_equal-width": "w", "caption": "only in HTML",
           "exact": "e", "scheme_note": "kept too: it starts with the prefix"}
     script = ('/* js/a.js */\nvar ui = CT.strings().ui, x = 1;\nset(ui.loading);\n'
@@ -271,13 +274,13 @@ def test_script_ui_keeps_the_keys_scripts_read_by_name_or_by_prefix():
 @pytest.mark.parametrize("body", ["var t = ui[key];", "var table = CT.strings().ui; table.x;", "use(CT.strings().ui);"])
 def test_script_ui_refuses_a_read_it_cannot_follow_naming_the_file(body):
     from sitegen.errors import BuildError
-    from sitegen.page import script_ui
+    from sitegen.page_strings import script_ui
     with pytest.raises(BuildError, match=r"static/js/b\.js: reads the \[ui\] strings"):
         script_ui({"a": "1"}, f"/* js/a.js */\nui.a;\n/* js/b.js */\n{body}\n")
 
 
 def test_squeeze_css_drops_only_needless_spaces():
-    from sitegen.page import squeeze_css
+    from sitegen.assets import squeeze_css
     css = ('a > b, c { font: "Segoe UI" , x; margin: 0 ; }\n@media (max-width: 40rem) and (hover: none) {\n'
            '.a .b { width: calc(100% - 2rem); }\n}\nx::before { content: "a ; b , c: d"; }')
     assert squeeze_css(css) == ('a>b,c{font:"Segoe UI",x;margin:0}@media (max-width:40rem) and (hover:none){'
@@ -302,7 +305,7 @@ def test_figure_file_carries_the_stylesheets_colours_for_both_schemes():
 
 
 def test_squeeze_js_keeps_literals_and_the_spaces_tokens_need():
-    from sitegen.page import squeeze_js
+    from sitegen.assets import squeeze_js
     script = ("var a = b / c, r = /[/ ]x/g.test(s) ? 1 : 2;\n"
               "if (!/^a b$/.test(x)) return /x/;\n"
               "x = a + +b - -c; y = 1 .toString(); z = \"a  ,  b\" + 'c // d'; // gone\n"
@@ -320,7 +323,7 @@ def test_squeezed_scripts_hold_the_same_tokens_as_their_sources():
     import os
     import shutil
     import subprocess
-    from sitegen.page import compact, squeeze_js
+    from sitegen.assets import compact, squeeze_js
     esprima = ROOT / "node_modules" / "esprima"
     if not (shutil.which("node") and esprima.is_dir()):
         if os.environ.get("CI"):
