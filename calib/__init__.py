@@ -25,14 +25,16 @@ public API (documented in the README):
 """
 
 from .binning import SCHEMES, ReliabilityBins, ece, equal_mass_bounds, max_gap, mce, reliability_bins
+from .blocks import BLOCK_ELEMENTS, block_shape
 from .bootstrap import (
-    DEFAULT_RESAMPLES, BootstrapDraws, BootstrapSpread, PairedDifference, ScoreSet, bootstrap_draws, bootstrap_spread,
-    count_prefix, paired_difference, quantile_standard_error, resample_counts,
+    DEFAULT_RESAMPLES, BootstrapDraws, BootstrapSpread, ScoreSet, bootstrap_draws, bootstrap_spread, count_prefix,
+    quantile_standard_error, resample_counts,
 )
 from .datasets import DATASET_NAMES, Dataset, load, part_masks
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
 from .io import InputError, Predictions, load_predictions, split_masks
+from .paired import PairedDifference, paired_difference
 from .quantiles import (
     FLOOR_QUANTILES, SPREAD_QUANTILES, SWEEP_QUANTILES, count_quantiles, order_statistic_ranks, quantile_interval,
     sorted_quantiles,
@@ -40,8 +42,7 @@ from .quantiles import (
 from .refit import fit_weighted_temperatures, nll_beta_derivatives, weighted_nll
 from .runs import BinLayout, bin_layout, bin_positions, ece_from_prefix, ece_sweep, sort_rows
 from .scaling import (
-    BLOCK_ELEMENTS, GridMetrics, block_shape, brier, grid_metrics, log_softmax, nll, predicted_class, scaled_probs,
-    scores_over_grid, top_label,
+    GridMetrics, brier, grid_metrics, log_softmax, nll, predicted_class, scaled_probs, scores_over_grid, top_label,
 )
 
 __all__ = [

@@ -11,8 +11,8 @@ import functools
 
 from .payload import to_units
 
-__all__ = ["fixed", "pct", "pp", "num", "sig", "temp", "vec", "thousands", "interval", "seq", "series", "number_filters",
-           "PLAIN_FORMAT", "FORMAT_KEYS", "FILTERS"]
+__all__ = ["fixed", "pct", "pp", "num", "sig", "temp", "vec", "thousands", "interval", "seq", "series",
+           "number_filters", "PLAIN_FORMAT", "FORMAT_KEYS", "FILTERS"]
 
 
 # How numbers are written: the ``[format]`` table of a language's strings.toml. These are the English

@@ -49,7 +49,8 @@ def load_sources(path=SOURCES_FILE):
             raise BuildError(f"{path}: [{key}] has an unknown field {unknown[0]!r} (fields: cite, year, id)")
         for field, kind in _FIELDS.items():
             if field in record and (not isinstance(record[field], kind) or isinstance(record[field], bool)):
-                raise BuildError(f"{path}: [{key}] {field} must be {'a whole number' if kind is int else 'a string'}")
+                what = "a whole number" if kind is int else "a string"
+                raise BuildError(f"{path}: [{key}] {field} must be {what}")
         if not record.get("cite", "").strip():
             raise BuildError(f"{path}: [{key}] has no cite (how the prose cites the source)")
         sources[key] = Source(record["cite"], record.get("year"), record.get("id"))
