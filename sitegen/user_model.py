@@ -40,7 +40,7 @@ from .precompute import (
 )
 from .settings import (
     DATASETS, FIT_BOUNDS, FIT_TOLERANCE, SHOWCASE_SIZE, SIGNIFICANT_DIGITS, USER_BAR_CLASSES, USER_MAX_DESCRIPTION_CHARS, USER_MAX_GROUPS,
-    USER_MAX_LABEL_CHARS, USER_MAX_NAME_CHARS, USER_SLUG, WORKED_EXAMPLE,
+    USER_MAX_LABEL_CHARS, USER_MAX_NAME_CHARS, USER_SLUG, USER_SWEEP_ROWS, WORKED_EXAMPLE,
 )
 
 __all__ = [
@@ -324,9 +324,6 @@ def _as_sentence(text, pattern):
 
 # --- what the report's template reads -------------------------------------------------------------------
 
-SWEEP_ROWS = (1, 5, 10, 15, 20, 30, 50)  # bin counts of the report's "ECE against the number of bins" table
-
-
 def user_report(user, precomputed, analyses):
     """The "Your model" section's own values besides the facts (``yours``, ``an.yours``): display text (escaped by
     the template), the split, the file, which downloads exist, and the rows of its small tables."""
@@ -343,7 +340,7 @@ def user_report(user, precomputed, analyses):
         examples=int(result.showcase.size), examples_kept=user.examples,
         class_names=data.class_names is not None, many_classes=data.logits.shape[1] > USER_BAR_CLASSES,
         groups=list(sub.groups) if sub is not None else [],
-        sweep_rows=[b for b in SWEEP_ROWS],
+        sweep_rows=list(USER_SWEEP_ROWS),
         # the one-file edition has no downloads folder: it carries temperature.json itself, as a data: link
         temperature_href="data:application/json;base64," + base64.b64encode(
             temperature_json(user, result).encode("utf-8")).decode("ascii"),
