@@ -308,7 +308,7 @@ def test_figure_file_carries_the_stylesheets_colours_for_both_schemes():
     light, dark = figure_colours(css)
     assert light["--fig-ink"] == "#111" and dark["--fig-ink"] == "#eee" and "--bg" not in light
     out = figure_file('<svg viewBox="0 0 10.2 20" xmlns="http://www.w3.org/2000/svg">\n'
-                      '<path style="stroke: var(--fig-ink, #1d1d1f)"/></svg>', (light, dark))
+                      '<path style="stroke: var(--fig-ink)"/></svg>', (light, dark))
     assert out.startswith('<svg width="11" height="20" viewBox="0 0 10.2 20"')
     assert "svg{--fig-accent:#777;" in out and "@media (prefers-color-scheme: dark){svg{--fig-accent:#a0a;" in out
     assert 'style="stroke: var(--fig-ink)"' in out
