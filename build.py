@@ -172,7 +172,7 @@ def build(args):
     with stage("analyses"):
         analyses = precompute_analyses(precomputed)
     with stage("facts"):
-        facts = build_facts(precomputed)
+        facts = build_facts(precomputed, ROOT / "content" / "sources.toml")
         facts.update(build_analysis_facts(precomputed, analyses))
         if user is not None:
             user_model.add_user_facts(facts, precomputed)

@@ -54,14 +54,16 @@ Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only the
 
 from .binning import SCHEMES, ReliabilityBins, ece, equal_mass_bounds, max_gap, mce, reliability_bins
 from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
+from .blocks import BLOCK_ELEMENTS, block_shape
 from .bootstrap import (
-    DEFAULT_RESAMPLES, BootstrapDraws, BootstrapSpread, PairedDifference, ScoreSet, bootstrap_draws, bootstrap_spread,
-    count_prefix, paired_difference, quantile_standard_error, resample_counts,
+    DEFAULT_RESAMPLES, BootstrapDraws, BootstrapSpread, ScoreSet, bootstrap_draws, bootstrap_spread, count_prefix,
+    quantile_standard_error, resample_counts,
 )
 from . import datasets, rng
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
+from .paired import PairedDifference, paired_difference
 from .io import (
     DEFAULT_SPLIT_SEED, MIN_PART_ROWS, SPLIT_NONE_NOTE, InputError, Predictions, load_predictions, split_masks,
 )
@@ -81,8 +83,7 @@ from .runs import (
     mce_over_counts, prefix_sums, rows_order, sort_rows,
 )
 from .scaling import (
-    BLOCK_ELEMENTS, GridMetrics, block_shape, brier, grid_metrics, log_softmax, nll, predicted_class, scaled_probs,
-    scores_over_grid, top_label,
+    GridMetrics, brier, grid_metrics, log_softmax, nll, predicted_class, scaled_probs, scores_over_grid, top_label,
 )
 from .smooth import (
     SmoothCurve, SmoothECE, deposit, eval_points, interpolate, mesh_points, reflected_gaussian_smooth, smooth_ece,

@@ -10,7 +10,8 @@ before the search starts), in one reusable work buffer per worker.
 
 import numpy as np
 
-from .scaling import BLOCK_ELEMENTS, _prepare, _Workspace, as_labels, as_logits, block_shape, nll_grid, nll_over_rows
+from .blocks import BLOCK_ELEMENTS, Workspace, block_shape
+from .scaling import _prepare, as_labels, as_logits, nll_grid, nll_over_rows
 from .validation import positive_int
 
 __all__ = ["DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "fit_temperature", "golden_section_minimise"]
@@ -77,7 +78,7 @@ def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_
             raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
         chunks = -(-z.shape[0] // block_shape(*z.shape, 1)[1])
         size = max(BLOCK_ELEMENTS, block_shape(*z.shape, 1)[1] * z.shape[1])
-        workspaces = [_Workspace(size, z.shape[1]) for _ in range(min(workers, chunks))]
+        workspaces = [Workspace(size, z.shape[1]) for _ in range(min(workers, chunks))]
         return golden_section_minimise(lambda t: nll_over_rows(rows, t, workspaces), low, high, tolerance)
     if method == "grid":
         if grid is None:

@@ -12,13 +12,12 @@ Conventions (top-label, used everywhere in the project):
 * an example is correct when its predicted class equals its label.
 """
 
-import queue
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
 
 from .binning import SCHEMES, adaptive_sums, bin_sums, finish_bins, max_gap, stable_order
+from .blocks import BLOCK_ELEMENTS, Workspace, block_shape, run_tasks, worker_count
 from .validation import as_bin_counts, check_choice, positive_int
 
 __all__ = [
@@ -28,13 +27,9 @@ __all__ = [
     "log_softmax",
     "scaled_probs",
     "example_scores",
-    "scores_at",
     "scores_over_grid",
     "grid_metrics",
     "GridMetrics",
-    "block_shape",
-    "BLOCK_ELEMENTS",
-    "TEMPERATURE_BLOCK",
     "predicted_class",
     "top_label",
     "nll",
@@ -176,23 +171,7 @@ def example_scores(z, y, divisor):
     return nll_values, brier_values, confidence
 
 
-def scores_at(z, y, temps):
-    """``(nll, brier, confidence)`` at each temperature in one pass over validated arrays.
-
-    ``z`` (n, K) float64 logits, ``y`` (n,) int labels, ``temps`` (G,) positive.
-    Returns NLL in nats (G,), multiclass Brier (G,) and the top-label
-    confidence (G, n): the means over examples of :func:`example_scores`.
-    """
-    example_nll, example_brier, confidence = example_scores(z, y, temps[:, None, None])
-    return example_nll.mean(axis=1), example_brier.mean(axis=1), confidence
-
-
-# --- the grid engine: blocks sized by element count, one work buffer per worker --------------------
-
-BLOCK_ELEMENTS = 1 << 17  # (temperature, row, class) values per work buffer: 1 MiB of float64, in a core's L2 cache
-ROW_ALIGN = 64  # rows per chunk are a multiple of this (see block_shape)
-TEMPERATURE_BLOCK = None  # kept for callers of the old fixed block: None means "sized by BLOCK_ELEMENTS"
-
+# --- the grid engine: rows prepared once, blocks of calib.blocks, one work buffer per worker -------------
 
 class _Rows(NamedTuple):
     """Validated rows, prepared once for any number of temperatures: ``shifted`` (n, K) = logits minus each
@@ -208,69 +187,6 @@ def _prepare(z, y):
     return _Rows(shifted, shifted[np.arange(z.shape[0]), y], np.argmax(z, axis=1) == y)
 
 
-def block_shape(n, k, n_temps, block_elements=BLOCK_ELEMENTS):
-    """``(temperatures, rows)`` per block so that temperatures × rows × K ≤ ``block_elements``.
-
-    When one temperature's n × K values fit, a block holds as many
-    temperatures as fit (at most ``n_temps``) and all rows; otherwise one
-    temperature and as many rows as fit, rounded down to a multiple of
-    ``ROW_ALIGN`` (at least ``ROW_ALIGN``, so with more than
-    ``block_elements / ROW_ALIGN`` classes a block is larger than the budget).
-    Chunks that start on a multiple of ``ROW_ALIGN`` rows give every row the
-    same row sum as one call over all rows (BLAS kernels treat the last rows
-    of a call that is not a multiple of their unroll differently).
-
-    >>> block_shape(6000, 10, 534), block_shape(50000, 1000, 534)
-    ((2, 6000), (1, 128))
-    """
-    n = positive_int(n, "n")
-    k = positive_int(k, "k")
-    block_elements = positive_int(block_elements, "block_elements")
-    if n * k <= block_elements:
-        return max(1, min(positive_int(n_temps, "n_temps"), block_elements // (n * k))), n
-    return 1, min(n, max(ROW_ALIGN, block_elements // k // ROW_ALIGN * ROW_ALIGN))
-
-
-class _Workspace:
-    """One worker's scratch memory: a flat float64 work buffer and the ones vector of the row sums."""
-
-    def __init__(self, size, k):
-        self.buffer = np.empty(size)
-        self.ones = np.ones(k)
-        self.hint = None  # the last sort order a worker computed (see calib.binning.stable_order)
-
-    def work(self, g, r, k):
-        return self.buffer[: g * r * k].reshape(g, r, k)
-
-
-def _workers(workers):
-    return positive_int(workers, "workers")
-
-
-def _run(task, count, workspaces):
-    """Run ``task(i, workspace)`` for i in range(count) on ``len(workspaces)`` threads (each with its own
-    workspace); numpy releases the GIL inside its loops, so the threads run in parallel. Results are
-    written by the tasks into disjoint slices, so they do not depend on the number of threads."""
-    if len(workspaces) == 1 or count == 1:
-        for i in range(count):
-            task(i, workspaces[0])
-        return
-    free = queue.SimpleQueue()
-    for workspace in workspaces:
-        free.put(workspace)
-
-    def run_one(i):
-        workspace = free.get()
-        try:
-            task(i, workspace)
-        finally:
-            free.put(workspace)
-
-    with ThreadPoolExecutor(max_workers=len(workspaces)) as pool:
-        for _ in pool.map(run_one, range(count)):
-            pass
-
-
 def _grid_pass(rows, temps, block_elements, workers, want_brier=True, conf_out=None, per_block=None):
     """Scores at every temperature of ``temps`` over prepared ``rows``: ``(nll (G,), brier (G,) or None)``.
 
@@ -281,7 +197,7 @@ def _grid_pass(rows, temps, block_elements, workers, want_brier=True, conf_out=N
     of ``workers``. ``conf_out`` (G, n), if given, receives the confidences;
     ``per_block(start, confidence (g, n), workspace)``, if given, is called
     once per block (from a worker thread) with the block's confidences and
-    the worker's :class:`_Workspace` (whose ``hint`` it may keep).
+    the worker's :class:`calib.blocks.Workspace` (whose ``hint`` it may keep).
     """
     n, k = rows.shifted.shape
     g_max, r_max = block_shape(n, k, temps.size, block_elements)
@@ -315,7 +231,7 @@ def _grid_pass(rows, temps, block_elements, workers, want_brier=True, conf_out=N
             per_block(start, confidence, workspace)
 
     size = max(g_max * r_max * k, k)
-    _run(task, len(starts), [_Workspace(size, k) for _ in range(min(_workers(workers), len(starts)))])
+    run_tasks(task, len(starts), [Workspace(size, k) for _ in range(min(worker_count(workers), len(starts)))])
     return nll_values, brier_values
 
 
@@ -448,7 +364,7 @@ def nll_over_rows(rows, temperature, workspaces, block_elements=BLOCK_ELEMENTS):
         _softmax_scores(rows.shifted[part], rows.true_shifted[part], divisor,
                         workspace.work(1, part.stop - part.start, k), workspace.ones, example_nll[:, part])
 
-    _run(task, len(starts), workspaces)
+    run_tasks(task, len(starts), workspaces)
     return float(example_nll.mean(axis=1)[0])
 
 

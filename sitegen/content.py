@@ -5,7 +5,7 @@ A section file ``content/<lang>/NN-name.md`` is rendered in three passes:
 1. Jinja2 (StrictUndefined) with the engine's facts in scope, so a number a
    sentence quotes is an expression such as ``{{ six.fit.nll | fixed(5) }}``;
 2. TeX between ``$…$`` (inline) or ``$$…$$`` (display) becomes MathML Core
-   (latex2mathml, then a pass that removes what Chromium ignores);
+   (:mod:`sitegen.mathml`);
 3. Markdown to HTML. A paragraph holding only ``[[component:NAME]]`` is
    replaced by that component's rendered template.
 
@@ -19,31 +19,23 @@ import tomllib
 from html import escape as html_escape
 from pathlib import Path
 from typing import NamedTuple
-from xml.etree import ElementTree
 
 import jinja2
 import markdown
-from latex2mathml.converter import convert as latex_to_mathml
 
 from .errors import BuildError, template_lines
-from .facts import FORMAT_KEYS
+from .mathml import DISPLAY_MATH, INLINE_MATH, TexError, tex_to_mathml_core
+from .numbers import FORMAT_KEYS
 
-__all__ = ["Section", "MissingName", "TexError", "content_folder", "load_strings", "require_strings", "load_sections",
-           "require_script_strings", "require_same_keys", "require_same_sections", "render_section",
-           "tex_to_mathml_core"]
+__all__ = ["Section", "MissingName", "content_folder", "load_strings", "require_strings", "load_sections",
+           "require_same_keys", "require_same_sections", "render_section"]
 
 _SECTION_FILE = re.compile(r"^(\d\d)-([a-z0-9-]+)\.md$")
 NOT_SECTIONS = frozenset({"glossary.md"})  # a language's terminology, for its translators; never rendered
-_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
-_INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$")
 _COMPONENT = re.compile(r"<p>\[\[component:([a-z0-9-]+)\]\]</p>")
 _FIRST_HEADING = re.compile(r"<(h[12])(?![^>]*\bid=)([^>]*)>")
-_DOUBLE_STRUCK = {"1": "𝟙", "R": "ℝ", "E": "𝔼", "P": "ℙ", "N": "ℕ"}
 _ANY_COMPONENT = re.compile(r"\[\[component:[^\]]*\]\]")
 _LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
-_SCRIPT_FILE = re.compile(r"^/\* js/(\S+) \*/$", re.M)  # the header _read_static puts before each script
-_SCRIPT_STRING = re.compile(r"\bui\.([A-Za-z_]\w*)")
-_LEFT_IN_TEXT = re.compile(r">([^<]*\\[^<]*)<")  # a backslash in MathML text: a command latex2mathml did not know
 
 
 class Section(NamedTuple):
@@ -203,21 +195,6 @@ def require_same_sections(reference, sections, folder):
         raise BuildError(f"{Path(folder) / name}: section file has no counterpart in {theirs and next(iter(theirs.values())).parent}")
 
 
-def require_script_strings(script, strings):
-    """Refuse a ``[ui]`` table lacking a key the page's scripts read as ``ui.name``.
-
-    ``script`` is the concatenated JavaScript with its ``/* js/file */``
-    headers, so the message can name the file. (A key built at run time, such
-    as ``ui["scheme_" + scheme]``, cannot be seen here.)
-    """
-    parts = _SCRIPT_FILE.split(script)
-    for name, body in zip(["(script)", *parts[1::2]], parts[0::2]):
-        for match in _SCRIPT_STRING.finditer(body):
-            if match.group(1) not in strings["ui"]:
-                raise BuildError(f"{_missing(strings['ui'], match.group(1)) or 'strings.toml: [ui] lacks ' + match.group(1)}"
-                                 f" (static/js/{name} reads ui.{match.group(1)})")
-
-
 def load_sections(content_dir):
     """The sections of one language in file-name order; refuses stray or empty Markdown files
     (``glossary.md``, the translators' terminology, is not a section)."""
@@ -240,141 +217,6 @@ def load_sections(content_dir):
     return sections
 
 
-class TexError(BuildError):
-    """Malformed TeX; ``tex`` is the expression, so the caller can find its line."""
-
-    def __init__(self, tex, reason):
-        super().__init__(f"cannot convert the TeX {tex!r}: {reason}")
-        self.tex = tex
-
-
-def _check_braces(tex):
-    """Refuse unbalanced braces, which latex2mathml would otherwise render as literal text."""
-    depth, escaped = 0, False
-    for char in tex:
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth < 0:
-                raise TexError(tex, "a } closes nothing")
-    if depth:
-        raise TexError(tex, f"{depth} {{ not closed")
-
-
-def _number_pattern(number_format):
-    """A regex for the numbers the filters write with ``number_format`` that TeX would split: grouped
-    counts and decimals whose mark is not the point (None if there are none)."""
-    group, decimal = re.escape(number_format["group"]), re.escape(number_format["decimal"])
-    options = [rf"\d{{1,3}}(?:{group}\d{{3}})+(?:{decimal}\d+)?"]
-    if number_format["decimal"] != ".":
-        options.append(rf"\d+{decimal}\d+")
-    return re.compile("|".join(options))
-
-
-def _localised_numbers(tex, number_format):
-    """``tex`` with each localised number written plainly (so it stays one ``<mn>``) and the list of
-    ``(plain, localised)`` pairs to put back, in order."""
-    if number_format is None:
-        return tex, []
-    restore = []
-
-    def plain(match):
-        text = match.group(0)
-        bare = text.replace(number_format["group"], "").replace(number_format["decimal"], ".")
-        if bare != text:
-            restore.append((bare, text))
-        return bare
-
-    return _number_pattern(number_format).sub(plain, tex), restore
-
-
-def _put_numbers_back(mathml, restore, tex):
-    """Write the numbers of ``restore`` back into their ``<mn>`` elements, in order."""
-    pending = list(restore)
-
-    def back(match):
-        if pending and match.group(1) == pending[0][0]:
-            return f"<mn>{pending.pop(0)[1]}</mn>"
-        return match.group(0)
-
-    mathml = re.sub(r"<mn>([^<]*)</mn>", back, mathml)
-    if pending:
-        raise TexError(tex, f"the number {pending[0][1]} did not stay one number")
-    return mathml
-
-
-def tex_to_mathml_core(tex, display=False, number_format=None):
-    """MathML for ``tex`` restricted to what MathML Core renders.
-
-    With ``number_format`` (a language's ``[format]`` table), a number written with its decimal mark
-    or digit groups (``0,25``, ``60 000``) becomes one ``<mn>``, as written, instead of several tokens.
-
-    Chromium ignores ``mathvariant`` values other than ``normal``, so a
-    double-struck letter becomes its Unicode character (𝟙, ℝ, 𝔼, …) and other
-    variants are dropped; the MathML namespace attribute is dropped too, since
-    HTML parsing supplies it. Malformed TeX (empty, unbalanced braces, an
-    unknown command, anything latex2mathml rejects) raises :class:`TexError`
-    naming the expression.
-    """
-    source = tex.strip()
-    if not source:
-        raise TexError(source, "empty formula")
-    _check_braces(source)
-    plain, restore = _localised_numbers(source, number_format)
-    try:
-        mathml = latex_to_mathml(plain, display="block" if display else "inline")
-    except Exception as error:  # latex2mathml raises several types on malformed TeX, some without a message
-        reason = f"{error.__class__.__name__}: {error}" if str(error) else error.__class__.__name__
-        raise TexError(source, reason) from None
-    unknown = _LEFT_IN_TEXT.search(mathml)
-    if unknown:
-        raise TexError(source, f"unknown command {unknown.group(1).strip()}")
-    mathml = re.sub(
-        r'<(m[in]) mathvariant="double-struck">([^<])</\1>',
-        lambda m: f"<{m.group(1)}>{_DOUBLE_STRUCK.get(m.group(2), m.group(2))}</{m.group(1)}>", mathml)
-    mathml = re.sub(r' mathvariant="(?!normal")[^"]*"', "", mathml)
-    mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "")
-    return _tidy_mathml(_put_numbers_back(mathml, restore, source), source)
-
-
-def _unwrap_rows(parent):
-    """Replace, below ``parent``, every attribute-less ``<mrow>`` holding exactly one element (and no
-    text) by that element: MathML Core lays a one-child row out as the child itself."""
-    for index, child in enumerate(list(parent)):
-        _unwrap_rows(child)
-        if (child.tag == "mrow" and not child.attrib and len(child) == 1
-                and not (child.text or "").strip() and not (child[0].tail or "").strip()):
-            only = child[0]
-            only.tail = child.tail
-            parent[index] = only
-
-
-def _tidy_mathml(mathml, tex):
-    """The same formula in fewer bytes, laid out the same by MathML Core: characters instead of
-    character references (``&``, ``<`` and ``>`` stay escaped), no one-child ``<mrow>``, no ``<mrow>``
-    around the whole formula (``<math>`` is a row itself), no ``display="inline"`` (the default)."""
-    try:
-        root = ElementTree.fromstring(mathml)
-    except ElementTree.ParseError as error:
-        raise TexError(tex, f"unreadable MathML ({error})") from None
-    _unwrap_rows(root)
-    if len(root) == 1 and root[0].tag == "mrow" and not root[0].attrib and not (root.text or "").strip():
-        row = root[0]
-        root.remove(row)
-        root.text = row.text
-        root.extend(list(row))
-        if len(root):
-            root[-1].tail = (root[-1].tail or "") + (row.tail or "")
-    if root.get("display") == "inline":
-        del root.attrib["display"]
-    return ElementTree.tostring(root, encoding="unicode")
-
-
 def _protect_math(text, number_format=None):
     """Swap math for placeholder tokens (so Markdown cannot touch it); return the text and the token table."""
     table = {}
@@ -384,9 +226,9 @@ def _protect_math(text, number_format=None):
         table[token] = html
         return token
 
-    text = _DISPLAY_MATH.sub(
+    text = DISPLAY_MATH.sub(
         lambda m: "\n\n" + stash(tex_to_mathml_core(m.group(1), True, number_format)) + "\n\n", text)
-    text = _INLINE_MATH.sub(lambda m: stash(tex_to_mathml_core(m.group(1), number_format=number_format)), text)
+    text = INLINE_MATH.sub(lambda m: stash(tex_to_mathml_core(m.group(1), number_format=number_format)), text)
     return text, table
 
 

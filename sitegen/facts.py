@@ -1,9 +1,7 @@
-"""The engine's results as a context for prose, and the filters that format them.
+"""The engine's results as a context for prose.
 
 Prose quotes numbers through these objects, e.g. ``{{ six.fit.nll | fixed(5) }}``
-or ``{{ six.t1.ece_w[4] | pct(1) }}``. The filters round with the payload's
-rule (:func:`sitegen.payload.to_units`), so a sentence and a slider readout
-always print the same digits.
+or ``{{ six.t1.ece_w[4] | pct(1) }}``, written by the filters of :mod:`sitegen.numbers`.
 
 Every value is read from the precomputation (:mod:`sitegen.precompute`); nothing here calls the
 engine, so the prose and the page can never disagree.
@@ -37,8 +35,8 @@ For a dataset that lists its examples (six and twelve; see :func:`_example_roles
 ``rest_rise`` (how much the NLL of all the other examples rises, summed, from T = 1 to the fitted T) and each
 example's ``mark`` (✓ or ✗).
 
-Page-wide: ``src`` (the sources the page cites, :data:`SOURCES`: per key ``year``, ``url``, ``label``,
-``cite``), ``softmax_example`` (the first six-row's probabilities at several T),
+Page-wide: ``src`` (the sources the page cites, ``content/sources.toml`` through :mod:`sitegen.sources`:
+per key ``year``, ``url``, ``label``, ``cite``), ``softmax_example`` (the first six-row's probabilities at several T),
 ``lcg`` (the generator's constants), ``recipe`` (dataset constants),
 ``t_search`` (bounds and tolerance of the temperature fit), ``t_grid`` (the slider's temperature grid)
 ``bin_edges`` (``{B: edges}`` of the equal-width bins, for each offered bin count) and ``table_bins``
@@ -48,217 +46,27 @@ Prose holds words and ``{{ … }}`` expressions only: whatever needs a loop, a t
 computed here, so a translator never copies template logic.
 """
 
-import functools
-import html
 from types import SimpleNamespace
-from urllib.parse import quote
 
 import numpy as np
 
 from calib import datasets as recipes
 from calib import rng
 
-from .payload import RATE_SCALE, shares_summing_to, to_units
+from .payload import RATE_SCALE, shares_summing_to
 from .precompute import base_grid
 from .settings import (
     EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, OFFERED_BIN_COUNTS, TABLE_BINS,
     VERDICT_MAX_BINS, WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
 )
+from .sources import SOURCES_FILE, load_sources, source_facts
 
-__all__ = ["fixed", "pct", "num", "sig", "temp", "vec", "thousands", "interval", "seq", "series", "number_filters",
-           "PLAIN_FORMAT", "FORMAT_KEYS", "fact_key", "build_facts", "FILTERS", "CORRECT_MARKS", "SOURCES"]
+__all__ = ["fact_key", "build_facts", "CORRECT_MARKS"]
 
 
 def fact_key(name):
     """A dataset name as a name in the prose: dashes become underscores (``sim-600`` → ``sim_600``)."""
     return name.replace("-", "_")
-
-
-# How numbers are written: the ``[format]`` table of a language's strings.toml. These are the English
-# settings; a filter given a partial table (as some tests do) takes the rest from here.
-PLAIN_FORMAT = {
-    "decimal": ".",                    # decimal mark
-    "group": ",",                      # between groups of three digits of a count
-    "group_from": 4,                   # the fewest digits a grouped count has (4: 6,000; 5: 6000 but 60 000)
-    "percent": "{value}%",             # a percentage; {value} is the number
-    "interval": "[{lo}, {hi}{close}",  # a bin; {close} is ")" or, for the last bin, "]"
-    "list": ", ",                      # between the items of a list of numbers
-    "list_and": " and ",               # before the last item of a list written out in prose
-    "points": "{value} pp",            # a difference of two percentages, in percentage points
-}
-FORMAT_KEYS = tuple(PLAIN_FORMAT)
-
-
-def _format(fmt):
-    """``fmt`` completed with :data:`PLAIN_FORMAT` for the keys it lacks."""
-    return PLAIN_FORMAT if fmt is None else {**PLAIN_FORMAT, **fmt}
-
-
-def _minus(text):
-    return text.replace("-", "\u2212")
-
-
-def fixed(value, digits=3, fmt=None):
-    """``value`` with ``digits`` decimals, rounded half away from zero like the payload."""
-    scale = 10 ** int(digits)
-    units = int(to_units(float(value), scale))
-    sign = "\u2212" if units < 0 else ""
-    whole, frac = divmod(abs(units), scale)
-    return f"{sign}{whole}{_format(fmt)['decimal']}{frac:0{digits}d}" if digits else f"{sign}{whole}"
-
-
-def pct(value, digits=1, fmt=None):
-    """``value`` (a probability) as a percentage with ``digits`` decimals, in the language's percent pattern."""
-    return _format(fmt)["percent"].replace("{value}", fixed(float(value) * 100, digits, fmt))
-
-
-def pp(value, digits=1, fmt=None):
-    """``value``, a difference of two probabilities, in percentage points (``0.012`` → ``1.2 pp``): the one rule
-    for a difference of percentages, in the language's ``points`` pattern (static/js/core.js ``CT.points`` agrees)."""
-    return _format(fmt)["points"].replace("{value}", fixed(float(value) * 100, digits, fmt))
-
-
-def num(value, fmt=None):
-    """A constant as written in the code: an integer without decimals or grouping, else the shortest exact decimal."""
-    number = float(value)
-    text = str(int(number)) if number.is_integer() else repr(number).replace(".", _format(fmt)["decimal"])
-    return _minus(text)
-
-
-def sig(value, digits=4, fmt=None):
-    """``value`` to ``digits`` significant digits, trailing zeros kept (as JavaScript's ``toPrecision``)."""
-    return _minus(f"{float(value):#.{int(digits)}g}".rstrip(".").replace(".", _format(fmt)["decimal"]))
-
-
-def temp(value, fmt=None):
-    """A temperature, by the page's one rule: three significant digits (``1.23``; static/js/core.js ``CT.temp``
-    agrees). The fitting section alone prints the fitted T in full, with ``fixed``, and says so."""
-    return sig(value, 3, fmt)
-
-
-def vec(values, digits=None, fmt=None):
-    """A vector in brackets, e.g. ``[3, 1, 0]`` (``num`` per entry) or ``[0.844, 0.114, 0.042]`` (``fixed``)."""
-    parts = [num(v, fmt) if digits is None else fixed(v, digits, fmt) for v in values]
-    return "[" + _format(fmt)["list"].join(parts) + "]"
-
-
-def thousands(value, fmt=None):
-    """A count, its digits grouped in threes from ``group_from`` digits on (``6,000``; Spanish ``6000``, ``60 000``).
-
-    Only for counts: seeds, generator constants and years are written with :func:`num` or as they are.
-    """
-    fmt = _format(fmt)
-    number = int(value)
-    digits = str(abs(number))
-    if len(digits) >= int(fmt["group_from"]):
-        head = len(digits) % 3 or 3
-        digits = fmt["group"].join([digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)])
-    return ("\u2212" if number < 0 else "") + digits
-
-
-def interval(bin, digits=None, fmt=None):
-    """A bin ``[lower, upper)`` (closed, ``]``, when it ends at 1) in the language's interval pattern.
-
-    ``bin`` has ``lower`` and ``upper``, or is a pair of edges; the ends have ``digits`` decimals, or
-    are written as constants (:func:`num`) without ``digits``.
-    """
-    lower, upper = (bin.lower, bin.upper) if hasattr(bin, "lower") else (bin[0], bin[1])
-
-    def end(value):
-        return num(value, fmt) if digits is None else fixed(value, digits, fmt)
-
-    return (_format(fmt)["interval"].replace("{lo}", end(lower)).replace("{hi}", end(upper))
-            .replace("{close}", "]" if upper >= 1 else ")"))
-
-
-def seq(values, fmt=None):
-    """Items (numbers as they are, or strings) separated by the language's list separator: ``1, 3, 5``."""
-    return _format(fmt)["list"].join(str(v) for v in values)
-
-
-def series(values, fmt=None):
-    """Items written out in prose: ``3``, ``3 and 5``, ``1, 3 and 5`` (the language's ``list_and``)."""
-    items = [str(v) for v in values]
-    if len(items) < 2:
-        return "".join(items)
-    return _format(fmt)["list"].join(items[:-1]) + _format(fmt)["list_and"] + items[-1]
-
-
-def number_filters(fmt=None):
-    """The page's number filters, writing numbers with the ``[format]`` table ``fmt`` of one language.
-
-    One set of functions serves every language (and the templates, the prose, the tables and the
-    figures): only the table changes. Without ``fmt``, the English settings.
-    """
-    fmt = _format(fmt)
-    return {name: functools.partial(function, fmt=fmt) for name, function in _FILTER_FUNCTIONS.items()}
-
-
-_FILTER_FUNCTIONS = {"fixed": fixed, "pct": pct, "pp": pp, "num": num, "sig": sig, "temp": temp, "vec": vec, "thousands": thousands,
-                     "interval": interval, "seq": seq, "series": series}
-FILTERS = dict(_FILTER_FUNCTIONS)  # the English filters, as plain functions
-
-# The sources the page cites: key → (how the prose cites it, year, identifier). An identifier is a DOI
-# ("doi:…"), an arXiv id ("arXiv:…"), a web address, or None for a work with neither (then the page cites it
-# in full, without a link). Years live here so the sources section quotes them as expressions.
-SOURCES = {
-    "brier": ("Brier", 1950, "doi:10.1175/1520-0493(1950)078<0001:VOFEIT>2.0.CO;2"),
-    "murphy_winkler": ("Murphy and Winkler", 1977, "doi:10.2307/2346866"),
-    "degroot_fienberg": ("DeGroot and Fienberg", 1983, "doi:10.2307/2987588"),
-    "numerical_recipes": ("Press et al.", 1992, None),
-    "platt": ("Platt", 2000, None),
-    "zadrozny_elkan": ("Zadrozny and Elkan", 2002, "doi:10.1145/775047.775151"),
-    "niculescu_mizil_caruana": ("Niculescu-Mizil and Caruana", 2005, "doi:10.1145/1102351.1102430"),
-    "gneiting_raftery": ("Gneiting and Raftery", 2007, "doi:10.1198/016214506000001437"),
-    "brocker_smith": ("Bröcker and Smith", 2007, "doi:10.1175/WAF993.1"),
-    "naeini": ("Naeini et al.", 2015, "doi:10.1609/aaai.v29i1.9602"),
-    "guo": ("Guo et al.", 2017, "arXiv:1706.04599"),
-    "kleinberg": ("Kleinberg et al.", 2017, "arXiv:1609.05807"),
-    "pleiss": ("Pleiss et al.", 2017, "arXiv:1709.02012"),
-    "hebert_johnson": ("Hébert-Johnson et al.", 2018, "arXiv:1711.08513"),
-    "kumar": ("Kumar et al.", 2019, "arXiv:1909.10155"),
-    "vaicenavicius": ("Vaicenavicius et al.", 2019, "arXiv:1902.06977"),
-    "widmann": ("Widmann et al.", 2019, "arXiv:1910.11385"),
-    "kull": ("Kull et al.", 2019, "arXiv:1910.12656"),
-    "ovadia": ("Ovadia et al.", 2019, "arXiv:1906.02530"),
-    "nixon": ("Nixon et al.", 2019, "arXiv:1904.01685"),
-    "minderer": ("Minderer et al.", 2021, "arXiv:2106.07998"),
-    "gupta_ramdas": ("Gupta and Ramdas", 2022, "arXiv:2107.08353"),
-    "roelofs": ("Roelofs et al.", 2022, "arXiv:2012.08668"),
-    "blasiok_et_al": ("Błasiok et al.", 2023, "arXiv:2211.16886"),
-    "blasiok_nakkiran": ("Błasiok and Nakkiran", 2024, "arXiv:2309.12236"),
-    "sklearn": ("scikit-learn", None, "https://scikit-learn.org/stable/modules/calibration.html"),
-}
-
-
-def source_link(identifier):
-    """``(url, label)`` of a source identifier: a DOI → https://doi.org/…, an arXiv id → https://arxiv.org/abs/…,
-    a web address as it is; the label is HTML-escaped (a DOI may hold ``<`` and ``>``).
-
-    >>> source_link("arXiv:1706.04599")
-    ('https://arxiv.org/abs/1706.04599', 'arXiv:1706.04599')
-    >>> source_link("doi:10.1175/1520-0493(1950)078<0001:VOFEIT>2.0.CO;2")[0]
-    'https://doi.org/10.1175/1520-0493(1950)078%3C0001:VOFEIT%3E2.0.CO;2'
-    """
-    if identifier.startswith("doi:"):
-        url = "https://doi.org/" + quote(identifier[4:], safe="/():;.-_")
-    elif identifier.startswith("arXiv:"):
-        url = "https://arxiv.org/abs/" + identifier[6:]
-    else:
-        url = identifier
-    return url, html.escape(identifier, quote=True)
-
-
-def _sources():
-    """``src``: per key of :data:`SOURCES` a namespace with ``cite``, ``year``, ``url`` and ``label`` (None
-    for a work without a DOI, arXiv page or web address)."""
-    out = {}
-    for key, (cite, year, identifier) in SOURCES.items():
-        url, label = source_link(identifier) if identifier else (None, None)
-        # An identifier is code, not words: <code> keeps it out of translation (the label is escaped already).
-        label = f"<code>{label}</code>" if label else None
-        out[key] = SimpleNamespace(cite=cite, year=year, url=url, label=label)
-    return SimpleNamespace(**out)
 
 
 def _state(part, index):
@@ -368,11 +176,11 @@ def _bin_edges(precomputed):
             for b in OFFERED_BIN_COUNTS}
 
 
-def _page_facts(precomputed):
-    """Facts that belong to the page rather than one dataset: generator, recipes, search and grid."""
+def _page_facts(precomputed, sources_file):
+    """Facts that belong to the page rather than one dataset: sources, generator, recipes, search and grid."""
     plain = base_grid()
     return {
-        "src": _sources(),
+        "src": source_facts(load_sources(sources_file)),
         "softmax_example": _softmax_example(precomputed.softmax),
         "lcg": SimpleNamespace(multiplier=rng.LCG_MULTIPLIER, increment=rng.LCG_INCREMENT,
                                modulus=rng.LCG_MODULUS, modulus_bits=rng.LCG_MODULUS.bit_length() - 1),
@@ -396,8 +204,9 @@ def _page_facts(precomputed):
     }
 
 
-def build_facts(precomputed):
-    """``{dataset_key: namespace}`` for every dataset, as described in the module docstring."""
+def build_facts(precomputed, sources_file=SOURCES_FILE):
+    """``{dataset_key: namespace}`` for every dataset, and the page-wide facts, as described in the module
+    docstring; ``sources_file`` is the bibliography (:func:`sitegen.sources.load_sources`)."""
     grid, t1 = precomputed.grid, precomputed.t1_index
     facts = {}
     for name, result in precomputed.datasets.items():
@@ -418,7 +227,7 @@ def build_facts(precomputed):
             _example_roles(ns)
         _add_prose_facts(ns, result, reported, grid)
         facts[fact_key(name)] = ns
-    facts.update(_page_facts(precomputed))
+    facts.update(_page_facts(precomputed, sources_file))
     return facts
 
 

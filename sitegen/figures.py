@@ -3,7 +3,7 @@
 They are what a reader without JavaScript, a printer or a feed reader sees;
 the page's script draws the interactive versions with the same marks and
 colours. Colours are drawn as sentinel values and rewritten to CSS custom
-properties (with a light-scheme fallback), so an inlined figure follows the
+properties without fallbacks (the stylesheet is their one home), so an inlined figure follows the
 page's light or dark scheme. Text stays text (``svg.fonttype: none``).
 
 The site's pages do not inline them: each is a file of its own (:func:`figure_file`), shown by an
@@ -27,22 +27,24 @@ import numpy as np  # noqa: E402
 
 from matplotlib.ticker import ScalarFormatter  # noqa: E402
 
-from .facts import number_filters  # noqa: E402
+from .numbers import number_filters  # noqa: E402
 from .settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS  # noqa: E402
 
 __all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures", "figure_colours",
            "figure_file", "figure_size"]
 
-# sentinel colour → (CSS variable, light-scheme fallback); Okabe–Ito hues, colour-blind safe
+# sentinel colour → the CSS variable that colours it (static/css/base.css sets each, light and dark;
+# Okabe–Ito hues, colour-blind safe). Every page that inlines a figure inlines that stylesheet too,
+# and a figure file carries the stylesheet's values itself (figure_file): no fallback is needed.
 PALETTE = {
-    "#010101": ("--fig-ink", "#1d1d1f"),
-    "#020202": ("--fig-muted", "#5b5b66"),
-    "#030303": ("--fig-grid", "#d9d9e0"),
-    "#0072b2": ("--fig-model", "#0072b2"),
-    "#d55e00": ("--fig-gap", "#b34700"),
-    "#009e73": ("--fig-ideal", "#007a5a"),
-    "#cc79a7": ("--fig-accent", "#a2507f"),
-    "#050505": ("--fig-bar", "#9bb8d3"),
+    "#010101": "--fig-ink",
+    "#020202": "--fig-muted",
+    "#030303": "--fig-grid",
+    "#0072b2": "--fig-model",
+    "#d55e00": "--fig-gap",
+    "#009e73": "--fig-ideal",
+    "#cc79a7": "--fig-accent",
+    "#050505": "--fig-bar",
 }
 INK, MUTED, GRID, MODEL, GAP, IDEAL, ACCENT, BAR = PALETTE
 
@@ -80,8 +82,8 @@ def svg_of(fig, prefix):
     referenced = set(re.findall(r'(?:url\(#|href="#)([^)"]+)', svg))
     svg = re.sub(r'\s+id="([^"]+)"', lambda m: m.group(0) if m.group(1) in referenced else "", svg)
     svg = re.sub(r'(id="|url\(#|href="#)', lambda m: m.group(1) + prefix + "-", svg)
-    for sentinel, (variable, fallback) in PALETTE.items():
-        svg = svg.replace(sentinel, f"var({variable}, {fallback})")
+    for sentinel, variable in PALETTE.items():
+        svg = svg.replace(sentinel, f"var({variable})")
     svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
     svg = re.sub(r"\s*\n\s*(?=[LMCQz])", " ", svg)  # path data on one line
     svg = re.sub(r"\n\s*", "\n", svg)
@@ -208,7 +210,7 @@ def figure_colours(css):
     dark_block = _block_after(css, dark_at.start())
     light = dict(_FIGURE_COLOUR.findall(_block_after(css, css.index(":root"))))
     dark = dict(_FIGURE_COLOUR.findall(_block_after(dark_block, dark_block.index(":root"))))
-    missing = sorted(set(variable for variable, _ in PALETTE.values()) - (set(light) & set(dark)))
+    missing = sorted(set(PALETTE.values()) - (set(light) & set(dark)))
     if missing:
         raise ValueError(f"the stylesheet does not set {', '.join(missing)} in both schemes")
     return light, dark
@@ -232,7 +234,6 @@ def figure_file(svg, colours):
     width, height = figure_size(svg)
     style = (f"<style>svg{{{declarations(light)}}}"
              f"{_DARK_SCHEME}{{svg{{{declarations(dark)}}}}}</style>\n")
-    svg = re.sub(r"var\((--fig-[a-z-]+), [^)]+\)", r"var(\1)", svg)  # the file's own colours, not the fallbacks
     svg = svg.replace("<svg ", f'<svg width="{width}" height="{height}" ', 1)
     head_end = svg.index(">") + 1
     return svg[:head_end] + "\n" + style + svg[head_end:].lstrip("\n")

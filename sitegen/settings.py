@@ -39,6 +39,7 @@ USER_MAX_DESCRIPTION_CHARS = 600  # --description: longest description
 USER_MAX_LABEL_CHARS = 80       # longest class or group name in the file
 USER_MAX_GROUPS = 20            # most distinct groups (each gets its own views and payload section)
 USER_BAR_CLASSES = 10           # with more classes, an example's bars show the top USER_BAR_CLASSES - 1 and "all others"
+USER_SWEEP_ROWS = (1, 5, 10, 15, 20, 30, 50)  # bin counts of the report's "ECE against the number of bins" table
 
 # --- bins ---------------------------------------------------------------------------------------
 OFFERED_BIN_COUNTS = (4, 5, 10, 15, 20)  # bin counts with every view on the full grid: per-bin diagrams in
@@ -100,5 +101,5 @@ EMBED_DEFAULT_HEIGHT = 800      # CSS pixels
 EMBED_WIDTH = 720               # the width an oEmbed response states (the snippet itself is 100% wide)
 
 __all__ += ["USER_SLUG", "USER_MAX_NAME_CHARS", "USER_MAX_DESCRIPTION_CHARS", "USER_MAX_LABEL_CHARS",
-            "USER_MAX_GROUPS", "USER_BAR_CLASSES"]
+            "USER_MAX_GROUPS", "USER_BAR_CLASSES", "USER_SWEEP_ROWS"]
 __all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH"]

@@ -41,7 +41,7 @@ from .precompute import (
 )
 from .settings import (
     DATASETS, FIT_BOUNDS, FIT_TOLERANCE, SHOWCASE_SIZE, SIGNIFICANT_DIGITS, USER_BAR_CLASSES, USER_MAX_DESCRIPTION_CHARS, USER_MAX_GROUPS,
-    USER_MAX_LABEL_CHARS, USER_MAX_NAME_CHARS, USER_SLUG, WORKED_EXAMPLE,
+    USER_MAX_LABEL_CHARS, USER_MAX_NAME_CHARS, USER_SLUG, USER_SWEEP_ROWS, WORKED_EXAMPLE,
 )
 
 __all__ = [
@@ -326,9 +326,6 @@ def _as_sentence(text, pattern):
 
 # --- what the report's template reads -------------------------------------------------------------------
 
-SWEEP_ROWS = (1, 5, 10, 15, 20, 30, 50)  # bin counts of the report's "ECE against the number of bins" table
-
-
 def user_fit_warnings(precomputed):
     """What to check about the reader's fit (:func:`calib.io_checks.fit_warnings`): the fitted T within 1% of a
     search bound, or the reported part's accuracy at or below 1/K. build.py prints them; the report shows them."""
@@ -354,7 +351,7 @@ def user_report(user, precomputed, analyses):
         examples=int(result.showcase.size), examples_kept=user.examples,
         class_names=data.class_names is not None, many_classes=data.logits.shape[1] > USER_BAR_CLASSES,
         groups=list(sub.groups) if sub is not None else [],
-        sweep_rows=[b for b in SWEEP_ROWS],
+        sweep_rows=list(USER_SWEEP_ROWS),
         # what to check before deploying: codes of calib.io_checks.fit_warnings, and chance (1/K) for the sentence
         warnings=[w.code for w in user_fit_warnings(precomputed)], chance=1.0 / data.logits.shape[1],
         bound_margin=BOUND_MARGIN,

@@ -10,9 +10,8 @@ import scipy.special
 from analysis_inputs import BIN_COUNTS, part_rows, scores
 
 from calib import binning
-from calib.bootstrap import (
-    bootstrap_draws, bootstrap_spread, count_prefix, paired_difference, quantile_standard_error, resample_counts,
-)
+from calib.bootstrap import bootstrap_draws, bootstrap_spread, count_prefix, quantile_standard_error, resample_counts
+from calib.paired import paired_difference
 
 
 def test_resample_counts_are_multinomial_rows():

@@ -17,7 +17,8 @@ import pytest
 
 import calib
 from sitegen.analysis_facts import build_analysis_facts
-from sitegen.facts import build_facts, fact_key, fixed, pct, pp, temp
+from sitegen.facts import build_facts, fact_key
+from sitegen.numbers import fixed, pct, pp, temp
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content" / "en"

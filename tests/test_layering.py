@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "calib"
-PAGE_ONLY = ("sitegen", "jinja2", "markupsafe", "markdown", "latex2mathml", "matplotlib")
+PAGE_ONLY = ("sitegen", "jinja2", "markupsafe", "markdown", "latex2mathml", "matplotlib", "rjsmin", "rcssmin")
 
 
 def engine_modules():

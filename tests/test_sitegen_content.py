@@ -10,10 +10,10 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from sitegen.content import (Section, content_folder, load_sections, load_strings, render_section, require_strings,
-                             tex_to_mathml_core)
+from sitegen.content import Section, content_folder, load_sections, load_strings, render_section, require_strings
 from sitegen.errors import BuildError
-from sitegen.page import content_environment
+from sitegen.mathml import tex_to_mathml_core
+from sitegen.templating import content_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ("six", "twelve")

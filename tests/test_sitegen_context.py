@@ -3,7 +3,7 @@
 import pytest
 
 from sitegen.errors import BuildError
-from sitegen.page import page_context
+from sitegen.templating import page_context
 
 
 def test_facts_sit_beside_the_page_names_and_under_facts():

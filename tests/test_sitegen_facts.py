@@ -1,4 +1,4 @@
-"""The number filters of sitegen/facts.py (``fixed``, ``pct``, ``num``, ``sig``, ``vec``, ``thousands``,
+"""The number filters of sitegen/numbers.py (``fixed``, ``pct``, ``num``, ``sig``, ``vec``, ``thousands``,
 ``interval``, ``seq``, ``series``), in English and with other ``[format]`` tables.
 
 Expected values are written by hand or computed with exact decimal arithmetic
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen.facts import FILTERS, PLAIN_FORMAT, fixed, interval, num, number_filters, pct, pp, seq, series, sig, temp, thousands, vec
+from sitegen.numbers import FILTERS, PLAIN_FORMAT, fixed, interval, num, number_filters, pct, pp, seq, series, sig, temp, thousands, vec
 
 MINUS = "\u2212"
 NNBSP, NBSP = "\u202f", "\u00a0"

@@ -10,7 +10,7 @@ from decimal import Decimal
 
 import pytest
 
-from sitegen.page import localised_filters
+from sitegen.numbers import number_filters
 from sitegen.tables import build_tables
 from sitegen_inputs import page_inputs
 
@@ -22,7 +22,7 @@ SPLIT_DATASETS = {"sim-60", "sim-600", "overconfident", "mixed"}
 @pytest.fixture(scope="module")
 def tables(precomputed):
     analyses, _, _ = page_inputs(precomputed)
-    return build_tables(precomputed, analyses, localised_filters(FORMAT))
+    return build_tables(precomputed, analyses, number_filters(FORMAT))
 
 
 def read(cell, percent=False, points=False):

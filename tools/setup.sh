@@ -3,7 +3,7 @@
 #
 #   bash tools/setup.sh --build   building only: a project virtual environment .venv/ with the runtime
 #                                 packages of pyproject.toml (numpy, scipy, threadpoolctl, matplotlib,
-#                                 jinja2, markdown, latex2mathml). No root, no browser, no npm.
+#                                 jinja2, markdown, latex2mathml, rjsmin, rcssmin). No root, no browser, no npm.
 #   bash tools/setup.sh           everything the tests need as well:
 #                                 1. .venv/ with the test extras too (pytest, hypothesis, playwright, …);
 #                                 2. Debian's chromium, firefox-esr, and webkit2gtk-driver with xvfb

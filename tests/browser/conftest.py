@@ -16,7 +16,7 @@ Fixtures, widest first:
 * ``ui`` — the ``lang`` edition's interface strings as its page shows them (engine constants filled in,
   from ``edition_strings``), to find controls by their labels; the page's own strings JSON carries only
   the keys its scripts read;
-* ``number`` — that edition's number filters (``sitegen.facts.number_filters`` with its ``[format]``),
+* ``number`` — that edition's number filters (``sitegen.numbers.number_filters`` with its ``[format]``),
   to write expected values as the page does.
 
 A missing browser (or Playwright, or the npm tools) fails every browser test when ``CI`` is set;
@@ -126,13 +126,13 @@ def page_strings(site_dir, lang):
 
 @pytest.fixture(scope="session")
 def edition_strings(engine):
-    """``{lang: strings table}`` of every edition as its page shows it (``sitegen.page.filled_strings``:
+    """``{lang: strings table}`` of every edition as its page shows it (``sitegen.page_strings.filled_strings``:
     the engine's constants filled in). Builds the facts the build does (the analyses take seconds)."""
     from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
     from sitegen.content import load_strings
     from sitegen.facts import build_facts
-    from sitegen.page import filled_strings
+    from sitegen.page_strings import filled_strings
     facts = build_facts(engine)
     facts.update(build_analysis_facts(engine, precompute_analyses(engine)))
     return {lang: filled_strings(load_strings(ROOT / "content" / lang), facts, engine.datasets) for lang in LANGUAGES}
@@ -147,7 +147,7 @@ def ui(edition_strings, lang):
 @pytest.fixture(scope="session")
 def number(page_strings):
     """The ``lang`` edition's number filters: ``number["pct"](0.129)`` is "12.9%" in English, "12.9 %" in Spanish."""
-    from sitegen.facts import number_filters
+    from sitegen.numbers import number_filters
     return number_filters(page_strings["format"])
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 import calib
-from sitegen.facts import pct
+from sitegen.numbers import pct
 from sitegen.payload import SCHEMA_VERSION
 from sitegen.settings import LANGUAGES
 from sitegen.precompute import subgrid_indices

@@ -1,6 +1,6 @@
 """The explorer (component #ex1) against the engine: every card, the per-bin table, the slider,
 the buttons and the #state/ URL hash show exactly what calib computes, rounded like the page
-(sitegen.facts.fixed / pct: half away from zero) and written in the page's language (every test runs
+(sitegen.numbers.fixed / pct: half away from zero) and written in the page's language (every test runs
 once per language edition: the ``lang`` fixture)."""
 
 import functools
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import calib
-from sitegen.facts import fixed as english_fixed
-from sitegen.facts import pct as english_pct
+from sitegen.numbers import fixed as english_fixed
+from sitegen.numbers import pct as english_pct
 
 DATASETS = ["six", "twelve", "sim-60", "sim-600", "overconfident", "mixed"]
 BIN_COUNTS = ["4", "5", "10", "15", "20"]

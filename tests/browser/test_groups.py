@@ -8,7 +8,7 @@ import re
 import pytest
 
 from calib.subgroups import subgroup_analysis
-from sitegen.facts import fixed, pct
+from sitegen.numbers import fixed, pct
 from sitegen.precompute import round_significant
 from sitegen.settings import OFFERED_BIN_COUNTS, SUBGROUP_BIN_COUNTS, TABLE_BINS
 

@@ -10,7 +10,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 import pytest
 
-from sitegen.facts import fixed, pct
+from sitegen.numbers import fixed, pct
 
 from .explorer_ui import Explorer
 

@@ -1,0 +1,155 @@
+"""TeX to MathML Core: the formulas of the prose and the strings, as Chromium renders them.
+
+latex2mathml converts; a pass then removes what MathML Core ignores (``mathvariant`` other than
+``normal``, the namespace attribute) and what only adds bytes (one-child rows, character references).
+Numbers written the way a language does (``0,25``, ``60 000``) stay one ``<mn>`` each.
+"""
+
+import re
+from xml.etree import ElementTree
+
+from latex2mathml.converter import convert as latex_to_mathml
+
+from .errors import BuildError
+
+__all__ = ["TexError", "tex_to_mathml_core", "INLINE_MATH", "DISPLAY_MATH"]
+
+DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)  # $$…$$: a display formula
+INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$")  # $…$: an inline formula (not \$, not $$)
+_DOUBLE_STRUCK = {"1": "𝟙", "R": "ℝ", "E": "𝔼", "P": "ℙ", "N": "ℕ"}
+_LEFT_IN_TEXT = re.compile(r">([^<]*\\[^<]*)<")  # a backslash in MathML text: a command latex2mathml did not know
+
+
+class TexError(BuildError):
+    """Malformed TeX; ``tex`` is the expression, so the caller can find its line."""
+
+    def __init__(self, tex, reason):
+        super().__init__(f"cannot convert the TeX {tex!r}: {reason}")
+        self.tex = tex
+
+
+def _check_braces(tex):
+    """Refuse unbalanced braces, which latex2mathml would otherwise render as literal text."""
+    depth, escaped = 0, False
+    for char in tex:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth < 0:
+                raise TexError(tex, "a } closes nothing")
+    if depth:
+        raise TexError(tex, f"{depth} {{ not closed")
+
+
+def _number_pattern(number_format):
+    """A regex for the numbers the filters write with ``number_format`` that TeX would split: grouped
+    counts and decimals whose mark is not the point (None if there are none)."""
+    group, decimal = re.escape(number_format["group"]), re.escape(number_format["decimal"])
+    options = [rf"\d{{1,3}}(?:{group}\d{{3}})+(?:{decimal}\d+)?"]
+    if number_format["decimal"] != ".":
+        options.append(rf"\d+{decimal}\d+")
+    return re.compile("|".join(options))
+
+
+def _localised_numbers(tex, number_format):
+    """``tex`` with each localised number written plainly (so it stays one ``<mn>``) and the list of
+    ``(plain, localised)`` pairs to put back, in order."""
+    if number_format is None:
+        return tex, []
+    restore = []
+
+    def plain(match):
+        text = match.group(0)
+        bare = text.replace(number_format["group"], "").replace(number_format["decimal"], ".")
+        if bare != text:
+            restore.append((bare, text))
+        return bare
+
+    return _number_pattern(number_format).sub(plain, tex), restore
+
+
+def _put_numbers_back(mathml, restore, tex):
+    """Write the numbers of ``restore`` back into their ``<mn>`` elements, in order."""
+    pending = list(restore)
+
+    def back(match):
+        if pending and match.group(1) == pending[0][0]:
+            return f"<mn>{pending.pop(0)[1]}</mn>"
+        return match.group(0)
+
+    mathml = re.sub(r"<mn>([^<]*)</mn>", back, mathml)
+    if pending:
+        raise TexError(tex, f"the number {pending[0][1]} did not stay one number")
+    return mathml
+
+
+def tex_to_mathml_core(tex, display=False, number_format=None):
+    """MathML for ``tex`` restricted to what MathML Core renders.
+
+    With ``number_format`` (a language's ``[format]`` table), a number written with its decimal mark
+    or digit groups (``0,25``, ``60 000``) becomes one ``<mn>``, as written, instead of several tokens.
+
+    Chromium ignores ``mathvariant`` values other than ``normal``, so a
+    double-struck letter becomes its Unicode character (𝟙, ℝ, 𝔼, …) and other
+    variants are dropped; the MathML namespace attribute is dropped too, since
+    HTML parsing supplies it. Malformed TeX (empty, unbalanced braces, an
+    unknown command, anything latex2mathml rejects) raises :class:`TexError`
+    naming the expression.
+    """
+    source = tex.strip()
+    if not source:
+        raise TexError(source, "empty formula")
+    _check_braces(source)
+    plain, restore = _localised_numbers(source, number_format)
+    try:
+        mathml = latex_to_mathml(plain, display="block" if display else "inline")
+    except Exception as error:  # latex2mathml raises several types on malformed TeX, some without a message
+        reason = f"{error.__class__.__name__}: {error}" if str(error) else error.__class__.__name__
+        raise TexError(source, reason) from None
+    unknown = _LEFT_IN_TEXT.search(mathml)
+    if unknown:
+        raise TexError(source, f"unknown command {unknown.group(1).strip()}")
+    mathml = re.sub(
+        r'<(m[in]) mathvariant="double-struck">([^<])</\1>',
+        lambda m: f"<{m.group(1)}>{_DOUBLE_STRUCK.get(m.group(2), m.group(2))}</{m.group(1)}>", mathml)
+    mathml = re.sub(r' mathvariant="(?!normal")[^"]*"', "", mathml)
+    mathml = mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "")
+    return _tidy_mathml(_put_numbers_back(mathml, restore, source), source)
+
+
+def _unwrap_rows(parent):
+    """Replace, below ``parent``, every attribute-less ``<mrow>`` holding exactly one element (and no
+    text) by that element: MathML Core lays a one-child row out as the child itself."""
+    for index, child in enumerate(list(parent)):
+        _unwrap_rows(child)
+        if (child.tag == "mrow" and not child.attrib and len(child) == 1
+                and not (child.text or "").strip() and not (child[0].tail or "").strip()):
+            only = child[0]
+            only.tail = child.tail
+            parent[index] = only
+
+
+def _tidy_mathml(mathml, tex):
+    """The same formula in fewer bytes, laid out the same by MathML Core: characters instead of
+    character references (``&``, ``<`` and ``>`` stay escaped), no one-child ``<mrow>``, no ``<mrow>``
+    around the whole formula (``<math>`` is a row itself), no ``display="inline"`` (the default)."""
+    try:
+        root = ElementTree.fromstring(mathml)
+    except ElementTree.ParseError as error:
+        raise TexError(tex, f"unreadable MathML ({error})") from None
+    _unwrap_rows(root)
+    if len(root) == 1 and root[0].tag == "mrow" and not root[0].attrib and not (root.text or "").strip():
+        row = root[0]
+        root.remove(row)
+        root.text = row.text
+        root.extend(list(row))
+        if len(root):
+            root[-1].tail = (root[-1].tail or "") + (row.tail or "")
+    if root.get("display") == "inline":
+        del root.attrib["display"]
+    return ElementTree.tostring(root, encoding="unicode")
