@@ -10,7 +10,9 @@ atomically (a failed build leaves the previous folder untouched).
                                     # (site/index.html, site/es/index.html, one set of data files)
     python build.py --lang es       # only content/es/, as a complete one-language site in site/
     python build.py --out DIR       # writes DIR/
-    python build.py --serve         # builds, then previews on http://127.0.0.1:8000/
+    python build.py --serve         # builds, then previews on http://127.0.0.1:8000/, rebuilding when a
+                                    # source changes (reload the page to see it)
+    python build.py --no-cache      # computes everything: neither reads nor writes the build cache
     python build.py --base-url https://USER.github.io/REPO
                                     # absolute embed snippets, and an oEmbed file per embed page
     python build.py --single-file OUT.html [--lang es]
@@ -19,6 +21,11 @@ atomically (a failed build leaves the previous folder untouched).
                     [--seed N] [--no-examples]
                                     # the tutorial built around your own model's validation logits
                                     # (.npz or .csv, see calib/io.py): a "Your model" report after the intro
+
+The engine's results (precomputation, analyses, facts), the figures, the data files and the
+reproduction's output are cached in .cache/build/ (or $CALIB_BUILD_CACHE), keyed by everything they
+depend on (sitegen/cache.py): an edit of the prose or the strings rebuilds in seconds. The folder is
+safe to delete, and a cached build is byte-identical to an uncached one.
 """
 
 import argparse
@@ -81,6 +88,8 @@ def parse_args(argv):
             raise argparse.ArgumentTypeError(f"{text} is not in [0, 2**63)")
         return number
 
+    parser.add_argument("--no-cache", action="store_true",
+                        help="compute every step: neither read nor write the build cache (.cache/build/)")
     mine = parser.add_argument_group("your own model")
     mine.add_argument("--data", metavar="FILE", default=None,
                       help="build the tutorial around your model: a .npz or .csv of validation logits (or "
@@ -117,8 +126,28 @@ def serve(folder, port):
             server.serve_forever()
 
 
+def open_cache(args):
+    """The build cache of this checkout (``$CALIB_BUILD_CACHE`` or ``.cache/build/``), keyed by the sources
+    and the environment; ``--no-cache`` gives one that computes everything and reads and writes nothing."""
+    from sitegen.cache import BuildCache, environment_digest, source_digest
+
+    folder = os.environ.get("CALIB_BUILD_CACHE") or ROOT / ".cache" / "build"
+    if args.no_cache:
+        return BuildCache(folder, "", enabled=False)
+    return BuildCache(folder, source_digest(ROOT) + environment_digest())
+
+
 def build(args):
     """Run the pipeline and write the site; returns the output folder."""
+    from sitegen.cache import using
+
+    cache = open_cache(args)
+    with using(cache):
+        return _pipeline(args, cache)
+
+
+def _pipeline(args, cache):
+    """:func:`build`'s stages; the slow, pure ones go through ``cache`` (sitegen/cache.py)."""
     from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
     from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
@@ -133,8 +162,9 @@ def build(args):
     user = None
     if args.data is not None:
         with stage("your data"):
-            user = user_model.load_user_model(args.data, args.name, args.description, args.split,
-                                              args.seed, not args.no_examples)
+            options = (args.name, args.description, args.split, args.seed, not args.no_examples)
+            user = cache.get_or_compute("user", (Path(args.data), *options),
+                                        lambda: user_model.load_user_model(args.data, *options))
         seed = f", seed {user.seed}" if user.seed is not None else ""
         print(f"  your data: {args.data}: {user.predictions.labels.size} rows, "
               f"{user.predictions.logits.shape[1]} classes; split {user.rule}{seed} "
@@ -163,16 +193,24 @@ def build(args):
                 sections = sections[:1] + user_model.load_user_section(folder) + sections[1:]
             content[lang] = strings, sections
     with stage("compute"):
-        precomputed = precompute_all() if user is None else user_model.precompute_with_user(user)
+        precomputed = cache.get_or_compute(
+            "precompute", (user,), lambda: precompute_all() if user is None else user_model.precompute_with_user(user))
     with stage("analyses"):
-        analyses = precompute_analyses(precomputed)
-    with stage("facts"):
+        analyses = cache.get_or_compute("analyses", (precomputed,), lambda: precompute_analyses(precomputed))
+
+    def all_facts():
         facts = build_facts(precomputed)
         facts.update(build_analysis_facts(precomputed, analyses))
         if user is not None:
             user_model.add_user_facts(facts, precomputed)
-    with stage("figures"):
-        editions = [Edition(lang, folder, *content[lang], render_figures(precomputed, content[lang][0]))
+        return facts
+
+    with stage("facts"):
+        facts = cache.get_or_compute("facts", (precomputed, analyses, user), all_facts)
+    with stage("figures"):  # drawn in each language: keyed by its strings table
+        editions = [Edition(lang, folder, *content[lang],
+                            cache.get_or_compute("figures", (precomputed, content[lang][0]),
+                                                 lambda strings=content[lang][0]: render_figures(precomputed, strings)))
                     for lang, folder in languages.items()]
     if args.single_file is not None:
         with stage("render"):
@@ -180,13 +218,14 @@ def build(args):
                                         published_folder=LANGUAGES.get(editions[0].lang, ""), user=user)
         with stage("write"):
             write_file(args.single_file, page)
-        print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, one file", file=sys.stderr)
+        print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, one file ({cache.summary()})", file=sys.stderr)
         return Path(args.single_file)
     with stage("render"):
         files = assemble_files(ROOT, precomputed, analyses, facts, editions, base_url=args.base_url, user=user)
     with stage("write"):
         write_site(args.out, files)
-    print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, {len(files)} files", file=sys.stderr)
+    print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, {len(files)} files ({cache.summary()})",
+          file=sys.stderr)
     return Path(args.out)
 
 

@@ -28,6 +28,7 @@ import jinja2
 import markupsafe
 
 from .analysis_payload import analysis_payload
+from .cache import cached
 from .content import MissingName, _missing, render_section, require_script_strings, require_strings, tex_to_mathml_core
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError, template_lines
@@ -408,6 +409,7 @@ def app_script(core, js):
     return to_script("core", core) + shipped(js)
 
 
+@cached("reproduction")  # keyed by the program's bytes (and the sources and environment)
 def run_reproduction(program):
     """Run the page's self-contained Python program; return ``{"source", "output"}`` (empty if it does not exist)."""
     if not program.exists():
@@ -443,6 +445,7 @@ def page_context(page, facts):
     return {**page, "facts": facts, **facts}
 
 
+@cached("data-files")  # language-neutral: keyed by the engine's cached results
 def _data_files(precomputed, analyses, user=None):
     """The language-neutral files: data scripts and CSV downloads of every dataset. The reader's own model
     (``user``, :mod:`sitegen.user_model`) gets no per-row CSV; its payload keeps only the shown examples'

@@ -1,0 +1,281 @@
+"""The build cache: slow, pure steps of the build kept on disk, keyed by everything they depend on.
+
+A content-only edit (prose, strings) then reuses the engine's results instead of recomputing them.
+Each entry is one pickled value in ``<folder>/<kind>/<key>.pickle``. Its key is a SHA-256 over
+
+- the *base*: :func:`source_digest` (every file under ``calib/`` and ``sitegen/``, and ``build.py``,
+  so no module name is hard-coded and a renamed or split module still changes it) and
+  :func:`environment_digest` (the Python, every installed distribution's name and version, numpy's
+  CPU features in use and the variables that switch them: numpy's SIMD results differ in the last bits);
+- the entry's *kind* and its inputs, written by :func:`fingerprint`: plain values and containers by
+  content, a file (``Path``) by its name and bytes, and a value the cache returned by that value's own
+  key (:meth:`BuildCache.tag`), so a result computed from a cached result is keyed by its inputs' keys.
+
+An entry is written to a temporary file and renamed into place, and read back only if its header,
+length and CRC-32 match: a partial or corrupt entry is a miss and is rewritten. The folder is safe to
+delete at any time. A value that cannot be keyed (a type :func:`fingerprint` does not know) is simply
+computed, never cached. Nothing here changes a byte of the output: a hit returns the value the same
+computation returned (tests/test_cache.py builds both ways and compares every file).
+
+Two ways in: :meth:`BuildCache.get_or_compute` (``build.py`` wraps its stages with it), and the
+:func:`cached` decorator for a pure function inside the page code, which uses the cache made active by
+:func:`using` and simply calls the function when none is (tests, other callers).
+
+Values returned from the cache are shared with later steps: they must not be mutated.
+"""
+
+import contextlib
+import datetime
+import functools
+import hashlib
+import os
+import pickle
+import struct
+import sys
+import tempfile
+import zlib
+from pathlib import Path
+
+__all__ = ["BuildCache", "Uncacheable", "source_digest", "environment_digest", "fingerprint", "using", "active",
+           "cached", "DEFAULT_KEEP"]
+
+_MAGIC = b"calib-build-cache 1\n"
+_HEADER = struct.Struct("<IQ")  # CRC-32 and length of the pickled payload
+DEFAULT_KEEP = 3  # entries kept per kind, the most recently used (a precomputation is about 110 MB)
+SOURCE_FOLDERS = ("calib", "sitegen")
+SOURCE_FILES = ("build.py",)
+# Variables that change numpy's arithmetic (which SIMD paths run), hence the engine's last bits.
+NUMPY_VARIABLES = ("NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES")
+
+
+class Uncacheable(TypeError):
+    """A value :func:`fingerprint` cannot key; the step that takes it is computed, not cached."""
+
+
+def _source_files(root, folders, files):
+    root = Path(root)
+    for name in folders:
+        for path in sorted((root / name).rglob("*")):
+            parts = path.relative_to(root).parts
+            if path.is_file() and not any(p == "__pycache__" or p.startswith(".") for p in parts) \
+                    and path.suffix not in (".pyc", ".pyo"):
+                yield path
+    for name in files:
+        if (root / name).is_file():
+            yield root / name
+
+
+def source_digest(root, folders=SOURCE_FOLDERS, files=SOURCE_FILES):
+    """SHA-256 (hex) over the relative name and bytes of every file of ``folders`` (recursively, without
+    ``__pycache__`` and dot-files) and of ``files`` under ``root``: the engine and page code."""
+    digest = hashlib.sha256()
+    for path in _source_files(root, folders, files):
+        data = path.read_bytes()
+        name = path.relative_to(root).as_posix().encode("utf-8")
+        digest.update(b"%d:%s%d:" % (len(name), name, len(data)) + data)
+    return digest.hexdigest()
+
+
+def _distributions():
+    """Every installed distribution's metadata folder name (it carries the version), from ``sys.path``."""
+    found = set()
+    for entry in sys.path:
+        try:
+            names = os.listdir(entry or ".")
+        except OSError:
+            continue
+        found.update(name for name in names if name.endswith((".dist-info", ".egg-info")))
+    return sorted(found)
+
+
+def environment_digest():
+    """SHA-256 (hex) of what, besides the sources, decides the engine's bits: the interpreter, every
+    installed distribution and version, numpy's CPU features in use and the variables that set them."""
+    import numpy  # the engine's results are numpy arrays: loading them imports it anyway
+
+    try:
+        from numpy._core import _multiarray_umath as umath
+    except ImportError:  # numpy 1.x
+        from numpy.core import _multiarray_umath as umath
+    features = sorted(name for name, on in getattr(umath, "__cpu_features__", {}).items() if on)
+    facts = [sys.version, sys.platform, sys.implementation.cache_tag, numpy.__version__, features,
+             _distributions(), [(name, os.environ.get(name)) for name in NUMPY_VARIABLES]]
+    return hashlib.sha256(repr(facts).encode("utf-8")).hexdigest()
+
+
+def _feed(digest, value, tags):
+    """Write ``value`` into ``digest`` unambiguously (type, length, content); see :func:`fingerprint`."""
+    tagged = tags.get(id(value))
+    if tagged is not None and tagged[0] is value:
+        digest.update(b"K" + tagged[1].encode("ascii"))
+    elif value is None or isinstance(value, (bool, int, float, complex)):
+        digest.update(b"V" + repr((type(value).__name__, value)).encode("ascii") + b";")
+    elif isinstance(value, str):
+        data = value.encode("utf-8", "surrogatepass")
+        digest.update(b"S%d:" % len(data) + data)
+    elif isinstance(value, bytes):
+        digest.update(b"B%d:" % len(value) + value)
+    elif isinstance(value, Path):
+        digest.update(b"P")
+        _feed(digest, str(value), tags)
+        _feed(digest, value.read_bytes() if value.is_file() else None, tags)
+    elif isinstance(value, (datetime.date, datetime.time)):
+        _feed(digest, repr(value), tags)
+    elif isinstance(value, dict):  # in order: a table's order can show on the page
+        digest.update(b"D" + type(value).__qualname__.encode("utf-8") + b"%d:" % len(value))
+        for key, item in value.items():
+            _feed(digest, key, tags)
+            _feed(digest, item, tags)
+    elif isinstance(value, (list, tuple)):
+        digest.update(b"L" + type(value).__qualname__.encode("utf-8") + b"%d:" % len(value))
+        for item in value:
+            _feed(digest, item, tags)
+    else:
+        raise Uncacheable(f"cannot key a {type(value).__qualname__}")
+
+
+def fingerprint(*values, tags=None):
+    """SHA-256 (hex) of ``values``: None, numbers, text, bytes, dates, lists, tuples and dicts (in order)
+    by content, a ``Path`` by its name and bytes, and an object in ``tags`` ({id: (object, key)}) by its
+    key. Raises :class:`Uncacheable` for anything else."""
+    digest = hashlib.sha256()
+    for value in values:
+        _feed(digest, value, tags or {})
+    return digest.hexdigest()
+
+
+class BuildCache:
+    """The entries under ``folder`` for one ``base`` key (see the module's docstring). With
+    ``enabled=False`` every step is computed and nothing is read or written."""
+
+    def __init__(self, folder, base, enabled=True, keep=DEFAULT_KEEP):
+        self.folder, self.base, self.enabled, self.keep = Path(folder), base, enabled, keep
+        self.tags = {}
+        self.hits, self.misses = [], []
+
+    def key(self, kind, *inputs):
+        """The key of a ``kind`` step over ``inputs`` (raises :class:`Uncacheable`)."""
+        return fingerprint(self.base, kind, *inputs, tags=self.tags)[:40]
+
+    def tag(self, value, key):
+        """Key ``value`` by ``key`` wherever it is an input (the cache tags every value it returns)."""
+        self.tags[id(value)] = (value, key)
+        return value
+
+    def _path(self, kind, key):
+        return self.folder / kind / f"{key}.pickle"
+
+    def load(self, kind, key):
+        """``(True, value)`` for a sound entry, else ``(False, None)`` (missing, partial, corrupt, unreadable)."""
+        path = self._path(kind, key)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+            start = len(_MAGIC) + _HEADER.size
+            crc, length = _HEADER.unpack_from(data, len(_MAGIC))
+            if not data.startswith(_MAGIC) or len(data) - start != length or zlib.crc32(data[start:]) != crc:
+                return False, None
+            value = pickle.loads(memoryview(data)[start:])
+        except Exception:  # noqa: BLE001 (a damaged entry, whatever the damage, is a miss)
+            return False, None
+        with contextlib.suppress(OSError):
+            os.utime(path)  # most recently used: kept by pruning
+        return True, value
+
+    def store(self, kind, key, value):
+        """Write the entry atomically (a temporary file renamed into place), then prune the kind's folder.
+        A value that cannot be pickled, or a folder that cannot be written, leaves the cache as it was."""
+        try:
+            payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as error:  # noqa: BLE001
+            print(f"build.py: note: the {kind} step is not cached ({error.__class__.__name__}: {error})",
+                  file=sys.stderr)
+            return
+        folder = self.folder / kind
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(prefix=".", suffix=".part", dir=folder)
+            try:
+                with os.fdopen(handle, "wb") as stream:
+                    stream.write(_MAGIC + _HEADER.pack(zlib.crc32(payload), len(payload)))
+                    stream.write(payload)
+                os.replace(temporary, self._path(kind, key))
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+                raise
+        except OSError:
+            return
+        self._prune(folder)
+
+    def _prune(self, folder):
+        """Keep the ``keep`` most recently used entries of a kind (and no stale temporary file)."""
+        entries = []
+        for path in folder.iterdir():
+            with contextlib.suppress(OSError):
+                entries.append((path.stat().st_mtime, path))
+        entries.sort(reverse=True)
+        stale = [path for _, path in entries if path.suffix == ".pickle"][self.keep:]
+        # a temporary file older than a day is a write that died (one in progress is seconds old)
+        stale += [path for mtime, path in entries if path.suffix == ".part" and mtime < entries[0][0] - 86400]
+        for path in stale:
+            with contextlib.suppress(OSError):
+                path.unlink()
+
+    def get_or_compute(self, kind, inputs, compute):
+        """The cached value of the ``kind`` step over ``inputs`` (a tuple), or ``compute()``'s, then stored.
+        The value comes back tagged with its key."""
+        if not self.enabled:
+            return compute()
+        try:
+            key = self.key(kind, *inputs)
+        except Uncacheable:
+            return compute()
+        hit, value = self.load(kind, key)
+        (self.hits if hit else self.misses).append(kind)
+        if not hit:
+            value = compute()
+            self.store(kind, key, value)
+        # Plain values (None, numbers, text, the empty tuple) are shared by unrelated code: never tag them.
+        plain = isinstance(value, (type(None), bool, int, float, complex, str, bytes)) or (isinstance(value, tuple) and not value)
+        return value if plain else self.tag(value, key)
+
+    def summary(self):
+        """One phrase for the build's last line: how many steps came from the cache."""
+        if not self.enabled:
+            return "cache off"
+        return f"cache: {len(self.hits)} reused, {len(self.misses)} computed"
+
+
+_ACTIVE = []
+
+
+@contextlib.contextmanager
+def using(cache):
+    """Make ``cache`` the one :func:`cached` functions use while the block runs."""
+    _ACTIVE.append(cache)
+    try:
+        yield cache
+    finally:
+        _ACTIVE.pop()
+
+
+def active():
+    """The cache made active by :func:`using`, or None."""
+    return _ACTIVE[-1] if _ACTIVE else None
+
+
+def cached(kind):
+    """Decorator: the function (pure: its result depends only on its arguments and the sources) is
+    looked up in the active cache under ``kind``, keyed by its arguments; called as is when no cache is
+    active or an argument cannot be keyed."""
+    def decorate(function):
+        @functools.wraps(function)
+        def lookup(*args, **kwargs):
+            cache = active()
+            if cache is None:
+                return function(*args, **kwargs)
+            return cache.get_or_compute(kind, (args, sorted(kwargs.items())),
+                                        lambda: function(*args, **kwargs))
+        return lookup
+    return decorate
