@@ -12,7 +12,8 @@ Each entry is one pickled value in ``<folder>/<kind>/<key>.pickle``. Its key is 
   key (:meth:`BuildCache.tag`), so a result computed from a cached result is keyed by its inputs' keys.
 
 An entry is written to a temporary file and renamed into place, and read back only if its header,
-length and CRC-32 match: a partial or corrupt entry is a miss and is rewritten. The folder is safe to
+lengths and CRC-32 match: a partial or corrupt entry is a miss and is rewritten. Arrays are stored out of
+band (pickle protocol 5) and read back in place from a private map of the file, not copied. The folder is safe to
 delete at any time. A value that cannot be keyed (a type :func:`fingerprint` does not know) is simply
 computed, never cached. Nothing here changes a byte of the output: a hit returns the value the same
 computation returned (tests/test_cache.py builds both ways and compares every file).
@@ -28,6 +29,7 @@ import contextlib
 import datetime
 import functools
 import hashlib
+import mmap
 import os
 import pickle
 import struct
@@ -39,8 +41,9 @@ from pathlib import Path
 __all__ = ["BuildCache", "Uncacheable", "source_digest", "environment_digest", "fingerprint", "using", "active",
            "cached", "DEFAULT_KEEP"]
 
-_MAGIC = b"calib-build-cache 1\n"
-_HEADER = struct.Struct("<IQ")  # CRC-32 and length of the pickled payload
+_MAGIC = b"calib-build-cache 2\n"
+_HEADER = struct.Struct("<IQI")  # CRC-32 of the rest, the pickle's length, the number of buffers
+_ALIGN = 64  # each array's bytes start at a multiple of this in the file (numpy reads them in place)
 DEFAULT_KEEP = 3  # entries kept per kind, the most recently used (a precomputation is about 110 MB)
 SOURCE_FOLDERS = ("calib", "sitegen")
 SOURCE_FILES = ("build.py",)
@@ -144,6 +147,51 @@ def fingerprint(*values, tags=None):
     return digest.hexdigest()
 
 
+def _padding(offset):
+    return b"\0" * (-offset % _ALIGN)
+
+
+def _encode(value):
+    """An entry's bytes, as chunks: magic, header, the buffer lengths, the pickle (protocol 5), then each
+    contiguous array's bytes out of band, aligned, so that :func:`_decode` maps them instead of copying."""
+    buffers = []
+    stream = pickle.dumps(value, protocol=5, buffer_callback=buffers.append)
+    raws = [buffer.raw() for buffer in buffers]
+    lengths = struct.pack(f"<{len(raws)}Q", *(raw.nbytes for raw in raws))
+    body = [lengths, _padding(len(_MAGIC) + _HEADER.size + len(lengths)), stream]
+    offset = len(_MAGIC) + _HEADER.size + sum(len(part) for part in body)
+    for raw in raws:
+        body += [_padding(offset), raw]
+        offset += len(body[-2]) + raw.nbytes
+    crc = 0
+    for part in body:
+        crc = zlib.crc32(part, crc)
+    return [_MAGIC, _HEADER.pack(crc, len(stream), len(raws)), *body]
+
+
+def _decode(path):
+    """The value of the entry at ``path``, its arrays backed by a private (copy-on-write) map of the file.
+    Raises on anything but a complete, sound entry."""
+    with open(path, "rb") as handle:
+        view = memoryview(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY))
+    if view[:len(_MAGIC)] != _MAGIC:
+        raise ValueError("not a cache entry")
+    crc, stream_length, count = _HEADER.unpack_from(view, len(_MAGIC))
+    offset = len(_MAGIC) + _HEADER.size
+    lengths = struct.unpack_from(f"<{count}Q", view, offset)
+    spans, check = [], zlib.crc32(view[offset:offset + 8 * count])
+    offset += 8 * count
+    for length in (stream_length, *lengths):
+        start = offset + (-offset % _ALIGN)
+        spans.append((start, start + length))
+        check = zlib.crc32(view[start:start + length], zlib.crc32(view[offset:start], check))
+        offset = start + length
+    if offset != len(view) or check != crc:
+        raise ValueError("a partial or damaged cache entry")
+    (start, end), *arrays = spans
+    return pickle.loads(view[start:end], buffers=[view[a:b] for a, b in arrays])
+
+
 class BuildCache:
     """The entries under ``folder`` for one ``base`` key (see the module's docstring). With
     ``enabled=False`` every step is computed and nothing is read or written."""
@@ -169,13 +217,7 @@ class BuildCache:
         """``(True, value)`` for a sound entry, else ``(False, None)`` (missing, partial, corrupt, unreadable)."""
         path = self._path(kind, key)
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-            start = len(_MAGIC) + _HEADER.size
-            crc, length = _HEADER.unpack_from(data, len(_MAGIC))
-            if not data.startswith(_MAGIC) or len(data) - start != length or zlib.crc32(data[start:]) != crc:
-                return False, None
-            value = pickle.loads(memoryview(data)[start:])
+            value = _decode(path)
         except Exception:  # noqa: BLE001 (a damaged entry, whatever the damage, is a miss)
             return False, None
         with contextlib.suppress(OSError):
@@ -186,7 +228,7 @@ class BuildCache:
         """Write the entry atomically (a temporary file renamed into place), then prune the kind's folder.
         A value that cannot be pickled, or a folder that cannot be written, leaves the cache as it was."""
         try:
-            payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            chunks = _encode(value)
         except Exception as error:  # noqa: BLE001
             print(f"build.py: note: the {kind} step is not cached ({error.__class__.__name__}: {error})",
                   file=sys.stderr)
@@ -197,8 +239,7 @@ class BuildCache:
             handle, temporary = tempfile.mkstemp(prefix=".", suffix=".part", dir=folder)
             try:
                 with os.fdopen(handle, "wb") as stream:
-                    stream.write(_MAGIC + _HEADER.pack(zlib.crc32(payload), len(payload)))
-                    stream.write(payload)
+                    stream.writelines(chunks)
                 os.replace(temporary, self._path(kind, key))
             except BaseException:
                 with contextlib.suppress(OSError):
