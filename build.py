@@ -139,10 +139,10 @@ def open_cache(args):
 
 def build(args):
     """Run the pipeline and write the site; returns the output folder."""
-    from sitegen.cache import using
+    from sitegen.cache import compiled_templates, using
 
     cache = open_cache(args)
-    with using(cache):
+    with using(cache), compiled_templates(cache):
         return _pipeline(args, cache)
 
 

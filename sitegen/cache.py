@@ -18,9 +18,12 @@ delete at any time. A value that cannot be keyed (a type :func:`fingerprint` doe
 computed, never cached. Nothing here changes a byte of the output: a hit returns the value the same
 computation returned (tests/test_cache.py builds both ways and compares every file).
 
-Two ways in: :meth:`BuildCache.get_or_compute` (``build.py`` wraps its stages with it), and the
-:func:`cached` decorator for a pure function inside the page code, which uses the cache made active by
-:func:`using` and simply calls the function when none is (tests, other callers).
+Four ways in: :meth:`BuildCache.get_or_compute` (``build.py`` wraps its stages with it); the
+:func:`cached` decorator for a slow, pure function of the page code (an entry per call); the
+:func:`memoized` decorator for a quick one called many times (TeX to MathML, script squeezing: one table
+per kind, read once, written back at the end of the build); and :func:`compiled_templates`, which keeps
+Jinja's compiled templates. The decorators use the cache made active by :func:`using` and simply call
+the function when none is (tests, other callers).
 
 Values returned from the cache are shared with later steps: they must not be mutated.
 """
@@ -39,12 +42,14 @@ import zlib
 from pathlib import Path
 
 __all__ = ["BuildCache", "Uncacheable", "source_digest", "environment_digest", "fingerprint", "using", "active",
-           "cached", "DEFAULT_KEEP"]
+           "cached", "memoized", "compiled_templates", "DEFAULT_KEEP"]
 
 _MAGIC = b"calib-build-cache 2\n"
 _HEADER = struct.Struct("<IQI")  # CRC-32 of the rest, the pickle's length, the number of buffers
 _ALIGN = 64  # each array's bytes start at a multiple of this in the file (numpy reads them in place)
 DEFAULT_KEEP = 3  # entries kept per kind, the most recently used (a precomputation is about 110 MB)
+KEEP = {"template": 500, "memo": 20}  # kinds with many small entries: a few builds' worth
+MEMO_SIZE = 20000  # results kept per memo table
 SOURCE_FOLDERS = ("calib", "sitegen")
 SOURCE_FILES = ("build.py",)
 # Variables that change numpy's arithmetic (which SIMD paths run), hence the engine's last bits.
@@ -196,10 +201,26 @@ class BuildCache:
     """The entries under ``folder`` for one ``base`` key (see the module's docstring). With
     ``enabled=False`` every step is computed and nothing is read or written."""
 
-    def __init__(self, folder, base, enabled=True, keep=DEFAULT_KEEP):
-        self.folder, self.base, self.enabled, self.keep = Path(folder), base, enabled, keep
+    def __init__(self, folder, base, enabled=True, keep=None):
+        self.folder, self.base, self.enabled = Path(folder), base, enabled
+        self.keep = dict(KEEP, **(keep or {}))
         self.tags = {}
         self.hits, self.misses = [], []
+        self.tables, self.changed = {}, set()
+
+    def table(self, kind):
+        """The memo table of ``kind`` ({key: value}, least recently used first), read on first use."""
+        if kind not in self.tables:
+            hit, table = self.load("memo", self.key("memo", kind))
+            self.tables[kind] = table if hit and isinstance(table, dict) else {}
+        return self.tables[kind]
+
+    def flush(self):
+        """Write back the memo tables that gained entries, each cut to its :data:`MEMO_SIZE` most recent."""
+        for kind in sorted(self.changed):
+            table = self.tables[kind]
+            self.store("memo", self.key("memo", kind), dict(list(table.items())[-MEMO_SIZE:]))
+        self.changed.clear()
 
     def key(self, kind, *inputs):
         """The key of a ``kind`` step over ``inputs`` (raises :class:`Uncacheable`)."""
@@ -256,7 +277,7 @@ class BuildCache:
             with contextlib.suppress(OSError):
                 entries.append((path.stat().st_mtime, path))
         entries.sort(reverse=True)
-        stale = [path for _, path in entries if path.suffix == ".pickle"][self.keep:]
+        stale = [path for _, path in entries if path.suffix == ".pickle"][self.keep.get(folder.name, DEFAULT_KEEP):]
         # a temporary file older than a day is a write that died (one in progress is seconds old)
         stale += [path for mtime, path in entries if path.suffix == ".part" and mtime < entries[0][0] - 86400]
         for path in stale:
@@ -285,7 +306,14 @@ class BuildCache:
         """One phrase for the build's last line: how many steps came from the cache."""
         if not self.enabled:
             return "cache off"
-        return f"cache: {len(self.hits)} reused, {len(self.misses)} computed"
+        def count(found, template):  # None: memoized calls
+            return sum(kind is None if template is None else (kind is not None and (kind == "template") == template)
+                       for kind in found)
+
+        memo = f"; memoized calls: {count(self.hits, None)} of {count(self.hits + self.misses, None)} reused" \
+            if any(kind is None for kind in self.hits + self.misses) else ""
+        return (f"cache: {count(self.hits, False)} reused, {count(self.misses, False)} computed; templates: "
+                f"{count(self.hits, True)} reused, {count(self.misses, True)} compiled{memo}")
 
 
 _ACTIVE = []
@@ -293,12 +321,15 @@ _ACTIVE = []
 
 @contextlib.contextmanager
 def using(cache):
-    """Make ``cache`` the one :func:`cached` functions use while the block runs."""
+    """Make ``cache`` the one :func:`cached` and :func:`memoized` functions use while the block runs; then
+    write back its memo tables (their results are sound even if the build failed later)."""
     _ACTIVE.append(cache)
     try:
         yield cache
     finally:
         _ACTIVE.pop()
+        if cache.enabled:
+            cache.flush()
 
 
 def active():
@@ -320,3 +351,98 @@ def cached(kind):
                                         lambda: function(*args, **kwargs))
         return lookup
     return decorate
+
+
+def memoized(kind):
+    """Decorator: the function (pure, quick, called many times, returning an immutable value) is looked
+    up in the active cache's memo table ``kind``, keyed by its arguments; called as is when no cache is
+    active or an argument cannot be keyed. An exception is never memoized."""
+    def decorate(function):
+        @functools.wraps(function)
+        def lookup(*args, **kwargs):
+            cache = active()
+            if cache is None or not cache.enabled:
+                return function(*args, **kwargs)
+            try:
+                key = fingerprint(args, sorted(kwargs.items()), tags=cache.tags)
+            except Uncacheable:
+                return function(*args, **kwargs)
+            table = cache.table(kind)
+            if key in table:
+                cache.hits.append(None)
+                table[key] = table.pop(key)  # most recently used last
+                return table[key]
+            cache.misses.append(None)
+            table[key] = value = function(*args, **kwargs)
+            cache.changed.add(kind)
+            return value
+        return lookup
+    return decorate
+
+
+def _signature(env, name):
+    """What, besides its source, name and file, decides the code Jinja compiles a template to in ``env``:
+    the syntax and whitespace options, autoescaping for that name, the extensions, and each filter's and
+    test's name and calling convention (what the code passes it)."""
+    from jinja2.utils import _PassArg
+
+    def functions(table):
+        return [(key, str(_PassArg.from_obj(function)), bool(getattr(function, "jinja_async_variant", False)))
+                for key, function in sorted(table.items())]
+
+    autoescape = env.autoescape(name) if callable(env.autoescape) else env.autoescape
+    return [type(env).__qualname__, env.code_generator_class.__qualname__, env.block_start_string,
+            env.block_end_string, env.variable_start_string, env.variable_end_string, env.comment_start_string,
+            env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks,
+            env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized, env.is_async,
+            bool(autoescape), sorted(env.extensions), functions(env.filters), functions(env.tests)]
+
+
+@contextlib.contextmanager
+def compiled_templates(cache):
+    """While the block runs, Jinja's ``Environment.compile`` (every template: from a file, and prose
+    through ``from_string``) keeps the compiled code in ``cache`` (kind ``template``), keyed by the source,
+    name, file and :func:`_signature`. Jinja folds constant expressions while compiling, calling filters
+    and tests on constants: a template whose compilation called one (its code would then hold that
+    filter's result, e.g. a number in one language's format) is compiled as usual and not stored."""
+    import marshal
+
+    import jinja2
+
+    original = jinja2.Environment.compile
+
+    def compile(env, source, name=None, filename=None, raw=False, defer_init=False):
+        if raw or not cache.enabled or not isinstance(source, str) or env.finalize is not None:
+            return original(env, source, name, filename, raw, defer_init)
+        key = cache.key("template", source, name, filename, defer_init, _signature(env, name))
+        hit, code = cache.load("template", key)
+        if hit:
+            cache.hits.append("template")
+            return marshal.loads(code)
+        calls = []
+        saved = env.filters, env.tests
+        env.filters, env.tests = ({key: _recording(function, calls) for key, function in table.items()}
+                                  for table in saved)
+        try:
+            code = original(env, source, name, filename, raw, defer_init)
+        finally:
+            env.filters, env.tests = saved
+        cache.misses.append("template")
+        if not calls:
+            cache.store("template", key, marshal.dumps(code))
+        return code
+
+    jinja2.Environment.compile = compile
+    try:
+        yield cache
+    finally:
+        jinja2.Environment.compile = original
+
+
+def _recording(function, calls):
+    """``function`` (a filter or test, with its Jinja attributes) noting in ``calls`` that it ran."""
+    @functools.wraps(function)
+    def record(*args, **kwargs):
+        calls.append(function)
+        return function(*args, **kwargs)
+    return record

@@ -23,8 +23,8 @@ from xml.etree import ElementTree
 
 import jinja2
 import markdown
-from latex2mathml.converter import convert as latex_to_mathml
 
+from .cache import memoized
 from .errors import BuildError, template_lines
 from .facts import FORMAT_KEYS
 
@@ -308,6 +308,7 @@ def _put_numbers_back(mathml, restore, tex):
     return mathml
 
 
+@memoized("mathml")  # pure: a build reuses the conversions of the last ones
 def tex_to_mathml_core(tex, display=False, number_format=None):
     """MathML for ``tex`` restricted to what MathML Core renders.
 
@@ -326,6 +327,8 @@ def tex_to_mathml_core(tex, display=False, number_format=None):
         raise TexError(source, "empty formula")
     _check_braces(source)
     plain, restore = _localised_numbers(source, number_format)
+    from latex2mathml.converter import convert as latex_to_mathml  # not loaded when every formula is cached
+
     try:
         mathml = latex_to_mathml(plain, display="block" if display else "inline")
     except Exception as error:  # latex2mathml raises several types on malformed TeX, some without a message

@@ -28,7 +28,7 @@ import jinja2
 import markupsafe
 
 from .analysis_payload import analysis_payload
-from .cache import cached
+from .cache import cached, memoized
 from .content import MissingName, _missing, render_section, require_script_strings, require_strings, tex_to_mathml_core
 from .downloads import data_csv, metrics_csv
 from .errors import BuildError, template_lines
@@ -242,6 +242,7 @@ _CSS_STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
 _CSS_SPACE = re.compile(r"\s*([{};,>])\s*|(:)\s+")
 
 
+@memoized("squeeze-css")  # pure: keyed by the source text
 def squeeze_css(text):
     """A compacted stylesheet without the spaces CSS never needs: around ``{ } ; , >`` and after ``:``,
     and the last ``;`` of a block. Quoted strings are left as they are; other whitespace stays (a
@@ -282,6 +283,7 @@ def _js_literal_end(text, start):
     raise BuildError(f"unterminated {quote} literal in a script: {text[start:start + 40]!r}")
 
 
+@memoized("squeeze-js")  # pure: keyed by the source text
 def squeeze_js(text):
     """A compacted classic script without the spaces and tabs JavaScript never needs, found by scanning
     its tokens: literals (strings, templates, regular expressions) are copied as they are, comments
