@@ -116,14 +116,53 @@ def parse_args(argv):
     return args
 
 
-def serve(folder, port):
-    """Serve ``folder`` on http://127.0.0.1:``port``/ until interrupted (loopback only)."""
-    from sitegen.serve import make_server
+def serve(folder, port, rebuild=None, watcher=None):
+    """Serve ``folder`` on http://127.0.0.1:``port``/ until interrupted (loopback only). With ``watcher``
+    (a :class:`sitegen.serve.Watcher`), a thread polls the sources and calls ``rebuild(changed)`` when one
+    changes: the reader reloads the page to see the new site."""
+    import threading
+    from sitegen.serve import make_server, watch
 
     with make_server(folder, port, log=True) as server:
         print(f"previewing {folder} on http://127.0.0.1:{port}/ (Ctrl-C stops)", file=sys.stderr)
-        with contextlib.suppress(KeyboardInterrupt):
-            server.serve_forever()
+        stop = threading.Event()
+        if watcher is not None:
+            print("watching content/, templates/, static/, sitegen/ and calib/: a change rebuilds the site",
+                  file=sys.stderr)
+            threading.Thread(target=watch, args=(watcher, rebuild, stop), name="rebuild-on-change",
+                             daemon=True).start()
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                server.serve_forever()
+        finally:
+            stop.set()
+
+
+def rebuilder(argv):
+    """The preview's rebuild: ``build.py`` run again with the same options but ``--serve``, in a fresh
+    interpreter (so edited page or engine code is the code that runs; the cache keeps it quick). Prints
+    one line: the time it took, or the build's own error line; a failed build leaves the site as it was,
+    so the preview keeps serving the last good one."""
+    import subprocess
+
+    options = [arg for arg in argv if not (arg.startswith("--ser") and "--serve".startswith(arg))]
+
+    def rebuild(changed):
+        names = ", ".join(os.path.relpath(path, ROOT) for path in changed[:3]) + (", …" if len(changed) > 3 else "")
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, str(ROOT / "build.py"), *options], capture_output=True, text=True,
+                              check=False)
+        if done.returncode == 0:
+            print(f"rebuilt after a change to {names} in {time.perf_counter() - start:.1f} s: reload the page",
+                  file=sys.stderr, flush=True)
+            return True
+        lines = done.stderr.rstrip("\n").splitlines()
+        message = done.stderr.rstrip("\n") if done.returncode == 1 else (lines[-1] if lines else "no message")
+        print(f"{message}\n(after a change to {names}; still serving the last good site)", file=sys.stderr,
+              flush=True)
+        return False
+
+    return rebuild
 
 
 def open_cache(args):
@@ -257,10 +296,13 @@ def main(argv=None):
         else:
             from sitegen.writer import check_site_target
             check_site_target(args.out)  # likewise for the site's folder
+        if args.serve:  # the sources as this build reads them: a change made while it runs rebuilds again
+            from sitegen.serve import Watcher
+            watcher = Watcher(ROOT, extra=[args.data] if args.data else ())
         out = build(args)
         if args.serve:
             try:
-                serve(out, args.port)
+                serve(out, args.port, rebuilder(sys.argv[1:] if argv is None else list(argv)), watcher)
             except OSError as error:
                 raise BuildError(f"cannot preview on 127.0.0.1:{args.port}: {error.strerror or error}") from None
     except BuildError as error:

@@ -268,16 +268,18 @@ class BuildCache:
                 raise
         except OSError:
             return
-        self._prune(folder)
+        self._prune(folder, self._path(kind, key))
 
-    def _prune(self, folder):
-        """Keep the ``keep`` most recently used entries of a kind (and no stale temporary file)."""
+    def _prune(self, folder, written):
+        """Keep the ``keep`` most recently used entries of a kind, ``written`` (the newest) among them, and
+        no stale temporary file."""
         entries = []
         for path in folder.iterdir():
             with contextlib.suppress(OSError):
                 entries.append((path.stat().st_mtime, path))
         entries.sort(reverse=True)
-        stale = [path for _, path in entries if path.suffix == ".pickle"][self.keep.get(folder.name, DEFAULT_KEEP):]
+        kept = self.keep.get(folder.name, DEFAULT_KEEP) - 1
+        stale = [path for _, path in entries if path.suffix == ".pickle" and path != written][kept:]
         # a temporary file older than a day is a write that died (one in progress is seconds old)
         stale += [path for mtime, path in entries if path.suffix == ".part" and mtime < entries[0][0] - 86400]
         for path in stale:

@@ -1,10 +1,15 @@
-"""Serving a built site on loopback: the preview (``build.py --serve``), the browser tests and the page bench.
+"""Serving a built site on loopback: the preview (``build.py --serve``), the browser tests and the page bench;
+and the preview's watcher, which rebuilds the site when a source changes.
 
 Only 127.0.0.1 is ever bound. With ``gzip=True`` every file goes out gzip-compressed (level 6) to a
 client that accepts it, as a static host such as GitHub Pages would send it; without, files go out
 as they are on disk. With ``prefix="/calibration-tutorial/"`` the site is served only under that
 sub-path, as GitHub Pages serves a project site, and like Pages it answers 404 for dot-files
 (upload-pages-artifact leaves them out).
+
+The watcher (:class:`Watcher`, :func:`watch`) polls the modification times of the sources from a thread
+(standard library only) and calls a rebuild when one changes; nothing is injected into the pages: the
+reader reloads the page.
 """
 
 import contextlib
@@ -13,10 +18,12 @@ import gzip as gzip_module
 import http.server
 import io
 import os
+import sys
 import threading
+from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["make_server", "serving"]
+__all__ = ["make_server", "serving", "Watcher", "watch", "WATCHED", "POLL_SECONDS"]
 
 HOST = "127.0.0.1"
 
@@ -80,3 +87,62 @@ def serving(folder, port=0, *, gzip=False, log=False, prefix="/"):
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+# What a preview rebuilds on: the prose and strings, the templates, the static files, the page code and
+# the engine (and build.py itself).
+WATCHED = ("content", "templates", "static", "sitegen", "calib", "build.py")
+POLL_SECONDS = 0.5
+
+
+def _ignored(name):
+    """Names no build reads: caches, dot-files (editors' swap and lock files) and backup files."""
+    return name == "__pycache__" or name.startswith((".", "#")) or name.endswith(("~", ".pyc", ".swp"))
+
+
+class Watcher:
+    """The sources under ``root`` (``paths``: folders, walked recursively, and files; plus ``extra``
+    absolute paths such as a ``--data`` file) by modification time and size. :meth:`step` rescans and
+    returns the paths that changed, appeared or disappeared since the last scan (empty: nothing did)."""
+
+    def __init__(self, root, paths=WATCHED, extra=()):
+        self.root = Path(root)
+        self.paths = [self.root / name for name in paths] + [Path(path) for path in extra]
+        self.state = self.scan()
+
+    def scan(self):
+        """``{path: (mtime_ns, size)}`` of every watched file that exists now."""
+        found = {}
+        for top in self.paths:
+            if top.is_file():
+                stat = top.stat()
+                found[str(top)] = (stat.st_mtime_ns, stat.st_size)
+                continue
+            for folder, dirs, files in os.walk(top):
+                dirs[:] = sorted(name for name in dirs if not _ignored(name))
+                for name in files:
+                    if not _ignored(name):
+                        path = os.path.join(folder, name)
+                        with contextlib.suppress(OSError):  # removed between listing and stat
+                            stat = os.stat(path)
+                            found[path] = (stat.st_mtime_ns, stat.st_size)
+        return found
+
+    def step(self):
+        """The paths that changed since the last call (or since the watcher was made), sorted."""
+        now = self.scan()
+        changed = sorted(path for path in now.keys() | self.state.keys() if now.get(path) != self.state.get(path))
+        self.state = now
+        return changed
+
+
+def watch(watcher, rebuild, stop, interval=POLL_SECONDS):
+    """Every ``interval`` seconds until the event ``stop`` is set: when :meth:`Watcher.step` reports
+    changes, call ``rebuild(changed)``. Meant for a daemon thread; a rebuild that raises ends nothing."""
+    while not stop.wait(interval):
+        changed = watcher.step()
+        if changed:
+            try:
+                rebuild(changed)
+            except Exception as error:  # noqa: BLE001 (the preview keeps serving the last good site)
+                print(f"build.py: rebuild failed: {error.__class__.__name__}: {error}", file=sys.stderr, flush=True)
