@@ -178,7 +178,8 @@ def open_cache(args):
 
 def build(args):
     """Run the pipeline and write the site; returns the output folder."""
-    from sitegen.cache import compiled_templates, using
+    from sitegen.cache import using
+    from sitegen.jinja_cache import compiled_templates
 
     cache = open_cache(args)
     with using(cache), compiled_templates(cache):

@@ -13,19 +13,21 @@ Each entry is one pickled value in ``<folder>/<kind>/<key>.pickle``. Its key is 
 
 An entry is written to a temporary file and renamed into place, and read back only if its header,
 lengths and CRC-32 match: a partial or corrupt entry is a miss and is rewritten. Arrays are stored out of
-band (pickle protocol 5) and read back in place from a private map of the file, not copied. The folder is safe to
-delete at any time. A value that cannot be keyed (a type :func:`fingerprint` does not know) is simply
+band (pickle protocol 5) and read back in place from a private map of the file, not copied. The folder
+is safe to delete at any time. A value that cannot be keyed (a type :func:`fingerprint` does not know) is simply
 computed, never cached. Nothing here changes a byte of the output: a hit returns the value the same
 computation returned (tests/test_cache.py builds both ways and compares every file).
 
 Four ways in: :meth:`BuildCache.get_or_compute` (``build.py`` wraps its stages with it); the
 :func:`cached` decorator for a slow, pure function of the page code (an entry per call); the
 :func:`memoized` decorator for a quick one called many times (TeX to MathML, script squeezing: one table
-per kind, read once, written back at the end of the build); and :func:`compiled_templates`, which keeps
-Jinja's compiled templates. The decorators use the cache made active by :func:`using` and simply call
-the function when none is (tests, other callers).
+per kind, read once, written back at the end of the build); and
+:func:`sitegen.jinja_cache.compiled_templates`, which keeps Jinja's compiled templates. The decorators
+use the cache made active by :func:`using` and simply call the function when none is (tests, other
+callers).
 
-Values returned from the cache are shared with later steps: they must not be mutated.
+A value the cache returns is an input of later steps by its key: it must not be mutated (mutating a
+value that no cached step takes, such as the data files' dict, is harmless).
 """
 
 import contextlib
@@ -42,7 +44,7 @@ import zlib
 from pathlib import Path
 
 __all__ = ["BuildCache", "Uncacheable", "source_digest", "environment_digest", "fingerprint", "using", "active",
-           "cached", "memoized", "compiled_templates", "DEFAULT_KEEP"]
+           "cached", "memoized", "DEFAULT_KEEP"]
 
 _MAGIC = b"calib-build-cache 2\n"
 _HEADER = struct.Struct("<IQI")  # CRC-32 of the rest, the pickle's length, the number of buffers
@@ -301,21 +303,23 @@ class BuildCache:
             value = compute()
             self.store(kind, key, value)
         # Plain values (None, numbers, text, the empty tuple) are shared by unrelated code: never tag them.
-        plain = isinstance(value, (type(None), bool, int, float, complex, str, bytes)) or (isinstance(value, tuple) and not value)
+        plain = isinstance(value, (type(None), bool, int, float, complex, str, bytes)) or value.__class__ is tuple \
+            and not value
         return value if plain else self.tag(value, key)
 
     def summary(self):
-        """One phrase for the build's last line: how many steps came from the cache."""
+        """One phrase for the build's last line: what came from the cache."""
         if not self.enabled:
             return "cache off"
-        def count(found, template):  # None: memoized calls
-            return sum(kind is None if template is None else (kind is not None and (kind == "template") == template)
-                       for kind in found)
 
-        memo = f"; memoized calls: {count(self.hits, None)} of {count(self.hits + self.misses, None)} reused" \
-            if any(kind is None for kind in self.hits + self.misses) else ""
-        return (f"cache: {count(self.hits, False)} reused, {count(self.misses, False)} computed; templates: "
-                f"{count(self.hits, True)} reused, {count(self.misses, True)} compiled{memo}")
+        def count(found, group):
+            return sum((kind if kind in ("template", "memo") else "step") == group for kind in found)
+
+        memo = count(self.hits + self.misses, "memo")
+        return "; ".join([
+            f"cache: {count(self.hits, 'step')} reused, {count(self.misses, 'step')} computed",
+            f"templates: {count(self.hits, 'template')} reused, {count(self.misses, 'template')} compiled",
+            *([f"memoized calls: {count(self.hits, 'memo')} of {memo} reused"] if memo else [])])
 
 
 _ACTIVE = []
@@ -371,80 +375,12 @@ def memoized(kind):
                 return function(*args, **kwargs)
             table = cache.table(kind)
             if key in table:
-                cache.hits.append(None)
+                cache.hits.append("memo")
                 table[key] = table.pop(key)  # most recently used last
                 return table[key]
-            cache.misses.append(None)
+            cache.misses.append("memo")
             table[key] = value = function(*args, **kwargs)
             cache.changed.add(kind)
             return value
         return lookup
     return decorate
-
-
-def _signature(env, name):
-    """What, besides its source, name and file, decides the code Jinja compiles a template to in ``env``:
-    the syntax and whitespace options, autoescaping for that name, the extensions, and each filter's and
-    test's name and calling convention (what the code passes it)."""
-    from jinja2.utils import _PassArg
-
-    def functions(table):
-        return [(key, str(_PassArg.from_obj(function)), bool(getattr(function, "jinja_async_variant", False)))
-                for key, function in sorted(table.items())]
-
-    autoescape = env.autoescape(name) if callable(env.autoescape) else env.autoescape
-    return [type(env).__qualname__, env.code_generator_class.__qualname__, env.block_start_string,
-            env.block_end_string, env.variable_start_string, env.variable_end_string, env.comment_start_string,
-            env.comment_end_string, env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks,
-            env.lstrip_blocks, env.newline_sequence, env.keep_trailing_newline, env.optimized, env.is_async,
-            bool(autoescape), sorted(env.extensions), functions(env.filters), functions(env.tests)]
-
-
-@contextlib.contextmanager
-def compiled_templates(cache):
-    """While the block runs, Jinja's ``Environment.compile`` (every template: from a file, and prose
-    through ``from_string``) keeps the compiled code in ``cache`` (kind ``template``), keyed by the source,
-    name, file and :func:`_signature`. Jinja folds constant expressions while compiling, calling filters
-    and tests on constants: a template whose compilation called one (its code would then hold that
-    filter's result, e.g. a number in one language's format) is compiled as usual and not stored."""
-    import marshal
-
-    import jinja2
-
-    original = jinja2.Environment.compile
-
-    def compile(env, source, name=None, filename=None, raw=False, defer_init=False):
-        if raw or not cache.enabled or not isinstance(source, str) or env.finalize is not None:
-            return original(env, source, name, filename, raw, defer_init)
-        key = cache.key("template", source, name, filename, defer_init, _signature(env, name))
-        hit, code = cache.load("template", key)
-        if hit:
-            cache.hits.append("template")
-            return marshal.loads(code)
-        calls = []
-        saved = env.filters, env.tests
-        env.filters, env.tests = ({key: _recording(function, calls) for key, function in table.items()}
-                                  for table in saved)
-        try:
-            code = original(env, source, name, filename, raw, defer_init)
-        finally:
-            env.filters, env.tests = saved
-        cache.misses.append("template")
-        if not calls:
-            cache.store("template", key, marshal.dumps(code))
-        return code
-
-    jinja2.Environment.compile = compile
-    try:
-        yield cache
-    finally:
-        jinja2.Environment.compile = original
-
-
-def _recording(function, calls):
-    """``function`` (a filter or test, with its Jinja attributes) noting in ``calls`` that it ran."""
-    @functools.wraps(function)
-    def record(*args, **kwargs):
-        calls.append(function)
-        return function(*args, **kwargs)
-    return record

@@ -21,6 +21,7 @@ import pytest
 
 from sitegen import cache as build_cache
 from sitegen.cache import BuildCache, fingerprint, source_digest
+from sitegen.jinja_cache import compiled_templates
 from sitegen.serve import Watcher, watch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,13 +147,15 @@ def test_a_step_key_changes_with_each_input_and_a_file_by_its_bytes(tmp_path):
     data = tmp_path / "model.csv"
     data.write_text("logit,label\n0.1,1\n")
     store = BuildCache(tmp_path / "cache", "base")
-    key = store.key("user", data, "name", "", None, 0, True)
-    assert key == store.key("user", data, "name", "", None, 0, True)
-    different = [store.key("user", data, "other", "", None, 0, True), store.key("user", data, "name", "", None, 1, True),
-                 store.key("user", data, "name", "", None, 0, False), store.key("precompute", data, "name", "", None, 0, True),
-                 BuildCache(tmp_path / "cache", "other base").key("user", data, "name", "", None, 0, True)]
+    options = ("name", "", None, 0, True)
+    key = store.key("user", data, *options)
+    assert key == store.key("user", data, *options)
+    different = [store.key("user", data, "other", "", None, 0, True),
+                 store.key("user", data, "name", "", None, 1, True), store.key("user", data, "name", "", None, 0, False),
+                 store.key("precompute", data, *options),
+                 BuildCache(tmp_path / "cache", "other base").key("user", data, *options)]
     data.write_text("logit,label\n0.2,1\n")
-    different.append(store.key("user", data, "name", "", None, 0, True))
+    different.append(store.key("user", data, *options))
     assert len({key, *different}) == len(different) + 1
     assert fingerprint({"a": 1, "b": 2}) != fingerprint({"b": 2, "a": 1}), "a table's order can show on the page"
     assert fingerprint(1) != fingerprint(1.0) != fingerprint("1")
@@ -199,7 +202,7 @@ def test_compiled_templates_are_reused_unless_compiling_folded_a_filter_call(tmp
         return env
 
     def render(mark, source, **context):
-        with build_cache.compiled_templates(BuildCache(tmp_path, "base")) as store:
+        with compiled_templates(BuildCache(tmp_path, "base")) as store:
             text = environment(mark).from_string(source).render(**context)
         return text, store.hits.count("template"), store.misses.count("template")
 
@@ -234,7 +237,8 @@ def test_cached_builds_are_byte_identical_to_uncached_ones_after_a_content_edit(
 
     # a content-only edit: a sentence of prose and one figure title of the Spanish strings
     section = sorted((root / "content" / "en").glob("[0-9][0-9]-*.md"))[1]
-    section.write_text(section.read_text(encoding="utf-8") + "\nA sentence added by the cache test.\n", encoding="utf-8")
+    section.write_text(section.read_text(encoding="utf-8") + "\nA sentence added by the cache test.\n",
+                       encoding="utf-8")
     strings = root / "content" / "es" / "strings.toml"
     text = strings.read_text(encoding="utf-8")
     edited = re.sub(r'(\ntitle_t1 = ")', r"\1(editado) ", text, count=1)
@@ -253,7 +257,8 @@ def test_cached_builds_are_byte_identical_to_uncached_ones_after_a_content_edit(
     after_files, fresh_files = snapshot(base / "after" / "site"), snapshot(base / "fresh" / "site")
     assert after_files == fresh_files
     assert b"A sentence added by the cache test." in after_files["index.html"]
-    assert after_files["figures/reliability-t1.es.svg"] != snapshot(base / "cold" / "site")["figures/reliability-t1.es.svg"]
+    figure = "figures/reliability-t1.es.svg"
+    assert after_files[figure] != snapshot(base / "cold" / "site")[figure], "the edited title is drawn"
 
 
 # --- the preview: rebuild on change -----------------------------------------------------------------
