@@ -151,7 +151,8 @@ def test_a_step_key_changes_with_each_input_and_a_file_by_its_bytes(tmp_path):
     key = store.key("user", data, *options)
     assert key == store.key("user", data, *options)
     different = [store.key("user", data, "other", "", None, 0, True),
-                 store.key("user", data, "name", "", None, 1, True), store.key("user", data, "name", "", None, 0, False),
+                 store.key("user", data, "name", "", None, 1, True),
+                 store.key("user", data, "name", "", None, 0, False),
                  store.key("precompute", data, *options),
                  BuildCache(tmp_path / "cache", "other base").key("user", data, *options)]
     data.write_text("logit,label\n0.2,1\n")
