@@ -247,10 +247,10 @@ def _pipeline(args, cache):
 
     with stage("facts"):
         facts = cache.get_or_compute("facts", (precomputed, analyses, user), all_facts)
-    with stage("figures"):  # drawn in each language: keyed by its strings table
+    with stage("figures"):  # drawn in each language: keyed by the tables of its strings that the figures read
         editions = [Edition(lang, folder, *content[lang],
-                            cache.get_or_compute("figures", (precomputed, content[lang][0]),
-                                                 lambda strings=content[lang][0]: render_figures(precomputed, strings)))
+                            cache.get_or_compute_reading("figures", (precomputed, lang), content[lang][0],
+                                                         lambda strings: render_figures(precomputed, strings)))
                     for lang, folder in languages.items()]
     if args.single_file is not None:
         with stage("render"):

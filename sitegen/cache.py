@@ -199,6 +199,43 @@ def _decode(path):
     return pickle.loads(view[start:end], buffers=[view[a:b] for a, b in arrays])
 
 
+_ABSENT = "\0absent"  # a key the table lacks (its absence is what was read)
+
+
+class _Reading:
+    """A read-only view of a mapping that notes which keys are read (``read`` becomes None, "all of
+    them", when it is iterated, measured or copied)."""
+
+    def __init__(self, table):
+        self._table, self.read = table, {}
+
+    def __getitem__(self, key):
+        if self.read is not None:
+            self.read[key] = None
+        return self._table[key]
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def __contains__(self, key):
+        if self.read is not None:
+            self.read[key] = None
+        return key in self._table
+
+    def _all(self):
+        self.read = None
+        return self._table
+
+    def __iter__(self):
+        return iter(self._all())
+
+    def __len__(self):
+        return len(self._all())
+
+    keys, items, values = (lambda self: self._all().keys(), lambda self: self._all().items(),
+                           lambda self: self._all().values())
+
+
 class BuildCache:
     """The entries under ``folder`` for one ``base`` key (see the module's docstring). With
     ``enabled=False`` every step is computed and nothing is read or written."""
@@ -306,6 +343,28 @@ class BuildCache:
         plain = isinstance(value, (type(None), bool, int, float, complex, str, bytes)) or value.__class__ is tuple \
             and not value
         return value if plain else self.tag(value, key)
+
+    def get_or_compute_reading(self, kind, inputs, table, compute):
+        """Like :meth:`get_or_compute` with one more input, the mapping ``table`` (a strings table), of which
+        the step reads a few entries: ``compute(view)`` gets a view that notes the keys read, and the entry
+        is keyed by those keys' values only (the keys are kept per ``inputs``, and found again on every
+        miss: the code is deterministic, so equal values read mean the same keys read and the same result).
+        An edit elsewhere in the table reuses the entry."""
+        if not self.enabled:
+            return compute(table)
+        try:
+            keys_key = self.key(kind + "-reads", *inputs)
+            hit, keys = self.load(kind + "-reads", keys_key)
+            if hit:
+                return self.get_or_compute(kind, (*inputs, [(k, table.get(k, _ABSENT)) for k in keys]),
+                                           lambda: compute(table))
+        except Uncacheable:
+            return compute(table)
+        view = _Reading(table)
+        value = compute(view)
+        keys = list(view.read) if view.read is not None else list(table)
+        self.store(kind + "-reads", keys_key, keys)
+        return self.get_or_compute(kind, (*inputs, [(k, table.get(k, _ABSENT)) for k in keys]), lambda: value)
 
     def summary(self):
         """One phrase for the build's last line: what came from the cache."""

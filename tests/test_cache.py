@@ -171,6 +171,33 @@ def test_a_result_is_an_input_by_its_key_so_a_changed_input_recomputes_what_foll
         assert second == [source] and len(calls) == expected_calls
 
 
+def test_a_step_reading_part_of_a_table_is_keyed_by_the_entries_it_read(tmp_path):
+    store = BuildCache(tmp_path, "base")
+    calls = []
+
+    def figures(strings):
+        calls.append(1)
+        return [strings["figures"], strings.get("optional", "none")]
+
+    def run(table):
+        return store.get_or_compute_reading("figures", ("en",), table, figures)
+
+    assert run({"figures": "A", "ui": "x"}) == ["A", "none"] and len(calls) == 1
+    assert run({"figures": "A", "ui": "edited"}) == ["A", "none"] and len(calls) == 1, "an unread entry"
+    assert run({"figures": "B", "ui": "edited"}) == ["B", "none"] and len(calls) == 2
+    assert run({"figures": "B", "ui": "x", "optional": "here"}) == ["B", "here"] and len(calls) == 3, \
+        "a key found absent is read too"
+    assert run({"figures": "A", "ui": "x"}) == ["A", "none"] and len(calls) == 3, "the first entry is still there"
+
+    def everything(strings):
+        calls.append(1)
+        return sorted(strings)
+
+    assert store.get_or_compute_reading("all", (), {"a": 1}, everything) == ["a"] and len(calls) == 4
+    assert store.get_or_compute_reading("all", (), {"a": 2}, everything) == ["a"] and len(calls) == 5, \
+        "iterating reads every entry"
+
+
 def test_the_decorators_call_through_without_an_active_or_enabled_cache(tmp_path):
     calls = []
 
@@ -245,6 +272,10 @@ def test_cached_builds_are_byte_identical_to_uncached_ones_after_a_content_edit(
     edited = re.sub(r'(\ntitle_t1 = ")', r"\1(editado) ", text, count=1)
     assert edited != text
     strings.write_text(edited, encoding="utf-8")
+    ui = root / "content" / "en" / "strings.toml"  # an English string no figure shows
+    text = ui.read_text(encoding="utf-8")
+    assert text.count("\nbutton_pin = \"") == 1
+    ui.write_text(text.replace("\nbutton_pin = \"", "\nbutton_pin = \"(edited) "), encoding="utf-8")
     after = run_build(root, cache, "--out", base / "after" / "site")
     assert after.returncode == 0, after.stderr
     assert reuse(after.stderr) == (6, 1), "only the Spanish figures are drawn again"
@@ -258,6 +289,7 @@ def test_cached_builds_are_byte_identical_to_uncached_ones_after_a_content_edit(
     after_files, fresh_files = snapshot(base / "after" / "site"), snapshot(base / "fresh" / "site")
     assert after_files == fresh_files
     assert b"A sentence added by the cache test." in after_files["index.html"]
+    assert b"(edited) Pin" in after_files["index.html"]
     figure = "figures/reliability-t1.es.svg"
     assert after_files[figure] != snapshot(base / "cold" / "site")[figure], "the edited title is drawn"
 
