@@ -11,7 +11,7 @@ atomically (a failed build leaves the previous folder untouched).
     python build.py --lang es       # only content/es/, as a complete one-language site in site/
     python build.py --out DIR       # writes DIR/
     python build.py --serve         # builds, then previews on http://127.0.0.1:8000/, rebuilding when a
-                                    # source changes (reload the page to see it)
+                                    # source changes (open pages reload)
     python build.py --no-cache      # computes everything: neither reads nor writes the build cache
     python build.py --base-url https://USER.github.io/REPO
                                     # absolute embed snippets, and an oEmbed file per embed page
@@ -119,17 +119,24 @@ def parse_args(argv):
 def serve(folder, port, rebuild=None, watcher=None):
     """Serve ``folder`` on http://127.0.0.1:``port``/ until interrupted (loopback only). With ``watcher``
     (a :class:`sitegen.serve.Watcher`), a thread polls the sources and calls ``rebuild(changed)`` when one
-    changes: the reader reloads the page to see the new site."""
+    changes; when it succeeds (returns True), the open pages reload (a script the preview adds to the pages
+    it sends; the site's files never hold it)."""
     import threading
-    from sitegen.serve import make_server, watch
+    from sitegen.serve import Builds, make_server, watch
 
-    with make_server(folder, port, log=True) as server:
+    builds = Builds() if watcher is not None else None
+
+    def rebuild_and_reload(changed):
+        if rebuild(changed):
+            builds.version += 1
+
+    with make_server(folder, port, log=True, reload=builds) as server:
         print(f"previewing {folder} on http://127.0.0.1:{port}/ (Ctrl-C stops)", file=sys.stderr)
         stop = threading.Event()
         if watcher is not None:
-            print("watching content/, templates/, static/, sitegen/ and calib/: a change rebuilds the site",
-                  file=sys.stderr)
-            threading.Thread(target=watch, args=(watcher, rebuild, stop), name="rebuild-on-change",
+            print("watching content/, templates/, static/, sitegen/ and calib/: a change rebuilds the site "
+                  "and reloads the open pages", file=sys.stderr)
+            threading.Thread(target=watch, args=(watcher, rebuild_and_reload, stop), name="rebuild-on-change",
                              daemon=True).start()
         try:
             with contextlib.suppress(KeyboardInterrupt):
@@ -153,7 +160,7 @@ def rebuilder(argv):
         done = subprocess.run([sys.executable, str(ROOT / "build.py"), *options], capture_output=True, text=True,
                               check=False)
         if done.returncode == 0:
-            print(f"rebuilt after a change to {names} in {time.perf_counter() - start:.1f} s: reload the page",
+            print(f"rebuilt after a change to {names} in {time.perf_counter() - start:.1f} s",
                   file=sys.stderr, flush=True)
             return True
         lines = done.stderr.rstrip("\n").splitlines()

@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import jinja2
@@ -22,7 +24,7 @@ import pytest
 from sitegen import cache as build_cache
 from sitegen.cache import BuildCache, fingerprint, source_digest
 from sitegen.jinja_cache import compiled_templates
-from sitegen.serve import Watcher, watch
+from sitegen.serve import Builds, Watcher, serving, watch
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("content", "templates", "static", "calib", "sitegen", "build.py")
@@ -389,3 +391,31 @@ def test_a_change_rebuilds_the_served_site_and_a_broken_edit_keeps_the_last_good
     assert err[0].startswith("build.py: error: ") and "nope" in err[0] and "Traceback" not in "\n".join(err)
     assert "still serving the last good site" in err[-1]
     assert snapshot(out) == good
+
+
+def test_the_preview_adds_its_reload_script_to_pages_it_sends_and_never_to_the_files(tmp_path):
+    (tmp_path / "es").mkdir()
+    pages = {"index.html": "<!doctype html><body><p>en</p></body></html>\n", "es/index.html": "<p>es</p>\n"}
+    for name, text in pages.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    (tmp_path / "app.js").write_text("var x = 1;\n", encoding="utf-8")
+
+    def get(base, path):
+        with urllib.request.urlopen(base + path, timeout=10) as response:
+            return response.read().decode("utf-8")
+
+    builds = Builds()
+    with serving(tmp_path, reload=builds) as base:
+        first = get(base, "")
+        assert first.startswith("<!doctype html><body><p>en</p><script>") and first.endswith("</body></html>\n")
+        assert 'var built="0"' in first and "location.reload()" in first
+        assert get(base, "es/").startswith("<p>es</p>\n<script>"), "a page without </body> gets it at its end"
+        assert get(base, "app.js") == "var x = 1;\n"
+        assert get(base, "__build__") == "0"
+        builds.version += 1
+        assert get(base, "__build__") == "1" and 'var built="1"' in get(base, "index.html")
+    with serving(tmp_path) as base:
+        assert get(base, "") == pages["index.html"], "without reload= nothing is added"
+        with pytest.raises(urllib.error.HTTPError):
+            get(base, "__build__")
+    assert {name: (tmp_path / name).read_text(encoding="utf-8") for name in pages} == pages
