@@ -44,13 +44,15 @@ import zlib
 from pathlib import Path
 
 __all__ = ["BuildCache", "Uncacheable", "source_digest", "environment_digest", "fingerprint", "using", "active",
-           "cached", "memoized", "DEFAULT_KEEP"]
+           "cached", "memoized", "KEEP_BYTES", "KEEP_ENTRIES"]
 
 _MAGIC = b"calib-build-cache 2\n"
 _HEADER = struct.Struct("<IQI")  # CRC-32 of the rest, the pickle's length, the number of buffers
 _ALIGN = 64  # each array's bytes start at a multiple of this in the file (numpy reads them in place)
-DEFAULT_KEEP = 3  # entries kept per kind, the most recently used (a precomputation is about 110 MB)
-KEEP = {"template": 500, "memo": 20}  # kinds with many small entries: a few builds' worth
+# Kept per kind, the most recently used first: entries up to this many bytes (three precomputations of
+# about 110 MB; thousands of figures) and at most this many (a few builds' templates).
+KEEP_BYTES = 400 * 2**20
+KEEP_ENTRIES = 500
 MEMO_SIZE = 20000  # results kept per memo table
 SOURCE_FOLDERS = ("calib", "sitegen")
 SOURCE_FILES = ("build.py",)
@@ -240,9 +242,9 @@ class BuildCache:
     """The entries under ``folder`` for one ``base`` key (see the module's docstring). With
     ``enabled=False`` every step is computed and nothing is read or written."""
 
-    def __init__(self, folder, base, enabled=True, keep=None):
+    def __init__(self, folder, base, enabled=True, keep_bytes=KEEP_BYTES, keep_entries=KEEP_ENTRIES):
         self.folder, self.base, self.enabled = Path(folder), base, enabled
-        self.keep = dict(KEEP, **(keep or {}))
+        self.keep_bytes, self.keep_entries = keep_bytes, keep_entries
         self.tags = {}
         self.hits, self.misses = [], []
         self.tables, self.changed = {}, set()
@@ -310,17 +312,22 @@ class BuildCache:
         self._prune(folder, self._path(kind, key))
 
     def _prune(self, folder, written):
-        """Keep the ``keep`` most recently used entries of a kind, ``written`` (the newest) among them, and
-        no stale temporary file."""
+        """Keep a kind's most recently used entries within :data:`KEEP_BYTES` and :data:`KEEP_ENTRIES`,
+        ``written`` (the newest) always among them, and no stale temporary file."""
         entries = []
         for path in folder.iterdir():
             with contextlib.suppress(OSError):
-                entries.append((path.stat().st_mtime, path))
-        entries.sort(reverse=True)
-        kept = self.keep.get(folder.name, DEFAULT_KEEP) - 1
-        stale = [path for _, path in entries if path.suffix == ".pickle" and path != written][kept:]
+                stat = path.stat()
+                entries.append((path != written, -stat.st_mtime, stat.st_size, path))
+        entries.sort()
+        total, kept, stale = 0, 0, []
+        for _, _, size, path in (entry for entry in entries if entry[3].suffix == ".pickle"):
+            total, kept = total + size, kept + 1
+            if kept > 1 and (total > self.keep_bytes or kept > self.keep_entries):
+                stale.append(path)
         # a temporary file older than a day is a write that died (one in progress is seconds old)
-        stale += [path for mtime, path in entries if path.suffix == ".part" and mtime < entries[0][0] - 86400]
+        newest = -min(entry[1] for entry in entries)
+        stale += [path for _, age, _, path in entries if path.suffix == ".part" and -age < newest - 86400]
         for path in stale:
             with contextlib.suppress(OSError):
                 path.unlink()
@@ -345,11 +352,9 @@ class BuildCache:
         return value if plain else self.tag(value, key)
 
     def get_or_compute_reading(self, kind, inputs, table, compute):
-        """Like :meth:`get_or_compute` with one more input, the mapping ``table`` (a strings table), of which
-        the step reads a few entries: ``compute(view)`` gets a view that notes the keys read, and the entry
-        is keyed by those keys' values only (the keys are kept per ``inputs``, and found again on every
-        miss: the code is deterministic, so equal values read mean the same keys read and the same result).
-        An edit elsewhere in the table reuses the entry."""
+        """:meth:`get_or_compute` with one more input, a mapping ``table`` of which the step reads a few keys:
+        ``compute(view)`` gets a view noting the keys read (kept per ``inputs``, found again at each miss),
+        and the entry is keyed by their values only: an edit elsewhere in the table reuses it."""
         if not self.enabled:
             return compute(table)
         try:

@@ -105,14 +105,18 @@ def test_a_partial_or_damaged_entry_is_a_miss_then_rewritten(tmp_path, damage):
     assert not list((tmp_path / "kind").glob(".*.part")), "no temporary file is left behind"
 
 
-def test_a_kind_keeps_its_most_recently_used_entries(tmp_path):
-    store = BuildCache(tmp_path, "base", keep={"kind": 2})
-    for n in range(4):
-        store.get_or_compute("kind", (n,), lambda n=n: [n])
+@pytest.mark.parametrize("limits", [{"keep_entries": 2}, {"keep_bytes": 9000}])
+def test_a_kind_keeps_its_most_recently_used_entries_within_its_limits(tmp_path, limits):
+    store = BuildCache(tmp_path, "base", **limits)
+    for n in range(4):  # each entry holds 4 KB of array bytes
+        store.get_or_compute("kind", (n,), lambda n=n: np.full(512, n, dtype=np.float64))
     assert len(list((tmp_path / "kind").glob("*.pickle"))) == 2
     calls = []
-    store.get_or_compute("kind", (3,), lambda: calls.append(1) or [3])
+    store.get_or_compute("kind", (3,), lambda: calls.append(1) or np.zeros(512))
     assert calls == [], "the newest entry is kept"
+    tiny = BuildCache(tmp_path, "base", keep_bytes=10)
+    assert tiny.get_or_compute("big", (0,), lambda: np.zeros(4096))[0] == 0.0
+    assert len(list((tmp_path / "big").glob("*.pickle"))) == 1, "the entry just written is kept, whatever its size"
 
 
 # --- keys -----------------------------------------------------------------------------------------
