@@ -10,7 +10,9 @@ atomically (a failed build leaves the previous folder untouched).
                                     # (site/index.html, site/es/index.html, one set of data files)
     python build.py --lang es       # only content/es/, as a complete one-language site in site/
     python build.py --out DIR       # writes DIR/
-    python build.py --serve         # builds, then previews on http://127.0.0.1:8000/
+    python build.py --serve         # builds, then previews on http://127.0.0.1:8000/, rebuilding when a
+                                    # source changes (open pages reload)
+    python build.py --no-cache      # computes everything: neither reads nor writes the build cache
     python build.py --base-url https://USER.github.io/REPO
                                     # absolute embed snippets, and an oEmbed file per embed page
     python build.py --single-file OUT.html [--lang es]
@@ -19,6 +21,11 @@ atomically (a failed build leaves the previous folder untouched).
                     [--seed N] [--input logits|probabilities] [--no-examples]
                                     # the tutorial built around your own model's validation logits
                                     # (.npz or .csv, see calib/io.py): a "Your model" report after the intro
+
+The engine's results (precomputation, analyses, facts), the figures, the data files and the
+reproduction's output are cached in .cache/build/ (or $CALIB_BUILD_CACHE), keyed by everything they
+depend on (sitegen/cache.py): an edit of the prose or the strings rebuilds in seconds. The folder is
+safe to delete, and a cached build is byte-identical to an uncached one.
 """
 
 import argparse
@@ -81,6 +88,8 @@ def parse_args(argv):
             raise argparse.ArgumentTypeError(f"{text} is not in [0, 2**63)")
         return number
 
+    parser.add_argument("--no-cache", action="store_true",
+                        help="compute every step: neither read nor write the build cache (.cache/build/)")
     mine = parser.add_argument_group("your own model")
     mine.add_argument("--data", metavar="FILE", default=None,
                       help="build the tutorial around your model: a .npz or .csv of validation logits (or "
@@ -110,18 +119,85 @@ def parse_args(argv):
     return args
 
 
-def serve(folder, port):
-    """Serve ``folder`` on http://127.0.0.1:``port``/ until interrupted (loopback only)."""
-    from sitegen.serve import make_server
+def serve(folder, port, rebuild=None, watcher=None):
+    """Serve ``folder`` on http://127.0.0.1:``port``/ until interrupted (loopback only). With ``watcher``
+    (a :class:`sitegen.serve.Watcher`), a thread polls the sources and calls ``rebuild(changed)`` when one
+    changes; when it succeeds (returns True), the open pages reload (a script the preview adds to the pages
+    it sends; the site's files never hold it)."""
+    import threading
+    from sitegen.serve import Builds, make_server, watch
 
-    with make_server(folder, port, log=True) as server:
+    builds = Builds() if watcher is not None else None
+
+    def rebuild_and_reload(changed):
+        if rebuild(changed):
+            builds.version += 1
+
+    with make_server(folder, port, log=True, reload=builds) as server:
         print(f"previewing {folder} on http://127.0.0.1:{port}/ (Ctrl-C stops)", file=sys.stderr)
-        with contextlib.suppress(KeyboardInterrupt):
-            server.serve_forever()
+        stop = threading.Event()
+        if watcher is not None:
+            print("watching content/, templates/, static/, sitegen/ and calib/: a change rebuilds the site "
+                  "and reloads the open pages", file=sys.stderr)
+            threading.Thread(target=watch, args=(watcher, rebuild_and_reload, stop), name="rebuild-on-change",
+                             daemon=True).start()
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                server.serve_forever()
+        finally:
+            stop.set()
+
+
+def rebuilder(argv):
+    """The preview's rebuild: ``build.py`` run again with the same options but ``--serve``, in a fresh
+    interpreter (so edited page or engine code is the code that runs; the cache keeps it quick). Prints
+    one line: the time it took, or the build's own error line; a failed build leaves the site as it was,
+    so the preview keeps serving the last good one."""
+    import subprocess
+
+    options = [arg for arg in argv if not (arg.startswith("--ser") and "--serve".startswith(arg))]
+
+    def rebuild(changed):
+        names = ", ".join(os.path.relpath(path, ROOT) for path in changed[:3]) + (", …" if len(changed) > 3 else "")
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, str(ROOT / "build.py"), *options], capture_output=True, text=True,
+                              check=False)
+        if done.returncode == 0:
+            print(f"rebuilt after a change to {names} in {time.perf_counter() - start:.1f} s",
+                  file=sys.stderr, flush=True)
+            return True
+        lines = done.stderr.rstrip("\n").splitlines()
+        message = done.stderr.rstrip("\n") if done.returncode == 1 else (lines[-1] if lines else "no message")
+        print(f"{message}\n(after a change to {names}; still serving the last good site)", file=sys.stderr,
+              flush=True)
+        return False
+
+    return rebuild
+
+
+def open_cache(args):
+    """The build cache of this checkout (``$CALIB_BUILD_CACHE`` or ``.cache/build/``), keyed by the sources
+    and the environment; ``--no-cache`` gives one that computes everything and reads and writes nothing."""
+    from sitegen.cache import BuildCache, environment_digest, source_digest
+
+    folder = os.environ.get("CALIB_BUILD_CACHE") or ROOT / ".cache" / "build"
+    if args.no_cache:
+        return BuildCache(folder, "", enabled=False)
+    return BuildCache(folder, source_digest(ROOT) + environment_digest())
 
 
 def build(args):
     """Run the pipeline and write the site; returns the output folder."""
+    from sitegen.cache import using
+    from sitegen.jinja_cache import compiled_templates
+
+    cache = open_cache(args)
+    with using(cache), compiled_templates(cache):
+        return _pipeline(args, cache)
+
+
+def _pipeline(args, cache):
+    """:func:`build`'s stages; the slow, pure ones go through ``cache`` (sitegen/cache.py)."""
     from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
     from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
@@ -136,8 +212,9 @@ def build(args):
     user = None
     if args.data is not None:
         with stage("your data"):
-            user = user_model.load_user_model(args.data, args.name, args.description, args.split,
-                                              args.seed, not args.no_examples, kind=args.input)
+            options = (args.name, args.description, args.split, args.seed, not args.no_examples)
+            user = cache.get_or_compute("user", (Path(args.data), *options, args.input),
+                                        lambda: user_model.load_user_model(args.data, *options, kind=args.input))
         seed = f", seed {user.seed}" if user.seed is not None else ""
         print(f"  your data: {args.data}: {user.predictions.labels.size} rows, "
               f"{user.predictions.logits.shape[1]} classes; split {user.rule}{seed} "
@@ -166,18 +243,27 @@ def build(args):
                 sections = sections[:1] + user_model.load_user_section(folder) + sections[1:]
             content[lang] = strings, sections
     with stage("compute"):
-        precomputed = precompute_all() if user is None else user_model.precompute_with_user(user)
+        precomputed = cache.get_or_compute(
+            "precompute", (user,), lambda: precompute_all() if user is None else user_model.precompute_with_user(user))
     for warning in user_model.user_fit_warnings(precomputed) if user is not None else ():
         print(f"build.py: warning: {warning.message}", file=sys.stderr)
     with stage("analyses"):
-        analyses = precompute_analyses(precomputed)
-    with stage("facts"):
-        facts = build_facts(precomputed, ROOT / "content" / "sources.toml")
+        analyses = cache.get_or_compute("analyses", (precomputed,), lambda: precompute_analyses(precomputed))
+    sources = ROOT / "content" / "sources.toml"  # the bibliography: read by the facts, so in their key
+
+    def all_facts():
+        facts = build_facts(precomputed, sources)
         facts.update(build_analysis_facts(precomputed, analyses))
         if user is not None:
             user_model.add_user_facts(facts, precomputed)
-    with stage("figures"):
-        editions = [Edition(lang, folder, *content[lang], render_figures(precomputed, content[lang][0]))
+        return facts
+
+    with stage("facts"):
+        facts = cache.get_or_compute("facts", (precomputed, analyses, user, sources), all_facts)
+    with stage("figures"):  # drawn in each language: keyed by the tables of its strings that the figures read
+        editions = [Edition(lang, folder, *content[lang],
+                            cache.get_or_compute_reading("figures", (precomputed, lang), content[lang][0],
+                                                         lambda strings: render_figures(precomputed, strings)))
                     for lang, folder in languages.items()]
     if args.single_file is not None:
         with stage("render"):
@@ -185,13 +271,14 @@ def build(args):
                                         published_folder=LANGUAGES.get(editions[0].lang, ""), user=user)
         with stage("write"):
             write_file(args.single_file, page)
-        print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, one file", file=sys.stderr)
+        print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, one file ({cache.summary()})", file=sys.stderr)
         return Path(args.single_file)
     with stage("render"):
         files = assemble_files(ROOT, precomputed, analyses, facts, editions, base_url=args.base_url, user=user)
     with stage("write"):
         write_site(args.out, files)
-    print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, {len(files)} files", file=sys.stderr)
+    print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, {len(files)} files ({cache.summary()})",
+          file=sys.stderr)
     return Path(args.out)
 
 
@@ -223,10 +310,13 @@ def main(argv=None):
         else:
             from sitegen.writer import check_site_target
             check_site_target(args.out)  # likewise for the site's folder
+        if args.serve:  # the sources as this build reads them: a change made while it runs rebuilds again
+            from sitegen.serve import Watcher
+            watcher = Watcher(ROOT, extra=[args.data] if args.data else ())
         out = build(args)
         if args.serve:
             try:
-                serve(out, args.port)
+                serve(out, args.port, rebuilder(sys.argv[1:] if argv is None else list(argv)), watcher)
             except OSError as error:
                 raise BuildError(f"cannot preview on 127.0.0.1:{args.port}: {error.strerror or error}") from None
     except BuildError as error:

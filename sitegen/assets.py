@@ -12,6 +12,7 @@ from pathlib import Path
 import rcssmin
 import rjsmin
 
+from .cache import memoized
 from .errors import BuildError
 from .panels import expand_order
 
@@ -20,6 +21,7 @@ __all__ = ["APP_SCRIPT", "minify", "read_static", "read_script", "shipped", "scr
 APP_SCRIPT = "app.js"  # the site's one script file, shared by every language (sitegen.page.app_script)
 
 
+@memoized("minify")  # pure: keyed by the kind, the source text and its name
 def minify(kind, text, name):
     """``text``, the stylesheet (``kind`` "css") or classic script ("js") ``static/<kind>/<name>``, without
     its comments and the whitespace it never needs: rcssmin and rjsmin, maintained pure-Python minifiers

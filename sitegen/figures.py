@@ -19,16 +19,10 @@ is drawn once per language).
 import io
 import re
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
-import numpy as np  # noqa: E402
-
-from matplotlib.ticker import ScalarFormatter  # noqa: E402
-
-from .numbers import number_filters  # noqa: E402
-from .settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS  # noqa: E402
+from .numbers import number_filters
+from .settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS
 
 __all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures", "figure_colours",
            "figure_file", "figure_size"]
@@ -66,8 +60,20 @@ _STYLE = {
 }
 
 
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend, imported on first use: a build whose figures come from the
+    build cache, and the page code that only reads figures (:func:`figure_file`), never load matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
 def svg_of(fig, prefix):
     """The figure as SVG text, deterministic, with ids prefixed by ``prefix`` and colours as CSS variables."""
+    plt = _pyplot()
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
     plt.close(fig)
@@ -92,22 +98,23 @@ def svg_of(fig, prefix):
     return svg
 
 
-class LocalFormatter(ScalarFormatter):
-    """matplotlib's plain tick labels with the language's decimal mark (never Python's ``locale``)."""
+def local_formatter(decimal):
+    """matplotlib's plain tick labels (a ``ScalarFormatter``) with the language's decimal mark ``decimal``
+    (never Python's ``locale``)."""
+    from matplotlib.ticker import ScalarFormatter
 
-    def __init__(self, decimal):
-        super().__init__()
-        self.decimal = decimal
+    class LocalFormatter(ScalarFormatter):
+        def __call__(self, x, pos=None):
+            return super().__call__(x, pos).replace(".", decimal)
 
-    def __call__(self, x, pos=None):
-        return super().__call__(x, pos).replace(".", self.decimal)
+    return LocalFormatter()
 
 
 def _localise_ticks(ax, decimal, log_x=False):
     """Tick labels of ``ax`` with ``decimal`` as decimal mark (a log axis keeps its powers of ten)."""
     if not log_x:
-        ax.xaxis.set_major_formatter(LocalFormatter(decimal))
-    ax.yaxis.set_major_formatter(LocalFormatter(decimal))
+        ax.xaxis.set_major_formatter(local_formatter(decimal))
+    ax.yaxis.set_major_formatter(local_formatter(decimal))
 
 
 def reliability_figure(bins, grid_index, title, prefix, labels, decimal="."):
@@ -116,6 +123,7 @@ def reliability_figure(bins, grid_index, title, prefix, labels, decimal="."):
     ``bins`` is a :class:`calib.ReliabilityBins` over the grid; row ``grid_index`` is drawn. ``labels``
     holds the legend and axis texts (``ideal``, ``gap``, ``bin``, ``accuracy``, ``confidence``, ``count``).
     """
+    plt = _pyplot()
     with plt.rc_context(_STYLE):
         fig, (top, bottom) = plt.subplots(
             2, 1, figsize=(3.6, 4.4), gridspec_kw={"height_ratios": [3.2, 1]}, sharex=True)
@@ -144,6 +152,7 @@ def curves_figure(grid, series, markers, prefix, xlabel, decimal="."):
     ``series`` is a list of ``(label, values (G,))``; ``markers`` a dict with
     grid indices ``t1`` (dashed line), ``current`` (dot) and ``argmin`` (ring); ``xlabel`` names the axis.
     """
+    plt = _pyplot()
     with plt.rc_context(_STYLE):
         fig, axes = plt.subplots(1, len(series), figsize=(2.6 * len(series), 2.4))
         for ax, (label, values) in zip(np.atleast_1d(axes), series):

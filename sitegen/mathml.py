@@ -8,8 +8,7 @@ Numbers written the way a language does (``0,25``, ``60 000``) stay one ``<mn>``
 import re
 from xml.etree import ElementTree
 
-from latex2mathml.converter import convert as latex_to_mathml
-
+from .cache import memoized
 from .errors import BuildError
 
 __all__ = ["TexError", "tex_to_mathml_core", "INLINE_MATH", "DISPLAY_MATH"]
@@ -88,6 +87,7 @@ def _put_numbers_back(mathml, restore, tex):
     return mathml
 
 
+@memoized("mathml")  # pure: a build reuses the conversions of the last ones
 def tex_to_mathml_core(tex, display=False, number_format=None):
     """MathML for ``tex`` restricted to what MathML Core renders.
 
@@ -101,6 +101,8 @@ def tex_to_mathml_core(tex, display=False, number_format=None):
     unknown command, anything latex2mathml rejects) raises :class:`TexError`
     naming the expression.
     """
+    from latex2mathml.converter import convert as latex_to_mathml  # not loaded when every formula is cached
+
     source = tex.strip()
     if not source:
         raise TexError(source, "empty formula")

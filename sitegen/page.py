@@ -26,6 +26,7 @@ import markupsafe
 
 from . import user_model
 from .analysis_payload import analysis_payload
+from .cache import cached
 from .assets import APP_SCRIPT, inline_script, read_script, read_static, shipped
 from .content import render_section, require_strings
 from .downloads import data_csv, metrics_csv
@@ -64,6 +65,7 @@ def app_script(core, js):
     return to_script("core", core) + shipped(js)
 
 
+@cached("data-files")  # language-neutral: keyed by the engine's cached results
 def _data_files(precomputed, analyses, user=None):
     """The language-neutral files: data scripts and CSV downloads of every dataset. The reader's own model
     (``user``, :mod:`sitegen.user_model`) gets no per-row CSV; its payload keeps only the shown examples'

@@ -3,11 +3,13 @@
 import subprocess
 import sys
 
+from .cache import cached
 from .errors import BuildError
 
 __all__ = ["run_reproduction"]
 
 
+@cached("reproduction")  # keyed by the program's bytes (and the sources and environment)
 def run_reproduction(program):
     """Run the page's self-contained Python program; return ``{"source", "output"}`` (empty if it does not exist)."""
     if not program.exists():

@@ -60,14 +60,16 @@ print(sorted(m for m in sys.modules if m.split(".")[0] in BLOCKED))
 
 
 def test_the_blocker_really_blocks():
-    """The same blocker stops an import of the page package (so the test above can fail)."""
+    """The same blocker stops the page package's use of matplotlib (so the test above can fail); figures.py
+    imports it when it first draws."""
     code = ("import importlib.abc, sys\n"
             "class Block(importlib.abc.MetaPathFinder):\n"
             "    def find_spec(self, name, path=None, target=None):\n"
             "        if name.split('.')[0] == 'matplotlib':\n"
             "            raise ImportError('blocked')\n"
             "sys.meta_path.insert(0, Block())\n"
-            "import sitegen.figures\n")
+            "import sitegen.figures\n"
+            "sitegen.figures._pyplot()\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(ROOT), timeout=120)
     assert done.returncode != 0 and "blocked" in done.stderr
 
