@@ -8,7 +8,7 @@ and captions; not headings, the contents, code, math or the ``<dfn>`` itself), n
 before its definition, in any case or in the plural.
 
 The built site comes from one build into a temporary folder, or, to check another build (say, the
-reference site before the glossary existed), from the folder named by ``CALIB_TERMS_SITE``.
+reference site before the glossary existed), from the folder named by ``CALIB_TEST_SITE``.
 """
 
 import os
@@ -16,6 +16,7 @@ import re
 import subprocess
 import sys
 import tomllib
+import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -24,7 +25,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
 LANGUAGES = {"en": "index.html", "es": "es/index.html"}
-GLOSSARY = "glossary"  # the glossary section's id
+GLOSSARY = "terms"  # the glossary section's id (content/<lang>/17-terms.md)
 
 COUNTED = {"p", "li", "td", "th", "caption", "figcaption"}  # where prose is read
 SKIPPED = {"h1", "h2", "h3", "h4", "h5", "h6", "nav", "script", "style", "code", "pre", "math", "svg",
@@ -135,10 +136,12 @@ def term_problems(html, terms):
         if len(places) != 1:
             problems.append(f"{ident}: {len(places)} definitions (<dfn id=\"{ident}\">), want exactly one")
         else:
-            defined = " ".join(prose.dfn_text[ident][0].split()).lower()
+            defined = " ".join(prose.dfn_text[ident][0].split()).translate(_DASHES)
             abbreviation = re.fullmatch(r"(.+) \((\w+)\)", term["name"])
-            wanted = abbreviation.groups() if abbreviation else (term["name"],)
-            missing = [part for part in wanted if part.lower().translate(_DASHES) not in defined.translate(_DASHES)]
+            wanted = abbreviation.groups() if abbreviation else ()
+            missing = [part for part in wanted if part.lower().translate(_DASHES) not in defined.lower()]
+            if not use_pattern(term["forms"]).search(defined):
+                missing.append(term["name"])
             if missing:
                 problems.append(f"{ident}: the definition reads {defined!r}, without {missing}")
         use = use_pattern(term["forms"]).search(text)
@@ -178,7 +181,7 @@ def test_a_page_that_defines_first_passes():
     ('<p>the negative\nlog-likelihood</p>' + GOOD, "term-nll: used before its definition"),
     (GOOD.replace('<dfn id="term-bin">bins</dfn>', "bins"), "term-bin: 0 definitions"),
     (GOOD + '<p><dfn id="term-bin">bin</dfn></p>', "term-bin: 2 definitions"),
-    (GOOD.replace("negative log-likelihood (NLL)", "NLL"), "term-nll: the definition reads 'nll'"),
+    (GOOD.replace("negative log-likelihood (NLL)", "NLL"), "term-nll: the definition reads 'NLL'"),
     (GOOD + '<p><dfn id="term-other">x</dfn></p>', "<dfn> elements of no listed term: ['term-other']"),
 ])
 def test_the_walker_finds_what_it_should(body, found):
@@ -196,8 +199,8 @@ def test_headings_the_contents_code_math_and_words_inside_others_do_not_count():
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """The folder of a built site: ``CALIB_TERMS_SITE`` if set, else one fresh build of every language."""
-    given = os.environ.get("CALIB_TERMS_SITE")
+    """The folder of a built site: ``CALIB_TEST_SITE`` if set, else one fresh build of every language."""
+    given = os.environ.get("CALIB_TEST_SITE")
     if given:
         return Path(given)
     out = tmp_path_factory.mktemp("terms-site") / "site"
@@ -226,6 +229,11 @@ def test_every_term_is_defined_before_it_is_used(site, lang):
     assert not problems, f"{LANGUAGES[lang]}:\n  " + "\n  ".join(problems)
 
 
+def alphabetical(name):
+    """A sort key that ignores case and accents (área sorts with a)."""
+    return "".join(c for c in unicodedata.normalize("NFD", name.casefold()) if unicodedata.category(c) != "Mn")
+
+
 def glossary_entries(html):
     """``[(href, entry text)]`` of the glossary section's list items."""
     section = re.search(rf'<section id="{GLOSSARY}"[^>]*>(.*?)</section>', html, re.S)
@@ -238,16 +246,22 @@ def glossary_entries(html):
 def test_the_glossary_lists_every_term_with_a_link_to_its_definition(site, lang):
     html, terms = page(site, lang), load_terms(lang)
     entries = glossary_entries(html)
-    assert [href for href, _ in entries] == [f"#{term_id(key)}" for key in terms]
-    for (href, text), term in zip(entries, terms.values()):
+    assert sorted(href for href, _ in entries) == sorted(f"#{term_id(key)}" for key in terms)
+    names = {f"#{term_id(key)}": term["name"] for key, term in terms.items()}
+    assert [href for href, _ in entries] == sorted(names, key=lambda href: alphabetical(names[href])), \
+        "the glossary lists the terms in alphabetical order"
+    for href, text in entries:
+        term = terms[href[len("#term-"):].replace("-", "_")]
         name = " ".join(re.sub(r"\$[^$]*\$", "", term["name"]).split())
         assert text.startswith(name), f"{href}: the entry should open with {name!r}: {text[:80]!r}"
-        first_words = " ".join(re.sub(r"\$[^$]*\$|[*`]", "", term["text"]).split()[:4])
+        first_words = " ".join(re.sub(r"[*`]", "", term["text"].split("$")[0]).split()[:4])
         assert first_words in text, f"{href}: the entry lacks its definition ({first_words!r}…): {text[:160]!r}"
 
 
 def test_the_spanish_glossary_gives_each_english_name():
-    english, html = load_terms("en"), (ROOT / "content" / "es").glob("*-glossary.md")
-    source = next(html).read_text(encoding="utf-8")
+    english, spanish = load_terms("en"), load_terms("es")
+    source = (CONTENT / "es" / "17-terms.md").read_text(encoding="utf-8")
     for key, term in english.items():
+        if spanish[key]["name"] == term["name"]:
+            continue  # logit, softmax, bootstrap: the same word in both
         assert f'<span lang="en">{term["name"]}</span>' in source, f"the Spanish glossary lacks {term['name']!r}"

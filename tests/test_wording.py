@@ -26,6 +26,7 @@ RETRACTED = {
         "are not short of neighbours",                   # the reference kernel halves a prediction at 1
         "describe them honestly",                        # equal averages are one-bin calibration
         "Top-label calibration",                         # the page's condition is confidence calibration
+        "below_se | pct",                                # a Monte Carlo error of a share: percentage points
     ],
     "es": [
         "Hay versiones más estrictas que piden",
@@ -37,7 +38,29 @@ RETRACTED = {
         "las describen con honestidad",
         "Calibración de la clase predicha",
         "lo fija lo deprisa que crece",
+        # Sentences that read as translated (issue 17, "What a student and a Spanish reader tripped over")
+        "intervalos (<span lang=\"en\">*bins*</span>) de confianza",  # read as confidence intervals
+        "frecuencias con las que puedes hacer planes",
+        "la costumbre del modelo",
+        "Un acierto dicho con seguridad cuesta poco",
+        "bajo palabra",
+        "pertenece a un contrato de medición",
+        "a los que no sabes poner nombre",
+        "segunda ración",
+        # One name per thing
+        "pérdida logarítmica media",                     # NLL is «verosimilitud logarítmica negativa»
+        "Barras de consistencia",                        # «bandas de consistencia»
+        "malla discreta",                                # the smoothing mesh is «la malla»
+        "ancho de banda",                                # the kernel width is «la anchura (del núcleo)»
+        "below_se | pct",                                # a Monte Carlo error of a share: percentage points
     ],
+}
+
+# The same for the interface strings (content/<lang>/strings.toml).
+RETRACTED_STRINGS = {
+    "en": ["{n} examples\"",                             # dataset labels say rows, as the tables do
+           ],
+    "es": ["Quitar todos los fijados", "{n} ejemplos\"", "ancho de la ventana"],
 }
 
 REQUIRED = {
@@ -54,6 +77,12 @@ REQUIRED = {
 def test_retracted_claims_stay_out(lang):
     text = prose(lang)
     assert [claim for claim in RETRACTED[lang] if claim in text] == []
+
+
+@pytest.mark.parametrize("lang", sorted(RETRACTED_STRINGS))
+def test_retracted_strings_stay_out(lang):
+    text = (CONTENT / lang / "strings.toml").read_text(encoding="utf-8")
+    assert [phrase for phrase in RETRACTED_STRINGS[lang] if phrase in text] == []
 
 
 @pytest.mark.parametrize("lang", sorted(REQUIRED))
