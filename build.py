@@ -200,6 +200,7 @@ def _pipeline(args, cache):
     """:func:`build`'s stages; the slow, pure ones go through ``cache`` (sitegen/cache.py)."""
     from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
+    from sitegen.exercise_facts import build_exercise_facts
     from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
     from sitegen.facts import build_facts
     from sitegen.figures import render_figures
@@ -254,6 +255,7 @@ def _pipeline(args, cache):
     def all_facts():
         facts = build_facts(precomputed, sources)
         facts.update(build_analysis_facts(precomputed, analyses))
+        facts.update(build_exercise_facts(precomputed))
         if user is not None:
             user_model.add_user_facts(facts, precomputed)
         return facts

@@ -38,7 +38,7 @@ _DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
 
 SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "paradox", "explorer",
             "held-out", "chance", "bins", "smooth", "groups",
-            "contract", "reproduce", "equations", "data", "sources")
+            "contract", "reproduce", "equations", "data", "sources", "terms")
 COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll-curve": "03-fitting.md",
               "reliability-demo": "04-reliability.md", "paradox-bins": "05-paradox.md",
               "worked-bins-t1": "05-paradox.md", "worked-bins-fit": "05-paradox.md",

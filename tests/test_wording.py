@@ -1,0 +1,91 @@
+"""What a calibration researcher corrected in the prose stays corrected, in both languages.
+
+Each pair below is a claim the page used to make and the wording that replaced it (issue 17,
+"What the researcher would still correct"): the old claim must not come back, the new one must be there.
+"""
+
+from pathlib import Path
+
+import pytest
+
+CONTENT = Path(__file__).resolve().parents[1] / "content"
+
+
+def prose(lang):
+    """The Markdown prose of one language, sections in order, as one string."""
+    return "\n".join(p.read_text(encoding="utf-8") for p in sorted((CONTENT / lang).glob("[0-9][0-9]-*.md")))
+
+
+RETRACTED = {
+    "en": [
+        "Stronger versions ask every class probability",  # class-wise is neither stronger nor weaker
+        "only the confidence does",                      # all K probabilities move
+        "Only the confidence attached to each prediction moves",
+        "is no evidence of anything",                    # inside a band: not, by itself, significant
+        "so whatever a proper score gains or loses is calibration",  # true only for full-vector scores
+        "are not short of neighbours",                   # the reference kernel halves a prediction at 1
+        "describe them honestly",                        # equal averages are one-bin calibration
+        "Top-label calibration",                         # the page's condition is confidence calibration
+        "below_se | pct",                                # a Monte Carlo error of a share: percentage points
+    ],
+    "es": [
+        "Hay versiones más estrictas que piden",
+        "solo cambia la confianza.",
+        "Lo único que se mueve es la confianza",
+        "no es prueba de nada",
+        "así que lo que una puntuación propia gana o pierde es calibración",
+        "no les faltan vecinas",
+        "las describen con honestidad",
+        "Calibración de la clase predicha",
+        "lo fija lo deprisa que crece",
+        # Sentences that read as translated (issue 17, "What a student and a Spanish reader tripped over")
+        "intervalos (<span lang=\"en\">*bins*</span>) de confianza",  # read as confidence intervals
+        "frecuencias con las que puedes hacer planes",
+        "la costumbre del modelo",
+        "Un acierto dicho con seguridad cuesta poco",
+        "bajo palabra",
+        "pertenece a un contrato de medición",
+        "a los que no sabes poner nombre",
+        "segunda ración",
+        # One name per thing
+        "pérdida logarítmica media",                     # NLL is «verosimilitud logarítmica negativa»
+        "Barras de consistencia",                        # «bandas de consistencia»
+        "malla discreta",                                # the smoothing mesh is «la malla»
+        "ancho de banda",                                # the kernel width is «la anchura (del núcleo)»
+        "below_se | pct",                                # a Monte Carlo error of a share: percentage points
+    ],
+}
+
+# The same for the interface strings (content/<lang>/strings.toml).
+RETRACTED_STRINGS = {
+    "en": ["{n} examples\"",                             # dataset labels say rows, as the tables do
+           ],
+    "es": ["Quitar todos los fijados", "{n} ejemplos\"", "ancho de la ventana"],
+}
+
+REQUIRED = {
+    "en": ["### Confidence calibration", "*confidence calibration*", "*Class-wise* calibration",
+           "*canonical* calibration", "not, by itself, significant", "squared ($\\ell_2$) calibration error",
+           "a heuristic, not the exact reason", "Poisson-binomial", "counts half as much"],
+    "es": ["### Calibración de la confianza", "*calibración de la confianza*", "calibración *por clase*",
+           "calibración *canónica*", "no es significativa por sí sola", "al cuadrado ($\\ell_2$)",
+           "explicación aproximada, no la razón exacta", "Poisson binomial", "pesa la mitad"],
+}
+
+
+@pytest.mark.parametrize("lang", sorted(RETRACTED))
+def test_retracted_claims_stay_out(lang):
+    text = prose(lang)
+    assert [claim for claim in RETRACTED[lang] if claim in text] == []
+
+
+@pytest.mark.parametrize("lang", sorted(RETRACTED_STRINGS))
+def test_retracted_strings_stay_out(lang):
+    text = (CONTENT / lang / "strings.toml").read_text(encoding="utf-8")
+    assert [phrase for phrase in RETRACTED_STRINGS[lang] if phrase in text] == []
+
+
+@pytest.mark.parametrize("lang", sorted(REQUIRED))
+def test_corrected_wording_is_there(lang):
+    text = prose(lang)
+    assert [phrase for phrase in REQUIRED[lang] if phrase not in text] == []
