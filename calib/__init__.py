@@ -40,8 +40,8 @@ from .quantiles import (
 from .refit import fit_weighted_temperatures, nll_beta_derivatives, weighted_nll
 from .runs import BinLayout, bin_layout, bin_positions, ece_from_prefix, ece_sweep, sort_rows
 from .scaling import (
-    BLOCK_ELEMENTS, GridMetrics, block_shape, brier, grid_metrics, log_softmax, nll, predicted_class, scaled_probs,
-    scores_over_grid, top_label,
+    BLOCK_ELEMENTS, GridMetrics, block_shape, brier, grid_metrics, log_softmax, nll, predicted_class, row_chunks,
+    scaled_probs, scores_over_grid, top_label,
 )
 
 __all__ = [
@@ -57,5 +57,5 @@ __all__ = [
     "order_statistic_ranks", "quantile_interval",
     "BinLayout", "bin_layout", "bin_positions", "ece_from_prefix", "ece_sweep", "sort_rows",
     "scaled_probs", "log_softmax", "predicted_class", "top_label", "nll", "brier", "scores_over_grid",
-    "grid_metrics", "GridMetrics", "block_shape", "BLOCK_ELEMENTS",
+    "grid_metrics", "GridMetrics", "block_shape", "row_chunks", "BLOCK_ELEMENTS",
 ]

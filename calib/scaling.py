@@ -33,6 +33,7 @@ __all__ = [
     "grid_metrics",
     "GridMetrics",
     "block_shape",
+    "row_chunks",
     "BLOCK_ELEMENTS",
     "TEMPERATURE_BLOCK",
     "predicted_class",
@@ -231,6 +232,23 @@ def block_shape(n, k, n_temps, block_elements=BLOCK_ELEMENTS):
     return 1, min(n, max(ROW_ALIGN, block_elements // k // ROW_ALIGN * ROW_ALIGN))
 
 
+def row_chunks(n, rows):
+    """The slices of ``range(n)`` that a pass in chunks of ``rows`` rows (from :func:`block_shape`) computes.
+
+    Every chunk starts on a multiple of ``rows`` and holds ``rows`` rows, except the last, which holds
+    the rest, and one more than ``rows`` when the rest would be a single row: numpy multiplies a one-row
+    matrix by a vector on another path than BLAS's, so a lone last row would get a row sum a bit off
+    the one it gets in a longer call (and the results would depend on the block size).
+
+    >>> [(c.start, c.stop) for c in row_chunks(129, 64)], [(c.start, c.stop) for c in row_chunks(130, 64)]
+    ([(0, 64), (64, 129)], [(0, 64), (64, 128), (128, 130)])
+    """
+    starts = list(range(0, n, rows))
+    if len(starts) > 1 and n - starts[-1] == 1:
+        starts.pop()
+    return [slice(start, end) for start, end in zip(starts, starts[1:] + [n])]
+
+
 class _Workspace:
     """One worker's scratch memory: a flat float64 work buffer and the ones vector of the row sums."""
 
@@ -240,6 +258,8 @@ class _Workspace:
         self.hint = None  # the last sort order a worker computed (see calib.binning.stable_order)
 
     def work(self, g, r, k):
+        if self.buffer.size < g * r * k:  # a last chunk of one row more (see row_chunks)
+            self.buffer = np.empty(g * r * k)
         return self.buffer[: g * r * k].reshape(g, r, k)
 
 
@@ -301,8 +321,7 @@ def _grid_pass(rows, temps, block_elements, workers, want_brier=True, conf_out=N
             confidence = conf_out[start:start + g]
         else:
             confidence = np.empty((g, n)) if need_conf else None
-        for r0 in range(0, n, r_max):
-            part = slice(r0, min(n, r0 + r_max))
+        for part in row_chunks(n, r_max):
             r = part.stop - part.start
             _softmax_scores(rows.shifted[part], rows.true_shifted[part], divisor, workspace.work(g, r, k),
                             workspace.ones, example_nll[:, part],
@@ -439,16 +458,16 @@ def nll_over_rows(rows, temperature, workspaces, block_elements=BLOCK_ELEMENTS):
     """
     n, k = rows.shifted.shape
     r_max = block_shape(n, k, 1, block_elements)[1]
-    starts = range(0, n, r_max)
+    chunks = row_chunks(n, r_max)
     divisor = np.array([[[float(temperature)]]])
     example_nll = np.empty((1, n))
 
     def task(i, workspace):
-        part = slice(starts[i], min(n, starts[i] + r_max))
+        part = chunks[i]
         _softmax_scores(rows.shifted[part], rows.true_shifted[part], divisor,
                         workspace.work(1, part.stop - part.start, k), workspace.ones, example_nll[:, part])
 
-    _run(task, len(starts), workspaces)
+    _run(task, len(chunks), workspaces)
     return float(example_nll.mean(axis=1)[0])
 
 

@@ -49,7 +49,7 @@ import numpy as np
 from calib import (
     SPREAD_QUANTILES, BootstrapSpread, NoiseFloor, PairedDifference, ScoreSet, bootstrap_draws, bootstrap_spread,
     block_shape, ece_sweep, fit_weighted_temperatures, log_softmax, nll_beta_derivatives, noise_floor, paired_difference,
-    part_masks, quantile_interval, resample_counts, scaled_probs, sorted_quantiles,
+    part_masks, quantile_interval, resample_counts, row_chunks, scaled_probs, sorted_quantiles,
 )
 from calib.smooth import SmoothCurve, SmoothECE, smooth_ece, smooth_reliability
 from calib.subgroups import SubgroupAnalysis, row_scores, subgroup_analysis
@@ -244,7 +244,7 @@ def part_scores(logits, labels, temperatures, block_elements=ANALYSIS_BLOCK_ELEM
     The same numbers, bit for bit, as reading them off ``calib.log_softmax(logits, temperatures)`` (G, n, K)
     (confidence = exp of the predicted class's log-probability, NLL = minus the label's), but computed
     ``calib.block_shape`` temperatures × rows at a time, so no (G, n, K) array exists: row chunks start
-    on multiples of ``calib.scaling.ROW_ALIGN``, where the row sums equal those of one call.
+    on multiples of ``calib.scaling.ROW_ALIGN`` (``calib.row_chunks``), where the row sums equal those of one call.
     """
     z = np.asarray(logits, dtype=np.float64)
     y = np.asarray(labels)
@@ -259,8 +259,7 @@ def part_scores(logits, labels, temperatures, block_elements=ANALYSIS_BLOCK_ELEM
     g_max, r_max = block_shape(n, k, temps.size, block_elements)
     for g0 in range(0, temps.size, g_max):
         t = temps[g0:g0 + g_max]
-        for r0 in range(0, n, r_max):
-            rows = slice(r0, min(n, r0 + r_max))
+        for rows in row_chunks(n, r_max):
             scaled = shifted[rows][None] / t[:, None, None]
             log_norm = np.log(np.exp(scaled) @ ones)  # (g, r)
             index = np.arange(rows.stop - rows.start)
