@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import calib
-from sitegen.analysis_facts import build_analysis_facts
-from sitegen.facts import build_facts, fact_key, fixed, pct, pp, temp
+from sitegen.facts import fact_key, fixed, pct, pp, temp
+from sitegen_inputs import page_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content" / "en"
@@ -239,27 +239,15 @@ def test_reproduce_agrees_with_the_page_formatting(reproduce_output, engine_six)
 # ---------------------------------------------------------------- (c) the built page
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    out = tmp_path_factory.mktemp("content-site") / "site"
-    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--lang", "en", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    return (out / "index.html").read_text(encoding="utf-8")
+def page(built_site):
+    """The English page of the session's built site (the reference language, at the site's root)."""
+    return (built_site / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
-def analyses(precomputed):
-    from sitegen.analysis import precompute_analyses
-
-    return precompute_analyses(precomputed)
-
-
-@pytest.fixture(scope="module")
-def facts(precomputed, analyses):
+def facts(precomputed):
     """The whole prose context, as build.py assembles it: engine facts plus the analyses under ``an``."""
-    context = build_facts(precomputed)
-    context.update(build_analysis_facts(precomputed, analyses))
-    return context
+    return page_inputs(precomputed)[1]
 
 
 def section_text(page, slug):

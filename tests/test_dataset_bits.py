@@ -19,7 +19,6 @@ import math
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -29,11 +28,8 @@ from calib.datasets import (
     MIXED_SEED, OVERCONFIDENT_SEED, SIM_LABEL_TEMPERATURE, SIM_SEED, latent_population, sim,
 )
 from calib.rng import _cos_sin, _log, lcg_uniforms
+from conftest import NUMPY_WITHOUT_SIMD, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-# numpy 2.x names of the SIMD levels above the x86-64-v2 baseline (SSE4.2): with these disabled numpy runs
-# its SSE paths, as on the oldest CPU it supports
-NO_SIMD = {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"}
 # a few-ulp change of a probability below 1 is below 1e-15; a million times that is still far below any
 # gap a 2**-32 uniform grid and 10,000 rows make likely (about 1e-9)
 LABEL_MARGIN = 1e-12
@@ -108,7 +104,7 @@ def test_the_datasets_are_the_same_bits_with_numpy_simd_disabled():
               "from test_dataset_bits import dataset_digests\n"
               "on = sorted(f for f in __cpu_dispatch__ if __cpu_features__.get(f))\n"
               "print(json.dumps({'dispatched': on, 'digests': dataset_digests()}))\n")
-    env = dict(os.environ, **NO_SIMD, PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, **NUMPY_WITHOUT_SIMD, PYTHONDONTWRITEBYTECODE="1")
     done = subprocess.run([sys.executable, "-c", script, str(ROOT), str(ROOT / "tests")], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=300, check=True)
     other = json.loads(done.stdout)

@@ -291,13 +291,9 @@ _ENGLISH_PART = re.compile(r'<(\w+)\b[^>]*\blang="en"[^>]*>.*?</\1>', re.S)
 
 
 @pytest.fixture(scope="module")
-def spanish_page(tmp_path_factory):
-    """The Spanish page of a normal build (every language) from a private copy of the sources."""
-    base = tmp_path_factory.mktemp("es")
-    root = copy_sources(base / "src")
-    result = run_build(root, "--out", base / "site")
-    assert result.returncode == 0, result.stderr
-    return (base / "site" / "es" / "index.html").read_text(encoding="utf-8")
+def spanish_page(built_site):
+    """The Spanish page of the session's built site (every language)."""
+    return (built_site / LANGUAGES["es"] / "index.html").read_text(encoding="utf-8")
 
 
 def test_the_spanish_page_shows_no_english_words(spanish_page):
