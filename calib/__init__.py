@@ -54,7 +54,7 @@ Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only the
 
 from .binning import SCHEMES, ReliabilityBins, ece, equal_mass_bounds, max_gap, mce, reliability_bins
 from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
-from .blocks import BLOCK_ELEMENTS, block_shape
+from .blocks import BLOCK_ELEMENTS, block_shape, row_chunks
 from .bootstrap import (
     DEFAULT_RESAMPLES, BootstrapDraws, BootstrapSpread, ScoreSet, bootstrap_draws, bootstrap_spread, count_prefix,
     quantile_standard_error, resample_counts,
@@ -116,7 +116,7 @@ __all__ = [
     "subgroup_analysis",
     "positive_int",
     "scaled_probs", "log_softmax", "predicted_class", "top_label", "nll", "brier", "scores_over_grid",
-    "grid_metrics", "GridMetrics", "block_shape", "BLOCK_ELEMENTS",
+    "grid_metrics", "GridMetrics", "block_shape", "row_chunks", "BLOCK_ELEMENTS",
     "TemperatureScaling", "VectorScaling", "MatrixScaling", "DirichletCalibration",
     "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling",
     "classwise_bins", "classwise_ece", "static_calibration_error",

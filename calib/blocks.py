@@ -13,7 +13,7 @@ import numpy as np
 
 from .validation import positive_int
 
-__all__ = ["BLOCK_ELEMENTS", "ROW_ALIGN", "block_shape", "Workspace", "worker_count", "run_tasks"]
+__all__ = ["BLOCK_ELEMENTS", "ROW_ALIGN", "block_shape", "row_chunks", "Workspace", "worker_count", "run_tasks"]
 
 BLOCK_ELEMENTS = 1 << 17  # (temperature, row, class) values per work buffer: 1 MiB of float64, in a core's L2 cache
 ROW_ALIGN = 64  # rows per chunk are a multiple of this (see block_shape)
@@ -42,6 +42,23 @@ def block_shape(n, k, n_temps, block_elements=BLOCK_ELEMENTS):
     return 1, min(n, max(ROW_ALIGN, block_elements // k // ROW_ALIGN * ROW_ALIGN))
 
 
+def row_chunks(n, rows):
+    """The slices of ``range(n)`` that a pass in chunks of ``rows`` rows (from :func:`block_shape`) computes.
+
+    Every chunk starts on a multiple of ``rows`` and holds ``rows`` rows, except the last, which holds
+    the rest, and one more than ``rows`` when the rest would be a single row: numpy multiplies a one-row
+    matrix by a vector on another path than BLAS's, so a lone last row would get a row sum a bit off
+    the one it gets in a longer call (and the results would depend on the block size).
+
+    >>> [(c.start, c.stop) for c in row_chunks(129, 64)], [(c.start, c.stop) for c in row_chunks(130, 64)]
+    ([(0, 64), (64, 129)], [(0, 64), (64, 128), (128, 130)])
+    """
+    starts = list(range(0, n, rows))
+    if len(starts) > 1 and n - starts[-1] == 1:
+        starts.pop()
+    return [slice(start, end) for start, end in zip(starts, starts[1:] + [n])]
+
+
 class Workspace:
     """One worker's scratch memory: a flat float64 work buffer and the ones vector of the row sums."""
 
@@ -52,6 +69,8 @@ class Workspace:
 
     def work(self, g, r, k):
         """The buffer's first g × r × k values as a (g, r, k) array (overwritten by each use)."""
+        if self.buffer.size < g * r * k:  # a last chunk of one row more (see row_chunks)
+            self.buffer = np.empty(g * r * k)
         return self.buffer[: g * r * k].reshape(g, r, k)
 
 

@@ -15,6 +15,7 @@
 
 import numpy as np
 
+from .blocks import row_chunks
 from .scaling import as_labels, as_logits, block_shape, example_scores, log_softmax
 
 __all__ = ["ROW_BLOCK_ELEMENTS", "log_normaliser", "row_scores", "row_scores_over_grid"]
@@ -77,8 +78,7 @@ def row_scores_over_grid(logits, labels, temperatures, block_elements=ROW_BLOCK_
     g_max, r_max = block_shape(n, k, temps.size, block_elements)
     for g0 in range(0, temps.size, g_max):
         t = temps[g0:g0 + g_max]
-        for r0 in range(0, n, r_max):
-            rows = slice(r0, min(n, r0 + r_max))
+        for rows in row_chunks(n, r_max):
             scaled = shifted[rows][None] / t[:, None, None]
             log_norm = log_normaliser(scaled)  # (g, r)
             index = np.arange(rows.stop - rows.start)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .binning import SCHEMES, adaptive_sums, bin_sums, finish_bins, max_gap, stable_order
-from .blocks import BLOCK_ELEMENTS, Workspace, block_shape, run_tasks, worker_count
+from .blocks import BLOCK_ELEMENTS, Workspace, block_shape, row_chunks, run_tasks, worker_count
 from .validation import as_bin_counts, check_choice, positive_int
 
 __all__ = [
@@ -217,8 +217,7 @@ def _grid_pass(rows, temps, block_elements, workers, want_brier=True, conf_out=N
             confidence = conf_out[start:start + g]
         else:
             confidence = np.empty((g, n)) if need_conf else None
-        for r0 in range(0, n, r_max):
-            part = slice(r0, min(n, r0 + r_max))
+        for part in row_chunks(n, r_max):
             r = part.stop - part.start
             _softmax_scores(rows.shifted[part], rows.true_shifted[part], divisor, workspace.work(g, r, k),
                             workspace.ones, example_nll[:, part],
@@ -355,16 +354,16 @@ def nll_over_rows(rows, temperature, workspaces, block_elements=BLOCK_ELEMENTS):
     """
     n, k = rows.shifted.shape
     r_max = block_shape(n, k, 1, block_elements)[1]
-    starts = range(0, n, r_max)
+    chunks = row_chunks(n, r_max)
     divisor = np.array([[[float(temperature)]]])
     example_nll = np.empty((1, n))
 
     def task(i, workspace):
-        part = slice(starts[i], min(n, starts[i] + r_max))
+        part = chunks[i]
         _softmax_scores(rows.shifted[part], rows.true_shifted[part], divisor,
                         workspace.work(1, part.stop - part.start, k), workspace.ones, example_nll[:, part])
 
-    run_tasks(task, len(starts), workspaces)
+    run_tasks(task, len(chunks), workspaces)
     return float(example_nll.mean(axis=1)[0])
 
 

@@ -19,6 +19,9 @@ def page_inputs(precomputed):
         analyses = precompute_analyses(precomputed)
         facts = build_facts(precomputed)
         facts.update(build_analysis_facts(precomputed, analyses))
+        from sitegen.exercise_facts import build_exercise_facts
+
+        facts.update(build_exercise_facts(precomputed))  # as build.py does
         from pathlib import Path
 
         from sitegen.content import load_strings

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import calib
-from sitegen.analysis_facts import build_analysis_facts
-from sitegen.facts import build_facts, fact_key
+from sitegen.facts import fact_key
 from sitegen.numbers import fixed, pct, pp, temp
+from sitegen_inputs import page_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content" / "en"
@@ -49,9 +49,6 @@ COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll
 
 # Prose holds words and {{ … }} expressions only: loops, tests, selections and aliases live in the facts
 # (sitegen/facts.py, sitegen/analysis_facts.py), so a translator never copies template logic.
-# These files still hold Jinja statements; they were being edited for other issues when the rule came
-# in, and will be converted (and removed from this list) by the lead. Do not add to the list.
-NOT_YET_CONVERTED = ()
 _STATEMENT = re.compile(r"\{%")
 _EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.S)
 
@@ -107,19 +104,11 @@ def every_language_section():
 def test_prose_holds_words_and_expressions_only(path):
     """No ``{% … %}`` statement (set, for, if, macro) in a section file, and no quoted text inside an
     expression: a string literal there is a word a translator cannot reach."""
-    if path.name in NOT_YET_CONVERTED:
-        pytest.skip(f"{path.name}: not converted yet (NOT_YET_CONVERTED)")
     text = path.read_text(encoding="utf-8")
     statements = [text.count("\n", 0, m.start()) + 1 for m in _STATEMENT.finditer(text)]
     assert not statements, f"{path}: Jinja statements on lines {statements}; compute them as facts in sitegen/"
     quoted = [m.group(0) for m in _EXPRESSION.finditer(text) if '"' in m.group(1) or "'" in m.group(1)]
     assert not quoted, f"{path}: quoted text inside expressions: {quoted}"
-
-
-def test_the_not_yet_converted_list_only_names_files_that_need_it():
-    for name in NOT_YET_CONVERTED:
-        assert _STATEMENT.search((CONTENT / name).read_text(encoding="utf-8")), \
-            f"{name} holds no Jinja statement any more: remove it from NOT_YET_CONVERTED"
 
 
 def test_allowlist_is_short_and_reasoned():
@@ -251,27 +240,15 @@ def test_reproduce_agrees_with_the_page_formatting(reproduce_output, engine_six)
 # ---------------------------------------------------------------- (c) the built page
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    out = tmp_path_factory.mktemp("content-site") / "site"
-    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--lang", "en", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    return (out / "index.html").read_text(encoding="utf-8")
+def page(built_site):
+    """The English page of the session's built site (the reference language, at the site's root)."""
+    return (built_site / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
-def analyses(precomputed):
-    from sitegen.analysis import precompute_analyses
-
-    return precompute_analyses(precomputed)
-
-
-@pytest.fixture(scope="module")
-def facts(precomputed, analyses):
+def facts(precomputed):
     """The whole prose context, as build.py assembles it: engine facts plus the analyses under ``an``."""
-    context = build_facts(precomputed)
-    context.update(build_analysis_facts(precomputed, analyses))
-    return context
+    return page_inputs(precomputed)[1]
 
 
 def section_text(page, slug):
@@ -345,8 +322,7 @@ def test_other_sections_quote_the_engine(page, facts):
 
 def test_page_shows_what_reproduce_printed(page, reproduce_output):
     match = re.search(r'id="reproduce-output"[^>]*>(.*?)</pre>', page, re.S)
-    if not match:
-        pytest.skip("the reproduce component shows no #reproduce-output element")
+    assert match, "the reproduce component shows no <pre id=\"reproduce-output\"> element"
     shown = html.unescape(re.sub(r"<[^>]+>", "", match.group(1)))
     assert shown.strip() == reproduce_output.strip()
 

@@ -69,7 +69,22 @@ def test_bootstrap_in_blocks_of_resamples_equals_one_block(monkeypatch):
     one = bootstrap_draws(confidence, correct, nll, BIN_COUNTS, 150, 3, example_brier=confidence ** 2)
     monkeypatch.setattr(bootstrap_module, "RESAMPLE_BLOCK_ELEMENTS", 7 * correct.size)  # 22 blocks, the last short
     blocked = bootstrap_draws(confidence, correct, nll, BIN_COUNTS, 150, 3, example_brier=confidence ** 2)
-    assert_same(one, blocked)
+    # The resamples and the ECE draws are the same bits: counts come from one random stream and the ECE sums
+    # run on int64 (calib.bootstrap), whatever the block.
+    assert one.n_resamples == blocked.n_resamples
+    assert_same(one.draws.ece, blocked.draws.ece)
+    assert_same(one.observed, blocked.observed)
+    # Mean NLL and Brier are one matrix product per block, counts @ scores.T / n: BLAS sums the n products
+    # in an order that depends on the block's shape (and on the CPU's SIMD width), so only the rounding is
+    # allowed to differ. Every product is ≥ 0, so any order of the sum is within γ_n = n·2⁻⁵³/(1 − n·2⁻⁵³)
+    # of the exact sum, relative; two orders, within 2·γ_n of each other (about 4.4e-13 at n = 2,000).
+    # A wrong block (another resample, a lost row) moves a mean by far more: at least one row of 2,000.
+    n = correct.size
+    bound = 2 * n * 2.0 ** -53 / (1 - n * 2.0 ** -53)
+    for name in ("nll", "brier"):
+        got, want = getattr(blocked.draws, name), getattr(one.draws, name)
+        assert got.shape == want.shape == (150, 3)
+        np.testing.assert_allclose(got, want, rtol=bound, atol=0, err_msg=name)
 
 
 def test_split_long_runs_keeps_every_boundary_and_caps_lengths():

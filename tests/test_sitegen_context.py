@@ -3,7 +3,7 @@
 import pytest
 
 from sitegen.errors import BuildError
-from sitegen.templating import page_context
+from sitegen.templating import _INDEX_NAMES, page_context
 
 
 def test_facts_sit_beside_the_page_names_and_under_facts():
@@ -19,8 +19,17 @@ def test_a_fact_taking_a_page_name_stops_the_build(name):
 
 
 def test_the_facts_of_the_page_take_no_page_name(precomputed):
-    from sitegen.facts import build_facts
+    from sitegen.facts import build_facts, fact_key
 
-    page = {name: None for name in ("lang", "t", "figures", "core", "datasets", "default_dataset", "reproduce",
-                                    "tables")}
-    page_context(page, build_facts(precomputed))  # does not raise
+    # the names sitegen.page.assemble_files gives every page (the page template adds _INDEX_NAMES)
+    page = {name: f"page {name}" for name in (
+        "lang", "t", "figures", "core", "datasets", "default_dataset", "main_dataset", "extra_datasets", "user",
+        "example_datasets", "site_root", "languages", "reproduce", "tables", "downloads_root", "embed_page",
+        "figure_files")}
+    facts = build_facts(precomputed)
+    context = page_context(page, facts)
+    assert not set(facts) & (set(page) | set(_INDEX_NAMES) | {"facts"})
+    assert {fact_key(name) for name in precomputed.datasets} <= set(facts)  # every dataset's facts are there
+    assert all(context[name] is value for name, value in facts.items())
+    assert all(context[name] == f"page {name}" for name in page)  # no page name was shadowed
+    assert context["facts"] is facts

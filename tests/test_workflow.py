@@ -2,7 +2,8 @@
 
 It must validate against the GitHub workflow schema that check-jsonschema ships, and publish what the
 README says: triggers, permissions, one deployment at a time, and the README's build-only install and
-build command (with ``--base-url`` from actions/configure-pages instead of ``--serve``).
+build command (with ``--base-url`` from actions/configure-pages instead of ``--serve``). Nothing is
+deployed unless a test job ran the suite without the browser tier.
 """
 
 import importlib.util
@@ -73,9 +74,27 @@ def test_the_build_job_installs_and_builds_with_the_readmes_commands(workflow):
     assert upload["with"]["path"] == "site"
 
 
+def needs(job):
+    return [job["needs"]] if isinstance(job.get("needs"), str) else list(job.get("needs", []))
+
+
+def test_the_test_job_runs_every_tier_but_the_browsers(workflow):
+    build_command, _ = readme_commands()
+    install = build_command.split(" && ")[0]
+    job = workflow["jobs"]["test"]
+    uses = [step["uses"].split("@")[0] for step in job["steps"] if "uses" in step]
+    assert uses == ["actions/checkout", "actions/setup-python"]
+    runs = [step["run"].strip() for step in job["steps"] if "run" in step]
+    assert runs[0] == install
+    assert '.venv/bin/python -m pip install -e ".[test]"' in runs
+    assert runs[-1] == '.venv/bin/python -m pytest -m "not browser"'
+    assert needs(job) == [], "the tests run first"
+    assert job["permissions"] == {"contents": "read"}, "the tests need no right to publish"
+
+
 def test_the_deploy_job(workflow):
     job = workflow["jobs"]["deploy"]
-    assert job["needs"] == "build"
+    assert sorted(needs(job)) == ["build", "test"], "deploy only what was built, after the tests passed"
     [deploy] = steps_using(job, "actions/deploy-pages")
     assert job["environment"] == {"name": "github-pages", "url": f"${{{{ steps.{deploy['id']}.outputs.page_url }}}}"}
 

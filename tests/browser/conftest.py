@@ -2,7 +2,7 @@
 
 Fixtures, widest first:
 
-* ``site_dir`` — the site, built once per session with ``build.py --out`` into a temporary folder;
+* ``site_dir`` — the site, built once per session with ``build.py --out`` (``built_site``, tests/conftest.py);
 * ``site_url`` — that folder served on 127.0.0.1 at a free port by ``sitegen.serve`` (stopped at the end);
 * ``browser`` — one headless Chromium per session (``/usr/bin/chromium``, never a downloaded build);
 * ``open_page`` — opens the page in a fresh browser context and watches it: any uncaught error,
@@ -12,7 +12,7 @@ Fixtures, widest first:
   asks for it, or for ``open_explorer``, ``ui`` or ``number``, runs once per language;
 * ``open_explorer`` — ``open_page`` of the ``lang`` edition, for tests of the main explorer: its controls
   found by role and label;
-* ``engine`` — ``sitegen.precompute.precompute_all()``, computed once, for expected values;
+* ``engine`` — ``sitegen.precompute.precompute_all()``, computed once (``precomputed``), for expected values;
 * ``ui`` — the ``lang`` edition's interface strings as its page shows them (engine constants filled in,
   from ``edition_strings``), to find controls by their labels; the page's own strings JSON carries only
   the keys its scripts read;
@@ -27,7 +27,6 @@ import contextlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -70,22 +69,11 @@ def pytest_collection_modifyitems(config, items):
 # --------------------------------------------------------------------------- the site
 
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory):
-    """The site, built once per session into a temporary folder.
-
-    ``CALIB_TEST_SITE=DIR`` tests an already built folder instead (a copy is tested, so the
-    tests can write beside it); never set in CI, where the tests always build.
-    """
-    out = tmp_path_factory.mktemp("build") / "site"
-    prebuilt = os.environ.get("CALIB_TEST_SITE")
-    if prebuilt and not IN_CI:
-        shutil.copytree(prebuilt, out)
-        return out
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)
-    if result.returncode != 0:
-        pytest.fail(f"build.py --out failed ({result.returncode}):\n{result.stderr}", pytrace=False)
-    return out
+def site_dir(built_site):
+    """The site the whole session shares (``built_site``, tests/conftest.py: built once, in the background
+    from the start; ``CALIB_TEST_SITE=DIR`` tests a copy of an already built folder, never in CI).
+    The tests may write beside it (in its parent folder), never into it."""
+    return built_site
 
 
 @pytest.fixture(scope="session")
@@ -96,10 +84,9 @@ def site_url(site_dir):
 
 
 @pytest.fixture(scope="session")
-def engine():
-    """``sitegen.precompute.precompute_all()``, once per session (about 5 s)."""
-    from sitegen.precompute import precompute_all
-    return precompute_all()
+def engine(precomputed):
+    """``sitegen.precompute.precompute_all()``, once per session: the ``precomputed`` of tests/conftest.py."""
+    return precomputed
 
 
 @pytest.fixture(scope="session", params=list(LANGUAGES))
@@ -127,14 +114,12 @@ def page_strings(site_dir, lang):
 @pytest.fixture(scope="session")
 def edition_strings(engine):
     """``{lang: strings table}`` of every edition as its page shows it (``sitegen.page_strings.filled_strings``:
-    the engine's constants filled in). Builds the facts the build does (the analyses take seconds)."""
-    from sitegen.analysis import precompute_analyses
-    from sitegen.analysis_facts import build_analysis_facts
+    the engine's constants filled in). The facts the build makes (the analyses take seconds), shared with
+    the other tests through ``sitegen_inputs.page_inputs``."""
     from sitegen.content import load_strings
-    from sitegen.facts import build_facts
     from sitegen.page_strings import filled_strings
-    facts = build_facts(engine)
-    facts.update(build_analysis_facts(engine, precompute_analyses(engine)))
+    from sitegen_inputs import page_inputs
+    facts = page_inputs(engine)[1]
     return {lang: filled_strings(load_strings(ROOT / "content" / lang), facts, engine.datasets) for lang in LANGUAGES}
 
 

@@ -128,8 +128,8 @@ def test_mathml_is_rendered(report):
 
 def test_an_embed_posts_its_height(report):
     embeds = report["embeds"]
-    if "skipped" in embeds:
-        pytest.skip(f"Firefox embed check: {embeds['skipped']} (embed pages are still to come, issue 11)")
+    assert "skipped" not in embeds, f"the build wrote no embed/*.html for Firefox to frame: {embeds['skipped']}"
+    assert embeds["pages"], "Firefox framed no embed page"
     for page in embeds["pages"]:
         assert page["errors"] == [] and page["failed"] == [] and page["external"] == [], page
         assert page["heights"], f"{page['url']} posted no height"

@@ -1,33 +1,19 @@
 """The one-file edition (``build.py --single-file OUT.html``), opened from disk with the network off.
 
-The file is built once for this module. Every request but the file itself is refused (and the
-context is offline), so a single stray reference to another file or host fails: the tests operate
+The file is built once per session (``single_file``, tests/conftest.py). Every request but the file
+itself is refused (and the context is offline), so a single stray reference to another file or host
+fails: the tests operate
 explorers on datasets that are not the default, the groups view of ``mixed`` (its groups file is
 inlined) and check the cards against the engine; the bin selectors offer the detailed counts only,
 as the page says; without JavaScript the prose, tables and static figures are there; the Nu checker
 finds no error.
 """
 
-import subprocess
-import sys
-
 import pytest
 
-from .conftest import ROOT
 from .explorer_ui import Explorer
 from .test_explorer import expected_cards
 from .test_html_valid import run_vnu
-
-
-@pytest.fixture(scope="module")
-def single_file(tmp_path_factory):
-    """The English one-file edition, built into a temporary folder."""
-    out = tmp_path_factory.mktemp("single") / "tutorial.html"
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--single-file", str(out)],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)
-    if result.returncode != 0:
-        pytest.fail(f"build.py --single-file failed ({result.returncode}):\n{result.stderr}", pytrace=False)
-    return out
 
 
 @pytest.fixture

@@ -184,8 +184,8 @@ async function mathml(page) {
 
 // The embed pages post their height to window.parent. This check is the place for it: it frames each
 // embed page (config.embeds, found by the pytest side) in a sandboxed iframe on a blank host page and
-// reports the numeric heights the host received next to the embedded document's own height. Until the
-// build writes embed pages, config.embeds is empty and the pytest side skips its test.
+// reports the numeric heights the host received next to the embedded document's own height. A build
+// without embed pages leaves config.embeds empty, which the pytest side reports as a failure.
 async function embeds(browser, urls) {
   if (!urls.length) return { skipped: 'no embed pages in this build' };
   const results = [];
