@@ -49,6 +49,12 @@ TIERS = {
     "test_user_model.py": ("build", "slow"),
     "test_workflow.py": ("build",),
     "test_cli.py": ("build",),
+    "test_io_exports.py": ("build",),
+    "test_cache.py": ("build", "slow"),
+    "test_panels.py": ("build",),
+    "test_terms.py": ("build",),
+    "test_exercises.py": ("build",),
+    "test_lint.py": ("build",),
 }
 ORDER = ("unit", "build", "browser")
 

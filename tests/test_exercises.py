@@ -8,10 +8,7 @@ page's filters write it. The site is one build into a temporary folder, or ``CAL
 
 import html
 import math
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +16,7 @@ import pytest
 
 import calib
 from sitegen.content import load_strings
-from sitegen.facts import number_filters
+from sitegen.numbers import number_filters
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {"en": "index.html", "es": "es/index.html"}
@@ -28,15 +25,9 @@ PLACES = {"temperature": 2, "fitting": 1, "reliability": 2, "paradox": 1, "held-
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    given = os.environ.get("CALIB_TEST_SITE")
-    if given:
-        return Path(given)
-    out = tmp_path_factory.mktemp("exercise-site") / "site"
-    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr
-    return out
+def site(built_site):
+    """The session's built site (tests/conftest.py: one build, or ``CALIB_TEST_SITE``)."""
+    return built_site
 
 
 def plain(fragment):

@@ -11,10 +11,7 @@ The built site comes from one build into a temporary folder, or, to check anothe
 reference site before the glossary existed), from the folder named by ``CALIB_TEST_SITE``.
 """
 
-import os
 import re
-import subprocess
-import sys
 import tomllib
 import unicodedata
 from html.parser import HTMLParser
@@ -198,16 +195,9 @@ def test_headings_the_contents_code_math_and_words_inside_others_do_not_count():
 # ---------------------------------------------------------------- the built pages
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The folder of a built site: ``CALIB_TEST_SITE`` if set, else one fresh build of every language."""
-    given = os.environ.get("CALIB_TEST_SITE")
-    if given:
-        return Path(given)
-    out = tmp_path_factory.mktemp("terms-site") / "site"
-    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr
-    return out
+def site(built_site):
+    """The session's built site (tests/conftest.py: one build, or ``CALIB_TEST_SITE``)."""
+    return built_site
 
 
 def page(site, lang):
