@@ -121,6 +121,7 @@ def build(args):
     """Run the pipeline and write the site; returns the output folder."""
     from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
+    from sitegen.beyond import build_beyond_facts
     from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
     from sitegen.facts import build_facts
     from sitegen.figures import render_figures
@@ -169,6 +170,7 @@ def build(args):
     with stage("facts"):
         facts = build_facts(precomputed)
         facts.update(build_analysis_facts(precomputed, analyses))
+        facts.update(build_beyond_facts(precomputed))
         if user is not None:
             user_model.add_user_facts(facts, precomputed)
     with stage("figures"):

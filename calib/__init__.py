@@ -49,7 +49,8 @@ public API (documented in the README):
   consistency band, and the Brier and log score split into miscalibration, discrimination and uncertainty;
 * :func:`compare_calibrators` (:mod:`calib.compare`) — every calibrator of :data:`CALIBRATORS` fitted on
   calibration rows and set against temperature scaling on test rows with paired bootstrap ranges
-  (a :class:`Comparison`; :data:`COMPARE_SCORES`, :data:`MAX_AFFINE_CLASSES`; ``python -m calib compare FILE``).
+  (a :class:`Comparison`; :data:`COMPARE_SCORES`, :data:`MAX_AFFINE_CLASSES`; ``python -m calib compare FILE``),
+  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness) and :func:`inf_quantiles`.
 
 Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only these names (a test checks it).
 """
@@ -70,6 +71,7 @@ from .io import (
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .classwise import classwise_bins, classwise_ece, static_calibration_error
 from .compare import CALIBRATORS, COMPARE_SCORES, MAX_AFFINE_CLASSES, Comparison, compare_calibrators
+from .compare import inf_quantiles, method_row_scores
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
 from .quantiles import (
@@ -123,4 +125,5 @@ __all__ = [
     "classwise_bins", "classwise_ece", "static_calibration_error",
     "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
     "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
+    "inf_quantiles", "method_row_scores",
 ]
