@@ -6,7 +6,7 @@
 dataset's calibration and test rows: ``n_cal``, ``n_test``, ``rows`` (the table, one namespace per method in
 :data:`calib.CALIBRATORS` order, for the template) and ``<method key>.<score>`` with ``value``, ``change``
 (method − temperature scaling), ``lo``/``hi`` (the paired 5–95% range), ``lower`` (share of resamples where the
-method scores lower) and ``finite`` (False for an infinite NLL); ``<method key>.zero_rows``.
+method scores lower), ``finite`` / ``lo_finite`` / ``hi_finite`` (False where that value is infinite); ``<method key>.zero_rows``.
 ``by.resamples``, ``by.bins`` — the comparison's resamples and bins; ``by.q`` (``lo``, ``hi``: 0.05, 0.95).
 
 ``by.binned`` — what binned ECE sees (overconfident): for histogram binning (``hist``) and temperature scaling
@@ -77,7 +77,9 @@ def comparison_view(result):
             value = float(result.scores[s][i])
             cells[s] = SimpleNamespace(value=value, change=float(result.change[s][i]),
                                        lo=float(result.spread[s][i, 0]), hi=float(result.spread[s][i, -1]),
-                                       lower=float(result.share_lower[s][i]), finite=bool(np.isfinite(value)))
+                                       lower=float(result.share_lower[s][i]), finite=bool(np.isfinite(value)),
+                                       lo_finite=bool(np.isfinite(result.spread[s][i, 0])),
+                                       hi_finite=bool(np.isfinite(result.spread[s][i, -1])))
         ns = SimpleNamespace(method=method, key=fact_key(method), zero_rows=int(result.zero_rows[i]), **cells)
         rows.append(ns)
         out[ns.key] = ns
@@ -119,7 +121,8 @@ STUDY_QUANTILES = (SPREAD_QUANTILES[0], 0.5, SPREAD_QUANTILES[-1])
 def _quantile_ns(values):
     """5%, 50% and 95% of draws (:func:`calib.inf_quantiles`: an infinite draw stays infinite) and their count."""
     lo, mid, hi = (float(v) for v in inf_quantiles(np.asarray(values, dtype=np.float64), STUDY_QUANTILES))
-    return SimpleNamespace(lo=lo, mid=mid, hi=hi, draws=int(np.size(values)))
+    return SimpleNamespace(lo=lo, mid=mid, hi=hi, draws=int(np.size(values)),
+                           lo_inf=bool(np.isinf(lo)), mid_inf=bool(np.isinf(mid)), hi_inf=bool(np.isinf(hi)))
 
 
 def _mean_nll(calibrator, z, y):
@@ -213,13 +216,15 @@ def _decide_view(zc, yc, zt, yt):
 # ------------------------------------------------------------------ references
 
 def literature(path=LITERATURE):
-    """``lit``: per key of content/literature.toml a namespace with ``cite``, ``year``, ``url``, ``label``."""
+    """``lit``: per key of content/literature.toml a namespace with ``cite``, ``year``, ``title``, ``url`` and ``label``
+    (both None for a work without a DOI or arXiv id)."""
     with open(path, "rb") as handle:
         table = tomllib.load(handle)
     out = {}
     for key, entry in table["sources"].items():
-        url, label = source_link(entry["id"])
-        out[key] = SimpleNamespace(cite=entry["cite"], year=entry["year"], url=url, label=f"<code>{label}</code>")
+        url, label = source_link(entry["id"]) if "id" in entry else (None, None)
+        out[key] = SimpleNamespace(cite=entry["cite"], year=entry["year"], url=url, title=entry["title"],
+                                   label=f"<code>{label}</code>" if label else None)
     return SimpleNamespace(**out)
 
 
