@@ -19,6 +19,9 @@ def page_inputs(precomputed):
         analyses = precompute_analyses(precomputed)
         facts = build_facts(precomputed)
         facts.update(build_analysis_facts(precomputed, analyses))
+        from sitegen.beyond import build_beyond_facts
+
+        facts.update(build_beyond_facts(precomputed))  # as build.py does: #beyond reads by.* and lit.*
         from pathlib import Path
 
         from sitegen.content import load_strings
