@@ -201,6 +201,7 @@ def _pipeline(args, cache):
     from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
     from sitegen.exercise_facts import build_exercise_facts
+    from sitegen.beyond import build_beyond_facts
     from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
     from sitegen.facts import build_facts
     from sitegen.figures import render_figures
@@ -250,18 +251,20 @@ def _pipeline(args, cache):
         print(f"build.py: warning: {warning.message}", file=sys.stderr)
     with stage("analyses"):
         analyses = cache.get_or_compute("analyses", (precomputed,), lambda: precompute_analyses(precomputed))
-    sources = ROOT / "content" / "sources.toml"  # the bibliography: read by the facts, so in their key
+    # the bibliography and the literature list are read by the facts, so they are in the facts' key
+    sources, literature = ROOT / "content" / "sources.toml", ROOT / "content" / "literature.toml"
 
     def all_facts():
         facts = build_facts(precomputed, sources)
         facts.update(build_analysis_facts(precomputed, analyses))
         facts.update(build_exercise_facts(precomputed))
+        facts.update(build_beyond_facts(precomputed))
         if user is not None:
             user_model.add_user_facts(facts, precomputed)
         return facts
 
     with stage("facts"):
-        facts = cache.get_or_compute("facts", (precomputed, analyses, user, sources), all_facts)
+        facts = cache.get_or_compute("facts", (precomputed, analyses, user, sources, literature), all_facts)
     with stage("figures"):  # drawn in each language: keyed by the tables of its strings that the figures read
         editions = [Edition(lang, folder, *content[lang],
                             cache.get_or_compute_reading("figures", (precomputed, lang), content[lang][0],

@@ -47,7 +47,11 @@ public API (documented in the README):
 * :func:`classwise_ece`, :func:`static_calibration_error` (:func:`classwise_bins`) — binned calibration error
   of every class's probability, not only the winner's;
 * :func:`corp`, :func:`corp_band` — the CORP reliability diagram (PAV fit of correctness on confidence), its
-  consistency band, and the Brier and log score split into miscalibration, discrimination and uncertainty.
+  consistency band, and the Brier and log score split into miscalibration, discrimination and uncertainty;
+* :func:`compare_calibrators` (:mod:`calib.compare`) — every calibrator of :data:`CALIBRATORS` fitted on
+  calibration rows and set against temperature scaling on test rows with paired bootstrap ranges
+  (a :class:`Comparison`; :data:`COMPARE_SCORES`, :data:`MAX_AFFINE_CLASSES`; ``python -m calib compare FILE``),
+  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness) and :func:`inf_quantiles`.
 
 Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only these names (a test checks it).
 """
@@ -70,6 +74,8 @@ from .io import (
 from .io_checks import BOUND_MARGIN, fit_warnings
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .classwise import classwise_bins, classwise_ece, static_calibration_error
+from .compare import CALIBRATORS, COMPARE_SCORES, MAX_AFFINE_CLASSES, Comparison, compare_calibrators
+from .compare import inf_quantiles, method_row_scores
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
 from .quantiles import (
@@ -121,4 +127,6 @@ __all__ = [
     "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling",
     "classwise_bins", "classwise_ece", "static_calibration_error",
     "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
+    "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
+    "inf_quantiles", "method_row_scores",
 ]

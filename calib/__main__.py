@@ -32,6 +32,7 @@ from .io import (
 )
 from .io_checks import fit_warnings
 from .binning import SCHEMES
+from .compare import add_compare_command, run_compare_command
 from .scaling import grid_metrics
 
 N_BINS = 15
@@ -139,7 +140,10 @@ def _main(argv):
                      help=f"seed of the random split (default {DEFAULT_SPLIT_SEED})")
     fit.add_argument("--workers", type=int, default=_default_workers(),
                      help="threads for the engine (default: the usable cores); results do not depend on it")
+    add_compare_command(commands, SPLIT_RULES)
     args = parser.parse_args(argv)
+    if args.command == "compare":
+        return run_compare_command(args, PROG)
     if args.workers < 1:
         parser.error("--workers must be at least 1")
     if args.seed < 0:

@@ -275,7 +275,7 @@ def render_section(section, env, context, render_component, strings):
     except TexError as error:
         line = _line_of(section.source, error.tex)
         raise BuildError(f"{section.path}{f':{line}' if line else ''}: {error}") from None
-    html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes"],
+    html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes", "md_in_html"],
                              output_format="html")
     html = _ROW.sub(_without_default_alignment, html)
     equation = html_escape(strings["meta"]["equation"], quote=True)

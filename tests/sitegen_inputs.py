@@ -22,6 +22,9 @@ def page_inputs(precomputed):
         from sitegen.exercise_facts import build_exercise_facts
 
         facts.update(build_exercise_facts(precomputed))  # as build.py does
+        from sitegen.beyond import build_beyond_facts
+
+        facts.update(build_beyond_facts(precomputed))  # as build.py does: #beyond reads by.* and lit.*
         from pathlib import Path
 
         from sitegen.content import load_strings

@@ -369,7 +369,7 @@ def test_sources_registry_holds_the_issue_identifiers_and_links_resolve():
 
 
 def test_sources_section_cites_every_source_and_running_text_years_agree():
-    text = (ROOT / "content" / "en" / "16-sources.md").read_text(encoding="utf-8")
+    text = (ROOT / "content" / "en" / "17-sources.md").read_text(encoding="utf-8")
     for key, (_, year, identifier) in SOURCES.items():
         if year is not None:
             assert f"src.{key}.year" in text, f"the sources section does not list {key}"

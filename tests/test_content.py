@@ -37,7 +37,7 @@ _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
 
 SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "paradox", "explorer",
-            "held-out", "chance", "bins", "smooth", "groups",
+            "held-out", "chance", "bins", "smooth", "groups", "beyond",
             "contract", "reproduce", "equations", "data", "sources", "terms")
 COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll-curve": "03-fitting.md",
               "reliability-demo": "04-reliability.md", "paradox-bins": "05-paradox.md",
@@ -45,7 +45,8 @@ COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll
               "explorer": "06-explorer.md",
               "split-table": "07-held-out.md", "test-tube": "07-held-out.md", "chance-demo": "08-chance.md",
               "bin-sweep": "09-bins.md", "smooth-demo": "10-smooth.md", "subgroups": "11-groups.md",
-              "reproduce": "13-reproduce.md", "downloads": "13-reproduce.md", "twelve-examples": "15-data.md"}
+              "reproduce": "14-reproduce.md", "downloads": "14-reproduce.md", "twelve-examples": "16-data.md",
+              "beyond-compare": "12-beyond.md", "beyond-rows": "12-beyond.md", "beyond-decide": "12-beyond.md"}
 
 # Prose holds words and {{ … }} expressions only: loops, tests, selections and aliases live in the facts
 # (sitegen/facts.py, sitegen/analysis_facts.py), so a translator never copies template logic.
@@ -457,7 +458,8 @@ def test_analysis_sections_quote_the_engine(page, facts):
 TRANSLATABLE = {"03-fitting.md": None, "05-paradox.md": ("### Why the two scores disagree", "### Three statements"),
                 "07-held-out.md": ("What the fit can claim", "So report the test rows"),
                 "08-chance.md": None, "09-bins.md": None, "10-smooth.md": None, "11-groups.md": None,
-                "12-contract.md": None, "13-reproduce.md": ("### In scikit-learn", None), "16-sources.md": None}
+                "12-beyond.md": None, "13-contract.md": None, "14-reproduce.md": ("### In scikit-learn", None),
+                "17-sources.md": None}
 
 
 @pytest.mark.parametrize("name", sorted(TRANSLATABLE))

@@ -22,7 +22,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
 LANGUAGES = {"en": "index.html", "es": "es/index.html"}
-GLOSSARY = "terms"  # the glossary section's id (content/<lang>/17-terms.md)
+GLOSSARY = "terms"  # the glossary section's id (content/<lang>/18-terms.md)
 
 COUNTED = {"p", "li", "td", "th", "caption", "figcaption"}  # where prose is read
 SKIPPED = {"h1", "h2", "h3", "h4", "h5", "h6", "nav", "script", "style", "code", "pre", "math", "svg",
@@ -250,7 +250,7 @@ def test_the_glossary_lists_every_term_with_a_link_to_its_definition(site, lang)
 
 def test_the_spanish_glossary_gives_each_english_name():
     english, spanish = load_terms("en"), load_terms("es")
-    source = (CONTENT / "es" / "17-terms.md").read_text(encoding="utf-8")
+    source = (CONTENT / "es" / "18-terms.md").read_text(encoding="utf-8")
     for key, term in english.items():
         if spanish[key]["name"] == term["name"]:
             continue  # logit, softmax, bootstrap: the same word in both
