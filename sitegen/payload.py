@@ -25,7 +25,7 @@ import numpy as np
 
 from calib import SCHEMES
 
-from .settings import OFFERED_BIN_COUNTS, SELECTABLE_BIN_COUNTS
+from .settings import GRID_DIGITS, OFFERED_BIN_COUNTS, RATE_SCALE, SCORE_SCALE, SELECTABLE_BIN_COUNTS
 
 __all__ = [
     "SCHEMA_VERSION", "SCORE_SCALE", "RATE_SCALE",
@@ -36,12 +36,6 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 3
-SCORE_SCALE = 100_000
-RATE_SCALE = 1_000
-# The grid's temperatures go to the scripts with eight significant digits (not the engine's ten): the page
-# prints a T with three and a #state/ link with five, and every grid point reads the same either way
-# (tests/test_sitegen_payload.py checks it); it is the first view's largest number list.
-GRID_DIGITS = 8
 
 
 def to_units(values, scale):

@@ -10,6 +10,16 @@ that default rather than typing the number again.
 from calib import datasets as _recipes
 from calib import DATASET_NAMES, DEFAULT_BOUNDS, DEFAULT_DRAWS, DEFAULT_RESAMPLES, DEFAULT_SWEEP_DRAWS, DEFAULT_TOLERANCE
 
+
+# The payload's display units (the scripts read them from the core payload's "units"): rates (ECE,
+# accuracy, confidence) in 1e-3, scores (NLL in nats, Brier) in 1e-5.
+SCORE_SCALE = 100_000
+RATE_SCALE = 1_000
+# The grid's temperatures go to the scripts with eight significant digits (not the engine's ten): the page
+# prints a T with three and a #state/ link with five, and every grid point reads the same either way
+# (tests/test_sitegen_payload.py checks it); it is the first view's largest number list.
+GRID_DIGITS = 8
+
 __all__ = [
     "DATASETS", "WORKED_EXAMPLE", "DEFAULT_DATASET",
     "FIT_BOUNDS", "FIT_TOLERANCE", "GRID_POINTS", "GRID_BOUNDS", "SIGNIFICANT_DIGITS",
@@ -102,4 +112,5 @@ EMBED_WIDTH = 720               # the width an oEmbed response states (the snipp
 
 __all__ += ["USER_SLUG", "USER_MAX_NAME_CHARS", "USER_MAX_DESCRIPTION_CHARS", "USER_MAX_LABEL_CHARS",
             "USER_MAX_GROUPS", "USER_BAR_CLASSES", "USER_SWEEP_ROWS"]
-__all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH"]
+__all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH",
+            "SCORE_SCALE", "RATE_SCALE", "GRID_DIGITS"]
