@@ -46,6 +46,7 @@ if str(ROOT) not in sys.path:
 
 from sitegen.serve import serving  # noqa: E402  (after the path set-up above)
 from sitegen.settings import LANGUAGES  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"

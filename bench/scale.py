@@ -90,21 +90,44 @@ def _reset_peak():
 
 def child(path):
     """Run the pipeline on ``path``, printing one JSON line per stage: name, seconds, peak MiB (and extras)."""
-    from calib import Dataset, grid_metrics, load_predictions, part_masks, split_masks
+    from calib import (
+        Dataset,
+        SmoothCurve,
+        SmoothECE,
+        bootstrap_spread,
+        ece_sweep,
+        grid_metrics,
+        load_predictions,
+        noise_floor,
+        part_masks,
+        row_scores_over_grid,
+        smooth_ece,
+        smooth_reliability,
+        split_masks,
+    )
     from sitegen.analysis import (
-        Analyses, DatasetAnalysis, PartAnalysis, _extras, _plan, _subgroups, _temperature_blocks, part_generator,
+        Analyses,
+        DatasetAnalysis,
+        PartAnalysis,
+        _extras,
+        _plan,
+        _subgroups,
+        _temperature_blocks,
+        part_generator,
         quoted_resamples_for,
     )
     from sitegen.analysis_payload import analysis_payload
     from sitegen.payload import bins_payload, dataset_payload, to_script
     from sitegen.precompute import Precomputed, base_grid, build_grid, fit_for, grid_index, precompute_dataset
     from sitegen.settings import (
-        ANALYSIS_SEED, CURVE_POINTS, DRAWS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, QUOTED_RESAMPLES, RESAMPLES,
+        ANALYSIS_SEED,
+        CURVE_POINTS,
+        DRAWS,
+        MAX_SWEEP_BINS,
+        OFFERED_BIN_COUNTS,
+        QUOTED_RESAMPLES,
+        RESAMPLES,
         SWEEP_DRAWS,
-    )
-    from calib import (
-        SmoothCurve, SmoothECE, bootstrap_spread, ece_sweep, noise_floor, row_scores_over_grid, smooth_ece,
-        smooth_reliability,
     )
 
     def stage(name, function, *args, **extra):

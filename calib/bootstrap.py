@@ -30,9 +30,7 @@ import numpy as np
 from .binning import SCHEMES, adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, sort_by_confidence
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 from .runs import bin_layout, ece_from_prefix, sort_rows
-from .validation import (
-    as_bin_counts, as_correct, as_generator, as_probability_rows, as_quantile_levels, positive_int,
-)
+from .validation import as_bin_counts, as_correct, as_generator, as_probability_rows, as_quantile_levels, positive_int
 
 __all__ = [
     "DEFAULT_RESAMPLES", "resample_counts", "count_prefix", "ScoreSet", "BootstrapDraws", "bootstrap_draws",

@@ -47,6 +47,8 @@ from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+# Sorted by hand and wrapped as a grid: one name a line would push this module over its size cap.
+# isort: off
 from calib import (
     SPREAD_QUANTILES, Balance, BootstrapSpread, NoiseFloor, PairedDifference, ScoreSet, SmoothCurve, SmoothECE,
     SubgroupAnalysis, bootstrap_draws, bootstrap_spread, ece_sweep, fit_weighted_temperatures, marginal_balance,
@@ -58,8 +60,9 @@ from .precompute import grid_index, subgrid_indices
 from .settings import (
     ANALYSIS_SEED, CURVE_POINTS, DRAWS, FIT_RESAMPLES, FIT_SPREAD_QUANTILES, FIT_SPREAD_TRUTH,
     LARGE_PART_ROWS, MAX_SWEEP_BINS, MONTE_CARLO_LEVEL, OFFERED_BIN_COUNTS, QUOTED_RESAMPLES, QUOTED_ROW_BUDGET,
-    RESAMPLES, SUBGRID_STEP, REFIT_TOLERANCE, SWEEP_DRAWS, TABLE_BINS, TRUTH_DRAWS, WORKED_EXAMPLE,
+    REFIT_TOLERANCE, RESAMPLES, SUBGRID_STEP, SWEEP_DRAWS, TABLE_BINS, TRUTH_DRAWS, WORKED_EXAMPLE,
 )
+# isort: on
 
 __all__ = [
     "PartAnalysis", "DatasetAnalysis", "Analyses",

@@ -26,21 +26,28 @@ import markupsafe
 
 from . import user_model
 from .analysis_payload import analysis_payload
-from .cache import cached
 from .assets import APP_SCRIPT, inline_script, read_script, read_static, shipped
+from .cache import cached
 from .content import render_section, require_strings
 from .downloads import data_csv, metrics_csv
 from .embeds import embed_snippet, oembed_json, page_widgets, render_embed
 from .errors import BuildError
 from .figures import figure_colours, figure_file
 from .numbers import number_filters as localised_number_filters
-from .page_strings import filled_strings, require_script_strings, strings_json as make_strings_json
+from .page_strings import filled_strings, require_script_strings
+from .page_strings import strings_json as make_strings_json
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .reproduce import run_reproduction
 from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
 from .templating import (
-    content_environment, figure_path, heading_text, math_filters, page_context, render_template, template_environment,
+    content_environment,
+    figure_path,
+    heading_text,
+    math_filters,
+    page_context,
+    render_template,
+    template_environment,
 )
 
 __all__ = ["Edition", "app_script", "assemble_files", "assemble_single_file"]

@@ -7,8 +7,15 @@ tolerance, bootstrap resamples, noise-floor draws), the name below refers to
 that default rather than typing the number again.
 """
 
+from calib import (
+    DATASET_NAMES,
+    DEFAULT_BOUNDS,
+    DEFAULT_DRAWS,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SWEEP_DRAWS,
+    DEFAULT_TOLERANCE,
+)
 from calib import datasets as _recipes
-from calib import DATASET_NAMES, DEFAULT_BOUNDS, DEFAULT_DRAWS, DEFAULT_RESAMPLES, DEFAULT_SWEEP_DRAWS, DEFAULT_TOLERANCE
 
 __all__ = [
     "DATASETS", "WORKED_EXAMPLE", "DEFAULT_DATASET",

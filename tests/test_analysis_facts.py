@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import stats
+from sitegen_inputs import page_inputs
 
 import calib
 from calib import marginal_balance, row_scores
 from sitegen.analysis import fit_spread, part_generator, quote_part
 from sitegen.facts import fact_key
-from sitegen.settings import ANALYSIS_SEED, TABLE_BINS
+from sitegen.settings import TABLE_BINS
 from sitegen.sources import load_sources, source_link
-from sitegen_inputs import page_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = load_sources(ROOT / "content" / "sources.toml")

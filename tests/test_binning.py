@@ -13,7 +13,12 @@ from sklearn.calibration import calibration_curve
 
 from calib import ece, mce, reliability_bins, top_label
 from calib.binning import (
-    adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, equal_width_ids, equal_width_sums, sort_by_confidence,
+    adaptive_bins_sorted,
+    equal_mass_bounds,
+    equal_width_bins,
+    equal_width_ids,
+    equal_width_sums,
+    sort_by_confidence,
     stable_order,
 )
 

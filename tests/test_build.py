@@ -444,6 +444,7 @@ def test_each_languages_page_is_within_the_first_view_budget(builds):
 
 def test_static_figures_are_files_per_language_with_their_own_dark_colours(builds):
     import re
+
     from sitegen.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     css = (ROOT / "static" / "css" / "base.css").read_text(encoding="utf-8")
@@ -473,6 +474,7 @@ def test_static_figures_are_files_per_language_with_their_own_dark_colours(build
 def test_the_pages_strings_json_holds_what_its_scripts_read_and_no_more(builds):
     import json
     import re
+
     from sitegen.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     script = files["app.js"].decode("utf-8")
@@ -492,6 +494,7 @@ def test_the_pages_strings_json_holds_what_its_scripts_read_and_no_more(builds):
 
 def test_base_url_makes_snippets_absolute_and_writes_oembed_files(builds):
     import json
+
     from sitegen.settings import LANGUAGES
     assert builds["based"].returncode == 0, builds["based"].stderr
     files, _ = snapshot(builds["based_dir"])

@@ -14,11 +14,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from sitegen_inputs import page_inputs
 
 import calib
 from sitegen.facts import fact_key
 from sitegen.numbers import fixed, pct, pp, temp
-from sitegen_inputs import page_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content" / "en"

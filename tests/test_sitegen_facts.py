@@ -11,7 +11,22 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen.numbers import FILTERS, PLAIN_FORMAT, fixed, interval, num, number_filters, pct, pp, seq, series, sig, temp, thousands, vec
+from sitegen.numbers import (
+    FILTERS,
+    PLAIN_FORMAT,
+    fixed,
+    interval,
+    num,
+    number_filters,
+    pct,
+    pp,
+    seq,
+    series,
+    sig,
+    temp,
+    thousands,
+    vec,
+)
 
 MINUS = "\u2212"
 NNBSP, NBSP = "\u202f", "\u00a0"
@@ -50,6 +65,7 @@ def test_a_language_writes_every_number_with_its_own_settings():
 def test_a_difference_of_percentages_is_written_in_percentage_points():
     """A change from 14.4% to 5.7% is 8.7 percentage points, not 8.7%: each language's [format] points pattern."""
     from pathlib import Path
+
     from sitegen.content import load_strings
     root = Path(__file__).resolve().parents[1]
     assert pp(0.144 - 0.057) == "8.7 pp" and pp(-0.0123) == MINUS + "1.2 pp"

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sitegen_inputs import page_inputs
 
 from sitegen.content import load_sections, load_strings
 from sitegen.errors import BuildError
 from sitegen.numbers import number_filters
 from sitegen.page import Edition, assemble_files
 from sitegen.templating import inline_svg
-from sitegen_inputs import page_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 MINUS = "\u2212"
@@ -322,6 +322,7 @@ def test_every_minified_script_still_parses(tmp_path):
     import os
     import shutil
     import subprocess
+
     from sitegen.assets import minify
     if not shutil.which("node"):
         if os.environ.get("CI"):

@@ -20,8 +20,23 @@ from hypothesis.extra import numpy as hnp
 from calib import DATASET_NAMES, SCHEMES, ece, mce, nll, part_masks, reliability_bins, scores_over_grid, top_label
 from calib.subgroups import row_scores
 from sitegen.payload import (
-    RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, bins_payload, core_payload, dataset_payload, delta_decode, delta_encode,
-    displayed_difference, groups_payload, pack, pack_rows, shares_summing_to, to_json, to_script, to_units, unpack,
+    RATE_SCALE,
+    SCHEMA_VERSION,
+    SCORE_SCALE,
+    bins_payload,
+    core_payload,
+    dataset_payload,
+    delta_decode,
+    delta_encode,
+    displayed_difference,
+    groups_payload,
+    pack,
+    pack_rows,
+    shares_summing_to,
+    to_json,
+    to_script,
+    to_units,
+    unpack,
 )
 from sitegen.settings import OFFERED_BIN_COUNTS, SELECTABLE_BIN_COUNTS
 

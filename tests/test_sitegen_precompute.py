@@ -9,8 +9,19 @@ import math
 import numpy as np
 import pytest
 
-from calib import DATASET_NAMES, brier, ece, fit_temperature, load, mce, nll, reliability_bins, scaled_probs, top_label
-from calib import part_masks
+from calib import (
+    DATASET_NAMES,
+    brier,
+    ece,
+    fit_temperature,
+    load,
+    mce,
+    nll,
+    part_masks,
+    reliability_bins,
+    scaled_probs,
+    top_label,
+)
 from sitegen.precompute import base_grid, grid_index, round_significant, subgrid_indices
 
 

@@ -116,9 +116,10 @@ def edition_strings(engine):
     """``{lang: strings table}`` of every edition as its page shows it (``sitegen.page_strings.filled_strings``:
     the engine's constants filled in). The facts the build makes (the analyses take seconds), shared with
     the other tests through ``sitegen_inputs.page_inputs``."""
+    from sitegen_inputs import page_inputs
+
     from sitegen.content import load_strings
     from sitegen.page_strings import filled_strings
-    from sitegen_inputs import page_inputs
     facts = page_inputs(engine)[1]
     return {lang: filled_strings(load_strings(ROOT / "content" / lang), facts, engine.datasets) for lang in LANGUAGES}
 

@@ -4,7 +4,6 @@ announces only what its widget shows, the probability bars explain their marks, 
 the contents stay one button away. Every test runs once per language; controls are found by role and
 by the label the page shows."""
 
-import re
 
 import pytest
 

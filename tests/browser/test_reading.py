@@ -7,7 +7,6 @@ points, and one URL grammar for places and state (hash.js)."""
 import re
 from urllib.parse import unquote, urlsplit
 
-import numpy as np
 import pytest
 
 from sitegen.numbers import fixed, pct
@@ -20,6 +19,7 @@ SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "parado
 
 def strings():
     from sitegen.content import load_strings
+
     from .conftest import ROOT
     return load_strings(ROOT / "content" / "en")
 
