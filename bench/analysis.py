@@ -69,7 +69,8 @@ def stages(precomputed):
             outcome = np.broadcast_to(correct.astype(float), conf.shape)
             row = {
                 "bootstrap": timed(bootstrap_spread, conf, correct, losses, bin_counts=OFFERED_BIN_COUNTS,
-                                   n_resamples=RESAMPLES, rng=part_generator(ANALYSIS_SEED, name, part, "bootstrap"))[0],
+                                   n_resamples=RESAMPLES,
+                                   rng=part_generator(ANALYSIS_SEED, name, part, "bootstrap"))[0],
                 "floor": timed(noise_floor, conf, bin_counts=OFFERED_BIN_COUNTS, max_bins=MAX_SWEEP_BINS,
                                n_draws=DRAWS, sweep_draws=0, rng=1)[0],
                 "sweep floor": timed(noise_floor, conf, bin_counts=OFFERED_BIN_COUNTS, max_bins=MAX_SWEEP_BINS,

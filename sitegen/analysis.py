@@ -278,8 +278,8 @@ def fit_spread(logits, labels, fitted_t, truth, seed=ANALYSIS_SEED, dataset="", 
     z = np.asarray(logits, dtype=np.float64)
     y = np.asarray(labels)
     n, k = z.shape
-    boot = fit_weighted_temperatures(z, y, resample_counts(n, n_resamples, part_generator(seed, dataset, part, "refit")),
-                                     tolerance=tolerance)
+    counts = resample_counts(n, n_resamples, part_generator(seed, dataset, part, "refit"))
+    boot = fit_weighted_temperatures(z, y, counts, tolerance=tolerance)
     u = part_generator(seed, dataset, part, "truth").random((truth_draws, n))
     cumulative = np.cumsum(scaled_probs(z, float(truth)), axis=1)  # (n, K)
     drawn = np.minimum((u[:, :, None] > cumulative[None]).sum(axis=2), k - 1)  # (S, n) labels

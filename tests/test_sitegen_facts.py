@@ -36,15 +36,16 @@ COMMA = {**PLAIN_FORMAT, "decimal": ",", "group": NNBSP, "group_from": 5, "perce
 
 
 def test_the_filter_table_holds_the_eleven_filters():
-    assert FILTERS == {"fixed": fixed, "pct": pct, "pp": pp, "num": num, "sig": sig, "temp": temp, "vec": vec, "thousands": thousands,
-                       "interval": interval, "seq": seq, "series": series}
+    assert FILTERS == {"fixed": fixed, "pct": pct, "pp": pp, "num": num, "sig": sig, "temp": temp, "vec": vec,
+                       "thousands": thousands, "interval": interval, "seq": seq, "series": series}
     assert set(number_filters(SPANISH)) == set(FILTERS)
 
 
 @pytest.mark.parametrize("value, english, spanish", [
     (999, "999", "999"), (1000, "1,000", "1000"), (6000, "6,000", "6000"), (9999, "9,999", "9999"),
     (10000, "10,000", "10" + NNBSP + "000"), (60000, "60,000", "60" + NNBSP + "000"),
-    (1234567, "1,234,567", "1" + NNBSP + "234" + NNBSP + "567"), (-60000, MINUS + "60,000", MINUS + "60" + NNBSP + "000"),
+    (1234567, "1,234,567", "1" + NNBSP + "234" + NNBSP + "567"),
+    (-60000, MINUS + "60,000", MINUS + "60" + NNBSP + "000"),
 ])
 def test_thousands_groups_from_the_languages_threshold(value, english, spanish):
     assert thousands(value) == english

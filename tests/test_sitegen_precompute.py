@@ -139,7 +139,8 @@ def test_ece_by_bins_sweep_equals_direct_calls(precomputed, name):
             for scheme in ("equal-width", "adaptive"):
                 assert sweep[scheme].shape == (2, 50)
                 for n_bins in (1, 2, 7, 33, 50):
-                    assert sweep[scheme][row, n_bins - 1] == pytest.approx(ece(conf, correct, n_bins, scheme), abs=1e-12)
+                    assert sweep[scheme][row, n_bins - 1] == pytest.approx(ece(conf, correct, n_bins, scheme),
+                                                                           abs=1e-12)
 
 
 def test_nll_argmin_is_the_grid_argmin(precomputed):
