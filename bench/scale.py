@@ -153,13 +153,13 @@ def child(path):
     parts = {}
     for part, (name, logits, labels, temps, seed, dataset_name) in jobs.items():
         conf, correct, losses = stage(f"{part}: scores", row_scores_over_grid, logits, labels, temps)
-        spread = stage(f"{part}: bootstrap", lambda: bootstrap_spread(
-            conf, correct, losses, OFFERED_BIN_COUNTS, RESAMPLES, part_generator(seed, dataset_name, name, "bootstrap")))
-        floor = stage(f"{part}: noise floor", lambda: noise_floor(
-            conf, OFFERED_BIN_COUNTS, MAX_SWEEP_BINS, DRAWS, SWEEP_DRAWS, part_generator(seed, dataset_name, name, "floor")))
+        spread = stage(f"{part}: bootstrap", bootstrap_spread, conf, correct, losses, OFFERED_BIN_COUNTS, RESAMPLES,
+                       part_generator(seed, dataset_name, name, "bootstrap"))
+        floor = stage(f"{part}: noise floor", noise_floor, conf, OFFERED_BIN_COUNTS, MAX_SWEEP_BINS, DRAWS,
+                      SWEEP_DRAWS, part_generator(seed, dataset_name, name, "floor"))
         del losses
 
-        def rest():
+        def rest(conf, correct):
             blocks = _temperature_blocks(conf.shape[0], conf.shape[1])
             sweeps = [ece_sweep(conf[b], correct, MAX_SWEEP_BINS) for b in blocks]
             mesh = np.linspace(0.0, 1.0, CURVE_POINTS)
@@ -173,7 +173,7 @@ def child(path):
                     SmoothCurve(mesh, np.concatenate([c.accuracy for c in curves]),
                                 np.concatenate([c.density for c in curves])))
 
-        sweep, smooth, curve = stage(f"{part}: sweep + smooth", rest)
+        sweep, smooth, curve = stage(f"{part}: sweep + smooth", rest, conf, correct)
         parts[part] = PartAnalysis(part, int(labels.size), spread, floor, sweep, smooth, curve)
         del conf
     test_rows = int(part_masks(dataset)["test"].sum())
