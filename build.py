@@ -125,6 +125,7 @@ def serve(folder, port, rebuild=None, watcher=None):
     changes; when it succeeds (returns True), the open pages reload (a script the preview adds to the pages
     it sends; the site's files never hold it)."""
     import threading
+
     from sitegen.serve import Builds, make_server, watch
 
     builds = Builds() if watcher is not None else None
@@ -198,18 +199,18 @@ def build(args):
 
 def _pipeline(args, cache):
     """:func:`build`'s stages; the slow, pure ones go through ``cache`` (sitegen/cache.py)."""
+    from sitegen import user_model
     from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
-    from sitegen.exercise_facts import build_exercise_facts
     from sitegen.beyond import build_beyond_facts
     from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
+    from sitegen.exercise_facts import build_exercise_facts
     from sitegen.facts import build_facts
     from sitegen.figures import render_figures
     from sitegen.page import Edition, assemble_files, assemble_single_file
     from sitegen.precompute import precompute_all
     from sitegen.settings import LANGUAGES, REFERENCE_LANGUAGE
     from sitegen.writer import write_file, write_site
-    from sitegen import user_model
 
     user = None
     if args.data is not None:

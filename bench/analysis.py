@@ -22,14 +22,27 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from calib import bootstrap_spread, ece_sweep, log_softmax, noise_floor  # noqa: E402
-from calib import smooth_ece, smooth_reliability, subgroup_analysis  # noqa: E402
+from calib import (  # noqa: E402
+    bootstrap_spread,
+    ece_sweep,
+    log_softmax,
+    noise_floor,
+    smooth_ece,
+    smooth_reliability,
+    subgroup_analysis,
+)
 from sitegen.analysis import _plan, part_generator, precompute_analyses  # noqa: E402
 from sitegen.analysis_payload import analysis_payload  # noqa: E402
 from sitegen.payload import to_script  # noqa: E402
 from sitegen.precompute import GROUP_BIN_COUNTS, precompute_all  # noqa: E402
 from sitegen.settings import (  # noqa: E402
-    ANALYSIS_SEED, CURVE_POINTS, DRAWS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, RESAMPLES, SWEEP_DRAWS,
+    ANALYSIS_SEED,
+    CURVE_POINTS,
+    DRAWS,
+    MAX_SWEEP_BINS,
+    OFFERED_BIN_COUNTS,
+    RESAMPLES,
+    SWEEP_DRAWS,
 )
 
 
@@ -56,7 +69,8 @@ def stages(precomputed):
             outcome = np.broadcast_to(correct.astype(float), conf.shape)
             row = {
                 "bootstrap": timed(bootstrap_spread, conf, correct, losses, bin_counts=OFFERED_BIN_COUNTS,
-                                   n_resamples=RESAMPLES, rng=part_generator(ANALYSIS_SEED, name, part, "bootstrap"))[0],
+                                   n_resamples=RESAMPLES,
+                                   rng=part_generator(ANALYSIS_SEED, name, part, "bootstrap"))[0],
                 "floor": timed(noise_floor, conf, bin_counts=OFFERED_BIN_COUNTS, max_bins=MAX_SWEEP_BINS,
                                n_draws=DRAWS, sweep_draws=0, rng=1)[0],
                 "sweep floor": timed(noise_floor, conf, bin_counts=OFFERED_BIN_COUNTS, max_bins=MAX_SWEEP_BINS,

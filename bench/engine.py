@@ -190,7 +190,6 @@ def torch_grid_metrics(z, labels, temps, n_bins, block_elements, variant):
         ids = (torch.bucketize(conf, edges, right=True) - 1).clamp_(0, n_bins - 1)
         ids += (torch.arange(g) * n_bins).view(-1, 1)
         flat = ids.flatten()
-        count = torch.bincount(flat, minlength=g * n_bins).view(g, n_bins)
         conf_sum = torch.bincount(flat, weights=conf.flatten(), minlength=g * n_bins).view(g, n_bins)
         hit_sum = torch.bincount(flat, weights=hits.expand(g, n).flatten(), minlength=g * n_bins).view(g, n_bins)
         out["ece"][start:start + g] = ((hit_sum - conf_sum).abs() / n).sum(dim=1)

@@ -46,6 +46,7 @@ if str(ROOT) not in sys.path:
 
 from sitegen.serve import serving  # noqa: E402  (after the path set-up above)
 from sitegen.settings import LANGUAGES  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
@@ -152,7 +153,8 @@ def slider_timings(browser, url, dataset, steps):
     page.locator("#ex1-reset").click()
     page.wait_for_timeout(300)
     page.evaluate("() => { __bench.steps.length = 0; __bench.events.length = 0; "
-                  "if (window.CalibTutorial && Array.isArray(window.CalibTutorial.perf)) window.CalibTutorial.perf.length = 0; }")
+                  "if (window.CalibTutorial && Array.isArray(window.CalibTutorial.perf)) "
+                  "window.CalibTutorial.perf.length = 0; }")
     slider = page.locator("#ex1-t")
     slider.focus()
     half = steps // 2
@@ -167,7 +169,8 @@ def slider_timings(browser, url, dataset, steps):
         harness: __bench.steps.slice(),
         events: __bench.events.slice(),
         eventTiming: __bench.eventTiming,
-        own: (window.CalibTutorial && Array.isArray(window.CalibTutorial.perf)) ? window.CalibTutorial.perf.slice() : null,
+        own: (window.CalibTutorial && Array.isArray(window.CalibTutorial.perf))
+          ? window.CalibTutorial.perf.slice() : null,
     })""")
     context.close()
     interactions = {}
@@ -296,13 +299,15 @@ def main(argv=None):
                     print(f"  {name:<40} {status}  raw {kib(raw)}   gzip {kib(packed)}")
                 total_raw, total_gzip = sum(r[2] for r in rows), sum(r[3] for r in rows)
                 totals[lang] = total_gzip
-                print(f"  {'TOTAL (' + str(len(rows)) + ' requests)':<40}      raw {kib(total_raw)}   gzip {kib(total_gzip)}")
-            print("  first view, gzip: " + ", ".join(f"{lang} {n:,} bytes ({n / 1024:.1f} KiB)" for lang, n in totals.items()))
+                print(f"  {'TOTAL (' + str(len(rows)) + ' requests)':<40}      "
+                      f"raw {kib(total_raw)}   gzip {kib(total_gzip)}")
+            print("  first view, gzip: "
+                  + ", ".join(f"{lang} {n:,} bytes ({n / 1024:.1f} KiB)" for lang, n in totals.items()))
             for lang, path in pages.items():
                 rows, _ = first_view(browser, url, site, path, javascript=False)
                 figures = [name for name, *_ in rows if "figures/" in name]
-                print(f"  without JavaScript, the {lang} page: {sum(r[3] for r in rows):,} bytes gzip, {len(rows)} requests"
-                      f" ({len(figures)} static figures: {', '.join(figures) or 'none'})")
+                print(f"  without JavaScript, the {lang} page: {sum(r[3] for r in rows):,} bytes gzip, "
+                      f"{len(rows)} requests ({len(figures)} static figures: {', '.join(figures) or 'none'})")
             print("  embed pages (embed/<widget>.html): first view before data, gzip (budget 60,000 bytes)")
             for name, before, count, data in embed_first_views(browser, url, site):
                 print(f"    {name:<38} {before:7,} bytes ({before / 1024:5.1f} KiB), {count} requests;"
@@ -314,7 +319,8 @@ def main(argv=None):
             print(f"\n2. Slider responsiveness ({args.steps} keyboard steps per dataset, one frame apart)")
             for lang, dataset in [(lang, d.strip()) for lang in pages for d in args.datasets.split(",") if d.strip()]:
                 timing = slider_timings(browser, url + pages[lang], dataset, args.steps)
-                print(f"  {lang} page, dataset {dataset}: {timing['wall_per_step_ms']:.1f} ms wall time per step (driver included)")
+                print(f"  {lang} page, dataset {dataset}: {timing['wall_per_step_ms']:.1f} ms wall time per step "
+                      "(driver included)")
                 if timing["own"] is not None:
                     print(describe("explorer's own timings (CalibTutorial.perf)", timing["own"]))
                 else:

@@ -90,21 +90,44 @@ def _reset_peak():
 
 def child(path):
     """Run the pipeline on ``path``, printing one JSON line per stage: name, seconds, peak MiB (and extras)."""
-    from calib import Dataset, grid_metrics, load_predictions, part_masks, split_masks
+    from calib import (
+        Dataset,
+        SmoothCurve,
+        SmoothECE,
+        bootstrap_spread,
+        ece_sweep,
+        grid_metrics,
+        load_predictions,
+        noise_floor,
+        part_masks,
+        row_scores_over_grid,
+        smooth_ece,
+        smooth_reliability,
+        split_masks,
+    )
     from sitegen.analysis import (
-        Analyses, DatasetAnalysis, PartAnalysis, _extras, _plan, _subgroups, _temperature_blocks, part_generator,
+        Analyses,
+        DatasetAnalysis,
+        PartAnalysis,
+        _extras,
+        _plan,
+        _subgroups,
+        _temperature_blocks,
+        part_generator,
         quoted_resamples_for,
     )
     from sitegen.analysis_payload import analysis_payload
     from sitegen.payload import bins_payload, dataset_payload, to_script
     from sitegen.precompute import Precomputed, base_grid, build_grid, fit_for, grid_index, precompute_dataset
     from sitegen.settings import (
-        ANALYSIS_SEED, CURVE_POINTS, DRAWS, MAX_SWEEP_BINS, OFFERED_BIN_COUNTS, QUOTED_RESAMPLES, RESAMPLES,
+        ANALYSIS_SEED,
+        CURVE_POINTS,
+        DRAWS,
+        MAX_SWEEP_BINS,
+        OFFERED_BIN_COUNTS,
+        QUOTED_RESAMPLES,
+        RESAMPLES,
         SWEEP_DRAWS,
-    )
-    from calib import (
-        SmoothCurve, SmoothECE, bootstrap_spread, ece_sweep, noise_floor, row_scores_over_grid, smooth_ece,
-        smooth_reliability,
     )
 
     def stage(name, function, *args, **extra):
@@ -130,13 +153,13 @@ def child(path):
     parts = {}
     for part, (name, logits, labels, temps, seed, dataset_name) in jobs.items():
         conf, correct, losses = stage(f"{part}: scores", row_scores_over_grid, logits, labels, temps)
-        spread = stage(f"{part}: bootstrap", lambda: bootstrap_spread(
-            conf, correct, losses, OFFERED_BIN_COUNTS, RESAMPLES, part_generator(seed, dataset_name, name, "bootstrap")))
-        floor = stage(f"{part}: noise floor", lambda: noise_floor(
-            conf, OFFERED_BIN_COUNTS, MAX_SWEEP_BINS, DRAWS, SWEEP_DRAWS, part_generator(seed, dataset_name, name, "floor")))
+        spread = stage(f"{part}: bootstrap", bootstrap_spread, conf, correct, losses, OFFERED_BIN_COUNTS, RESAMPLES,
+                       part_generator(seed, dataset_name, name, "bootstrap"))
+        floor = stage(f"{part}: noise floor", noise_floor, conf, OFFERED_BIN_COUNTS, MAX_SWEEP_BINS, DRAWS,
+                      SWEEP_DRAWS, part_generator(seed, dataset_name, name, "floor"))
         del losses
 
-        def rest():
+        def rest(conf, correct):
             blocks = _temperature_blocks(conf.shape[0], conf.shape[1])
             sweeps = [ece_sweep(conf[b], correct, MAX_SWEEP_BINS) for b in blocks]
             mesh = np.linspace(0.0, 1.0, CURVE_POINTS)
@@ -150,7 +173,7 @@ def child(path):
                     SmoothCurve(mesh, np.concatenate([c.accuracy for c in curves]),
                                 np.concatenate([c.density for c in curves])))
 
-        sweep, smooth, curve = stage(f"{part}: sweep + smooth", rest)
+        sweep, smooth, curve = stage(f"{part}: sweep + smooth", rest, conf, correct)
         parts[part] = PartAnalysis(part, int(labels.size), spread, floor, sweep, smooth, curve)
         del conf
     test_rows = int(part_masks(dataset)["test"].sum())

@@ -67,7 +67,8 @@ def main():
         seconds, _, _ = build(work / "plain")
         plain_html = gz(work / "plain" / "index.html")
         print(f"without --data: {seconds:.1f} s, index.html {plain_html:,} B gzip")
-        print(f"{'n × K':>16} {'build':>8} {'peak RSS':>10} {'yours.js gz':>13} {'analysis gz':>13} {'index.html gz':>15}")
+        print(f"{'n × K':>16} {'build':>8} {'peak RSS':>10} {'yours.js gz':>13} {'analysis gz':>13} "
+              f"{'index.html gz':>15}")
         for n, k in sizes:
             data = synthetic(work / f"model-{n}x{k}.npz", n, k)
             seconds, peak, _ = build(work / f"site-{n}x{k}", "--data", str(data))
@@ -76,7 +77,8 @@ def main():
             marks = {name: "" if size <= BUDGETS[name] else " OVER" for name, size in sizes_gz.items()}
             html = gz(site / "index.html")
             print(f"{n:>7,} × {k:<6,} {seconds:7.1f}s {peak:8.0f} MiB {sizes_gz['yours.js']:>11,} B{marks['yours.js']}"
-                  f" {sizes_gz['yours-analysis.js']:>11,} B{marks['yours-analysis.js']} {html:>11,} B (+{html - plain_html:,})")
+                  f" {sizes_gz['yours-analysis.js']:>11,} B{marks['yours-analysis.js']}"
+                  f" {html:>11,} B (+{html - plain_html:,})")
         print("(peak RSS: the largest of this run's children so far; budgets: yours.js 300 KB, analysis 100 KB gzip)")
 
 

@@ -56,47 +56,104 @@ public API (documented in the README):
 Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only these names (a test checks it).
 """
 
-from .binning import SCHEMES, ReliabilityBins, ece, equal_mass_bounds, max_gap, mce, reliability_bins
+from . import datasets, rng
 from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
+from .binning import SCHEMES, ReliabilityBins, ece, equal_mass_bounds, max_gap, mce, reliability_bins
 from .blocks import BLOCK_ELEMENTS, block_shape, row_chunks
 from .bootstrap import (
-    DEFAULT_RESAMPLES, BootstrapDraws, BootstrapSpread, ScoreSet, bootstrap_draws, bootstrap_spread, count_prefix,
-    quantile_standard_error, resample_counts,
+    DEFAULT_RESAMPLES,
+    BootstrapDraws,
+    BootstrapSpread,
+    ScoreSet,
+    bootstrap_draws,
+    bootstrap_spread,
+    count_prefix,
+    quantile_standard_error,
+    resample_counts,
 )
-from . import datasets, rng
+from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
+from .classwise import classwise_bins, classwise_ece, static_calibration_error
+from .compare import (
+    CALIBRATORS,
+    COMPARE_SCORES,
+    MAX_AFFINE_CLASSES,
+    Comparison,
+    compare_calibrators,
+    inf_quantiles,
+    method_row_scores,
+)
+from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
-from .paired import PairedDifference, paired_difference
 from .io import (
-    DEFAULT_SPLIT_SEED, MIN_PART_ROWS, SPLIT_NONE_NOTE, InputError, Predictions, load_predictions, split_masks,
+    DEFAULT_SPLIT_SEED,
+    MIN_PART_ROWS,
+    SPLIT_NONE_NOTE,
+    InputError,
+    Predictions,
+    load_predictions,
+    split_masks,
 )
 from .io_checks import BOUND_MARGIN, fit_warnings
-from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
-from .classwise import classwise_bins, classwise_ece, static_calibration_error
-from .compare import CALIBRATORS, COMPARE_SCORES, MAX_AFFINE_CLASSES, Comparison, compare_calibrators
-from .compare import inf_quantiles, method_row_scores
-from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
+from .paired import PairedDifference, paired_difference
 from .quantiles import (
-    FLOOR_QUANTILES, SPREAD_QUANTILES, SWEEP_QUANTILES, count_quantiles, order_statistic_ranks, quantile_interval,
+    FLOOR_QUANTILES,
+    SPREAD_QUANTILES,
+    SWEEP_QUANTILES,
+    count_quantiles,
+    order_statistic_ranks,
+    quantile_interval,
     sorted_quantiles,
 )
 from .refit import Balance, fit_weighted_temperatures, marginal_balance, nll_beta_derivatives, weighted_nll
 from .rowscores import log_normaliser, row_scores_over_grid
 from .runs import (
-    BinLayout, bin_layout, bin_positions, bins_by_count, binnings_over_counts, ece_from_prefix, ece_sweep,
-    mce_over_counts, prefix_sums, rows_order, sort_rows,
+    BinLayout,
+    bin_layout,
+    bin_positions,
+    binnings_over_counts,
+    bins_by_count,
+    ece_from_prefix,
+    ece_sweep,
+    mce_over_counts,
+    prefix_sums,
+    rows_order,
+    sort_rows,
 )
 from .scaling import (
-    GridMetrics, brier, grid_metrics, log_softmax, nll, predicted_class, scaled_probs, scores_over_grid, top_label,
+    GridMetrics,
+    brier,
+    grid_metrics,
+    log_softmax,
+    nll,
+    predicted_class,
+    scaled_probs,
+    scores_over_grid,
+    top_label,
 )
 from .smooth import (
-    SmoothCurve, SmoothECE, deposit, eval_points, interpolate, mesh_points, reflected_gaussian_smooth, smooth_ece,
-    smooth_ece_at, smooth_on, smooth_reliability,
+    SmoothCurve,
+    SmoothECE,
+    deposit,
+    eval_points,
+    interpolate,
+    mesh_points,
+    reflected_gaussian_smooth,
+    smooth_ece,
+    smooth_ece_at,
+    smooth_on,
+    smooth_reliability,
 )
 from .subgroups import (
-    CONDITIONS, POOLED, GroupMetrics, SubgroupAnalysis, fit_group_temperatures, group_metrics, row_scores,
+    CONDITIONS,
+    POOLED,
+    GroupMetrics,
+    SubgroupAnalysis,
+    fit_group_temperatures,
+    group_metrics,
+    row_scores,
     subgroup_analysis,
 )
 from .validation import positive_int

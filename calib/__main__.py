@@ -26,13 +26,11 @@ import sys
 
 import numpy as np
 
-from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
-from .io import (
-    DEFAULT_SPLIT_SEED, INPUT_KINDS, SPLIT_NONE_NOTE, SPLIT_RULES, InputError, load_predictions, split_masks,
-)
-from .io_checks import fit_warnings
 from .binning import SCHEMES
 from .compare import add_compare_command, run_compare_command
+from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
+from .io import DEFAULT_SPLIT_SEED, INPUT_KINDS, SPLIT_NONE_NOTE, SPLIT_RULES, InputError, load_predictions, split_masks
+from .io_checks import fit_warnings
 from .scaling import grid_metrics
 
 N_BINS = 15

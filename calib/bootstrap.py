@@ -30,9 +30,7 @@ import numpy as np
 from .binning import SCHEMES, adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, sort_by_confidence
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 from .runs import bin_layout, ece_from_prefix, sort_rows
-from .validation import (
-    as_bin_counts, as_correct, as_generator, as_probability_rows, as_quantile_levels, positive_int,
-)
+from .validation import as_bin_counts, as_correct, as_generator, as_probability_rows, as_quantile_levels, positive_int
 
 __all__ = [
     "DEFAULT_RESAMPLES", "resample_counts", "count_prefix", "ScoreSet", "BootstrapDraws", "bootstrap_draws",
@@ -128,7 +126,10 @@ class BootstrapDraws(NamedTuple):
 
 
 def _as_example_scores(values, shape, name, bounds=None):
-    """Per-example scores as float64 (G, n), finite and within ``bounds`` if given; else ``ValueError`` naming ``name``."""
+    """Per-example scores as float64 (G, n), finite and within ``bounds`` if given.
+
+    Otherwise a ``ValueError`` naming ``name``.
+    """
     scores = np.asarray(values, dtype=np.float64)
     if scores.size != int(np.prod(shape)) or not np.all(np.isfinite(scores)):
         raise ValueError(f"{name} must be finite with the shape of confidence {shape}")
@@ -157,7 +158,8 @@ def _ece_block(compact, order, sorted_conf, hits, residuals, scale, layout, unio
         np.cumsum((w * residual).ravel(), out=value_prefix[1:])
         del w
         # equal-width bins: fixed runs of the sorted order
-        at_edges = value_prefix[row_start + layout.ends[g][None, :]] - value_prefix[row_start + layout.starts[g][None, :]]
+        at_edges = (value_prefix[row_start + layout.ends[g][None, :]]
+                    - value_prefix[row_start + layout.starts[g][None, :]])
         width_draws = np.add.reduceat(np.abs(at_edges), layout.first, axis=1) / n
         # adaptive bins: equal-mass groups of each resampled multiset
         at = _flat_prefix_at(weight_prefix, value_prefix, residual, union, n)

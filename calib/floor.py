@@ -90,7 +90,10 @@ def segment_cdfs(probs, seg_start, seg_len):
 
 
 class _SortedUniforms(NamedTuple):
-    """``columns`` independent columns of ``draws`` uniforms, each sorted, as int64 keys ``(column << 41) + u·2**40``."""
+    """``columns`` independent columns of ``draws`` uniforms, each sorted.
+
+    Stored as int64 keys ``(column << 41) + u·2**40``.
+    """
 
     keys: np.ndarray   # (columns · draws,) ascending
     rank: np.ndarray   # (columns, draws): sorted position of draw s in column c

@@ -65,9 +65,20 @@ import numpy.lib.format as npy_format
 
 from .datasets import even_odd_split
 from .io_checks import (
-    CALIBRATION_INDEX_NAMES, PROBABILITY_SUM_TOLERANCE, SAVEZ_HINT, TEST_INDEX_NAMES, InputError,
-    check_not_probabilities, check_one_based, check_one_hot, check_probability_rows, extension_hint, fail, label_hint,
-    row_name, split_from_indices,
+    CALIBRATION_INDEX_NAMES,
+    PROBABILITY_SUM_TOLERANCE,
+    SAVEZ_HINT,
+    TEST_INDEX_NAMES,
+    InputError,
+    check_not_probabilities,
+    check_one_based,
+    check_one_hot,
+    check_probability_rows,
+    extension_hint,
+    fail,
+    label_hint,
+    row_name,
+    split_from_indices,
 )
 from .io_csv import read_csv
 

@@ -198,11 +198,13 @@ def fit_warnings(temperature, accuracy, k, bounds, part="test"):
     low, high = bounds
     out = []
     if temperature <= low * (1 + BOUND_MARGIN):
-        out.append(FitWarning("t_low_bound", f"the fitted T = {temperature:.6g} is within {BOUND_MARGIN:.0%} of the search's lower "
-                              f"bound {low:g}: do the numbers hold logits (not probabilities or sigmoid outputs)?"))
+        out.append(FitWarning("t_low_bound", f"the fitted T = {temperature:.6g} is within {BOUND_MARGIN:.0%} "
+                              f"of the search's lower bound {low:g}: do the numbers hold logits "
+                              "(not probabilities or sigmoid outputs)?"))
     elif temperature >= high * (1 - BOUND_MARGIN):
-        out.append(FitWarning("t_high_bound", f"the fitted T = {temperature:.6g} is within {BOUND_MARGIN:.0%} of the search's upper "
-                              f"bound {high:g}: the scores barely predict the labels; do labels and rows match?"))
+        out.append(FitWarning("t_high_bound", f"the fitted T = {temperature:.6g} is within {BOUND_MARGIN:.0%} "
+                              f"of the search's upper bound {high:g}: the scores barely predict the labels; "
+                              "do labels and rows match?"))
     if accuracy <= 1 / k:  # count/n and 1/K: equal rationals round to the same double
         out.append(FitWarning("chance_accuracy", f"accuracy on the {part} rows is {accuracy:.1%}, no better than "
                               f"chance (1/K = {1 / k:.1%}): check that the labels match the classes' order"))

@@ -130,7 +130,8 @@ def fit_weighted_temperatures(logits, labels, weights, bounds=DEFAULT_BOUNDS, to
 
 
 def nll_beta_derivatives(logits, labels, temperature, weights=None):
-    """Slope and curvature of mean NLL in β = 1/T at ``temperature``: ``(slope, curvature)``, nats per unit β (and per β²).
+    """Slope and curvature of mean NLL in β = 1/T at ``temperature``: ``(slope, curvature)``, nats per unit β
+    (and per β²).
 
     With p = softmax(β z) for one row, −log p_y = −β z_y + log Σ_k exp(β z_k), so
 

@@ -20,7 +20,13 @@ from typing import NamedTuple, Tuple
 import numpy as np
 
 from .binning import (
-    SCHEMES, ReliabilityBins, adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, max_gap, sort_by_confidence,
+    SCHEMES,
+    ReliabilityBins,
+    adaptive_bins_sorted,
+    equal_mass_bounds,
+    equal_width_bins,
+    max_gap,
+    sort_by_confidence,
     stable_order,
 )
 from .validation import as_bin_counts, as_correct, as_probability_rows, check_choice, positive_int

@@ -174,7 +174,8 @@ def _point_view(part_an, part_pre, j, grid_index, temperature):
         setattr(view, f"floor_sweep_{s}", {b: _quantile_ns(floor.sweep[scheme][j, b - 1], ("mid", "hi"))
                                            for b in range(1, max_bins + 1)})
         setattr(view, f"sweep_range_{s}", SimpleNamespace(lo=float(sweep.min()), hi=float(sweep.max())))
-        setattr(view, f"above_floor_{s}", [b for b in range(1, max_bins + 1) if sweep[b - 1] > floor.sweep[scheme][j, b - 1, 1]])
+        setattr(view, f"above_floor_{s}",
+                [b for b in range(1, max_bins + 1) if sweep[b - 1] > floor.sweep[scheme][j, b - 1, 1]])
         bands = {}
         for b, band in floor.band[scheme].items():
             stats = part_pre.bins[scheme][b]
@@ -276,7 +277,8 @@ def _gap(result, t1_index, fitted_index):
 
 def _metrics_view(metrics):
     """One :class:`calib.subgroups.GroupMetrics` as a namespace: ``n``, ``accuracy``, ``conf``, ``nll``,
-    ``brier``, ``ece_w[B]`` / ``ece_a[B]`` (the engine's bin counts) and ``ece`` (``TABLE_BINS``, 15, equal-width bins)."""
+    ``brier``, ``ece_w[B]`` / ``ece_a[B]`` (the engine's bin counts) and ``ece`` (``TABLE_BINS``, 15,
+    equal-width bins)."""
     view = SimpleNamespace(n=metrics.n, accuracy=metrics.accuracy, conf=metrics.mean_confidence,
                            nll=metrics.nll, brier=metrics.brier)
     for scheme, s in SCHEME_KEYS.items():
@@ -343,5 +345,6 @@ def build_analysis_facts(precomputed, analyses):
     if spreads:
         an.fit_q = _quantile_ns(spreads[0].quantiles, ("lo", "mid", "hi"))
     for name, analysis in analyses.datasets.items():
-        setattr(an, fact_key(name), _dataset_view(precomputed.datasets[name], analysis, analyses.grid, analyses.t1_index))
+        view = _dataset_view(precomputed.datasets[name], analysis, analyses.grid, analyses.t1_index)
+        setattr(an, fact_key(name), view)
     return {"an": an}

@@ -22,7 +22,16 @@ import numpy as np
 
 from calib import CONDITIONS, POOLED, SCHEMES
 
-from .payload import RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, delta_encode, group_metrics_payload, pack, pack_rows, to_units
+from .payload import (
+    RATE_SCALE,
+    SCHEMA_VERSION,
+    SCORE_SCALE,
+    delta_encode,
+    group_metrics_payload,
+    pack,
+    pack_rows,
+    to_units,
+)
 from .settings import SUBGROUP_BIN_COUNTS, TABLE_BINS
 
 __all__ = ["ANALYSIS_SCHEMA_VERSION", "analysis_payload", "subgroups_payload"]

@@ -6,7 +6,8 @@
 dataset's calibration and test rows: ``n_cal``, ``n_test``, ``rows`` (the table, one namespace per method in
 :data:`calib.CALIBRATORS` order, for the template) and ``<method key>.<score>`` with ``value``, ``change``
 (method − temperature scaling), ``lo``/``hi`` (the paired 5–95% range), ``lower`` (share of resamples where the
-method scores lower), ``finite`` / ``lo_finite`` / ``hi_finite`` (False where that value is infinite); ``<method key>.zero_rows``.
+method scores lower), ``finite`` / ``lo_finite`` / ``hi_finite`` (False where that value is infinite);
+``<method key>.zero_rows``.
 ``by.resamples``, ``by.bins`` — the comparison's resamples and bins; ``by.q`` (``lo``, ``hi``: 0.05, 0.95).
 
 ``by.binned`` — what binned ECE sees (overconfident): for histogram binning (``hist``) and temperature scaling
@@ -30,14 +31,31 @@ from types import SimpleNamespace
 import numpy as np
 
 from calib import (
-    CALIBRATORS, COMPARE_SCORES, DEFAULT_RESAMPLES, SPREAD_QUANTILES, MatrixScaling, VectorScaling, classwise_ece,
-    compare_calibrators, ece, fit_temperature, fit_weighted_temperatures, inf_quantiles, load, method_row_scores, nll,
-    nll_beta_derivatives, part_masks, resample_counts, scaled_probs, smooth_ece,
+    CALIBRATORS,
+    COMPARE_SCORES,
+    DEFAULT_RESAMPLES,
+    SPREAD_QUANTILES,
+    MatrixScaling,
+    VectorScaling,
+    classwise_ece,
+    compare_calibrators,
+    ece,
+    fit_temperature,
+    fit_weighted_temperatures,
+    inf_quantiles,
+    load,
+    method_row_scores,
+    nll,
+    nll_beta_derivatives,
+    part_masks,
+    resample_counts,
+    scaled_probs,
+    smooth_ece,
 )
 
 from .facts import fact_key
-from .sources import source_link
 from .settings import ANALYSIS_SEED, REFIT_TOLERANCE, TABLE_BINS
+from .sources import source_link
 
 __all__ = ["COMPARED_DATASETS", "ROW_SIZES", "T_DRAWS", "AFFINE_DRAWS", "ABSTAIN_THRESHOLD", "RC_COVERAGES",
            "build_beyond_facts", "comparison_view", "rows_study", "delta_method_se", "selective", "literature"]
@@ -243,6 +261,7 @@ def build_beyond_facts(precomputed=None):
         cmp[fact_key(name)], fitted[name] = comparison_view(result), result.calibrators
     study = _split(STUDY_DATASET)
     by = SimpleNamespace(cmp=SimpleNamespace(**cmp), resamples=DEFAULT_RESAMPLES, bins=TABLE_BINS,
-                         q=SimpleNamespace(lo=SPREAD_QUANTILES[0], hi=SPREAD_QUANTILES[-1]), binned=_binned_view(*study), rows=rows_study(*study, fitted[STUDY_DATASET]),
+                         q=SimpleNamespace(lo=SPREAD_QUANTILES[0], hi=SPREAD_QUANTILES[-1]),
+                         binned=_binned_view(*study), rows=rows_study(*study, fitted[STUDY_DATASET]),
                          decide=_decide_view(*study), contrasts=list(BIN_CONTRASTS))
     return {"by": by, "lit": literature()}

@@ -53,7 +53,8 @@ def content_folder(content_root, lang):
     folder = Path(content_root) / lang
     if not folder.is_dir():
         found = sorted(p.name for p in Path(content_root).iterdir() if p.is_dir() and _LANGUAGE_TAG.fullmatch(p.name))
-        raise BuildError(f"--lang {lang}: there is no content folder {folder} (languages: {', '.join(found) or 'none'})")
+        raise BuildError(f"--lang {lang}: there is no content folder {folder} "
+                         f"(languages: {', '.join(found) or 'none'})")
     return folder
 
 
@@ -192,7 +193,8 @@ def require_same_sections(reference, sections, folder):
         raise BuildError(f"{Path(folder) / name}: section file is missing ({theirs[name]} has it; "
                          "copy it there to translate it)")
     for name in sorted(mine - set(theirs)):
-        raise BuildError(f"{Path(folder) / name}: section file has no counterpart in {theirs and next(iter(theirs.values())).parent}")
+        raise BuildError(f"{Path(folder) / name}: section file has no counterpart in "
+                         f"{theirs and next(iter(theirs.values())).parent}")
 
 
 def load_sections(content_dir):
@@ -290,8 +292,10 @@ def render_section(section, env, context, render_component, strings):
         where = re.sub(r"<[^>]+>", "", heading.group(1)).strip() if heading else section.slug
         template = strings["meta"]["table_region"]
         count = iter(range(1, html.count("<table>") + 1))
-        html = re.sub("<table>", lambda m: '<div class="table-wrap" tabindex="0" role="region" aria-label="{}">\n<table>'.format(
-            template.replace("{number}", str(next(count))).replace("{section}", where).replace('"', "&quot;")), html)
+        html = re.sub("<table>", lambda m: (
+            '<div class="table-wrap" tabindex="0" role="region" aria-label="{}">\n<table>'.format(
+                template.replace("{number}", str(next(count))).replace("{section}", where).replace('"', "&quot;"))),
+            html)
         html = html.replace("</table>", "</table>\n</div>")
     html = _FIRST_HEADING.sub(lambda m: f'<{m.group(1)} id="{section.slug}-title"{m.group(2)}>', html, count=1)
     stray = _ANY_COMPONENT.search(_COMPONENT.sub("", html))

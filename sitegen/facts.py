@@ -56,8 +56,16 @@ from calib import rng
 from .payload import RATE_SCALE, shares_summing_to
 from .precompute import base_grid
 from .settings import (
-    EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, OFFERED_BIN_COUNTS, TABLE_BINS,
-    VERDICT_MAX_BINS, WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
+    EXAMPLE_LIST_MAX_ROWS,
+    FIT_BOUNDS,
+    FIT_TOLERANCE,
+    GRID_BOUNDS,
+    GRID_POINTS,
+    OFFERED_BIN_COUNTS,
+    TABLE_BINS,
+    VERDICT_MAX_BINS,
+    WORKED_EXAMPLE,
+    WORKED_EXAMPLE_BINS,
 )
 from .sources import SOURCES_FILE, load_sources, source_facts
 

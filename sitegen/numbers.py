@@ -135,6 +135,6 @@ def number_filters(fmt=None):
     return {name: functools.partial(function, fmt=fmt) for name, function in _FILTER_FUNCTIONS.items()}
 
 
-_FILTER_FUNCTIONS = {"fixed": fixed, "pct": pct, "pp": pp, "num": num, "sig": sig, "temp": temp, "vec": vec, "thousands": thousands,
-                     "interval": interval, "seq": seq, "series": series}
+_FILTER_FUNCTIONS = {"fixed": fixed, "pct": pct, "pp": pp, "num": num, "sig": sig, "temp": temp, "vec": vec,
+                     "thousands": thousands, "interval": interval, "seq": seq, "series": series}
 FILTERS = dict(_FILTER_FUNCTIONS)  # the English filters, as plain functions

@@ -26,21 +26,28 @@ import markupsafe
 
 from . import user_model
 from .analysis_payload import analysis_payload
-from .cache import cached
 from .assets import APP_SCRIPT, inline_script, read_script, read_static, shipped
+from .cache import cached
 from .content import render_section, require_strings
 from .downloads import data_csv, metrics_csv
 from .embeds import embed_snippet, oembed_json, page_widgets, render_embed
 from .errors import BuildError
 from .figures import figure_colours, figure_file
 from .numbers import number_filters as localised_number_filters
-from .page_strings import filled_strings, require_script_strings, strings_json as make_strings_json
+from .page_strings import filled_strings, require_script_strings
+from .page_strings import strings_json as make_strings_json
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .reproduce import run_reproduction
 from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
 from .templating import (
-    content_environment, figure_path, heading_text, math_filters, page_context, render_template, template_environment,
+    content_environment,
+    figure_path,
+    heading_text,
+    math_filters,
+    page_context,
+    render_template,
+    template_environment,
 )
 
 __all__ = ["Edition", "app_script", "assemble_files", "assemble_single_file"]
@@ -140,16 +147,18 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
     for edition in editions:
         site_root = "../" * (edition.folder.count("/") + 1) if edition.folder else ""
         shared, strings, strings_json, number_filters = _edition_context(
-            root, env, precomputed, analyses, facts, edition, _languages(edition, editions, base_url), js, reproduce, core,
-            site_root=site_root, downloads_root=site_root, figure_files=True, user=user)
+            root, env, precomputed, analyses, facts, edition, _languages(edition, editions, base_url), js, reproduce,
+            core, site_root=site_root, downloads_root=site_root, figure_files=True, user=user)
         widgets = page_widgets(root, edition, strings, base_url=base_url)
-        files[_page_path(edition)] = _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
-                                                  inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
-                                                  inline_scripts=None, edition_note=None)
+        files[_page_path(edition)] = _render_page(
+            root, env, shared, strings, number_filters, edition, widgets, strings_json,
+            inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
+            inline_scripts=None, edition_note=None)
         for widget in widgets:
             files[widget.path] = render_embed(env, shared, widget, strings_json, css, embed_script)
             if widget.oembed:
-                files[widget.path[:-len(".html")] + ".oembed.json"] = oembed_json(widget, strings, base_url, edition.folder)
+                oembed = oembed_json(widget, strings, base_url, edition.folder)
+                files[widget.path[:-len(".html")] + ".oembed.json"] = oembed
         for name, svg in edition.figures.items():
             files[figure_path(name, edition.lang)] = figure_file(svg, colours)
     files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
@@ -238,7 +247,8 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
             widget = boxes[name]
             # In a textarea only "&" and "<" need escaping: the quotes stay quotes (fewer bytes).
             code = embed_snippet(widget).replace("&", "&amp;").replace("<", "&lt;")
-            html += render_template(env, "embed-box.html.j2", dict(shared, widget=widget, snippet=markupsafe.Markup(code)))
+            html += render_template(env, "embed-box.html.j2",
+                                    dict(shared, widget=widget, snippet=markupsafe.Markup(code)))
         return html
 
     content_env = content_environment()

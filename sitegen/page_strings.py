@@ -71,7 +71,8 @@ def filled_strings(strings, facts, datasets):
 # names the table (ui[key], another name for it) could read a string script_ui leaves out.
 _UI_NAME = re.compile(r"\bui\.([A-Za-z_]\w*)")
 _UI_KEY = re.compile(r'\bui\[\s*"([\w-]+)"\s*(\+)?')
-_UI_OTHER = re.compile(r'\bui\[(?!\s*"[\w-]+"\s*[\]+])|(?<!\bui = CT\.strings\(\))(?<!\bui=CT\.strings\(\))\.ui\b(?!\s*[.\[])')
+_UI_OTHER = re.compile(r'\bui\[(?!\s*"[\w-]+"\s*[\]+])'
+                       r'|(?<!\bui = CT\.strings\(\))(?<!\bui=CT\.strings\(\))\.ui\b(?!\s*[.\[])')
 
 
 def script_ui(ui, script):
@@ -103,8 +104,8 @@ def require_script_strings(script, strings):
     for name, body in script_files(script):
         for match in _UI_NAME.finditer(body):
             if match.group(1) not in strings["ui"]:
-                raise BuildError(f"{_missing(strings['ui'], match.group(1)) or 'strings.toml: [ui] lacks ' + match.group(1)}"
-                                 f" (static/js/{name} reads ui.{match.group(1)})")
+                lacking = _missing(strings['ui'], match.group(1)) or 'strings.toml: [ui] lacks ' + match.group(1)
+                raise BuildError(f"{lacking} (static/js/{name} reads ui.{match.group(1)})")
 
 
 def strings_json(strings, script):

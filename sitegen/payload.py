@@ -243,7 +243,8 @@ def _by_count(table):
 
 def _part_payload(part, t1_index, ece_counts=SELECTABLE_BIN_COUNTS, with_bins=True):
     def by_scheme(table, scale, counts):
-        return {s: _by_count(_same_as_earlier({str(b): grid_series(to_units(table[s][b], scale), t1_index) for b in counts}))
+        return {s: _by_count(_same_as_earlier({str(b): grid_series(to_units(table[s][b], scale), t1_index)
+                                               for b in counts}))
                 for s in SCHEMES}
 
     payload = {
@@ -257,8 +258,9 @@ def _part_payload(part, t1_index, ece_counts=SELECTABLE_BIN_COUNTS, with_bins=Tr
         "mce": by_scheme(part.mce, RATE_SCALE, OFFERED_BIN_COUNTS),
     }
     if with_bins:
-        payload["bins"] = {s: _same_as_earlier({str(b): _bins_payload(part.bins[s][b], s, to_units(part.ece[s][b], RATE_SCALE),
-                                                                      part.n) for b in OFFERED_BIN_COUNTS})
+        payload["bins"] = {s: _same_as_earlier({str(b): _bins_payload(part.bins[s][b], s,
+                                                                      to_units(part.ece[s][b], RATE_SCALE), part.n)
+                                                for b in OFFERED_BIN_COUNTS})
                            for s in SCHEMES}
     return payload
 
@@ -425,4 +427,6 @@ def to_script(function_name, payload):
     ``</`` is escaped so the JSON can also be inlined in an HTML ``<script>``.
     """
     body = to_json(payload).replace("</", "<\\/")
-    return f"window.CalibTutorial=window.CalibTutorial||{{}};(window.CalibTutorial.pending=window.CalibTutorial.pending||[]).push([\"{function_name}\",{body}]);\n"
+    return (f"window.CalibTutorial=window.CalibTutorial||{{}};"
+            "(window.CalibTutorial.pending=window.CalibTutorial.pending||[])"
+            f".push([\"{function_name}\",{body}]);\n")

@@ -7,9 +7,15 @@ tolerance, bootstrap resamples, noise-floor draws), the name below refers to
 that default rather than typing the number again.
 """
 
+from calib import (
+    DATASET_NAMES,
+    DEFAULT_BOUNDS,
+    DEFAULT_DRAWS,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SWEEP_DRAWS,
+    DEFAULT_TOLERANCE,
+)
 from calib import datasets as _recipes
-from calib import DATASET_NAMES, DEFAULT_BOUNDS, DEFAULT_DRAWS, DEFAULT_RESAMPLES, DEFAULT_SWEEP_DRAWS, DEFAULT_TOLERANCE
-
 
 # The payload's display units (the scripts read them from the core payload's "units"): rates (ECE,
 # accuracy, confidence) in 1e-3, scores (NLL in nats, Brier) in 1e-5.
@@ -23,7 +29,8 @@ GRID_DIGITS = 8
 __all__ = [
     "DATASETS", "WORKED_EXAMPLE", "DEFAULT_DATASET",
     "FIT_BOUNDS", "FIT_TOLERANCE", "GRID_POINTS", "GRID_BOUNDS", "SIGNIFICANT_DIGITS",
-    "OFFERED_BIN_COUNTS", "SELECTABLE_BIN_COUNTS", "MAX_SWEEP_BINS", "TABLE_BINS", "PROSE_FEW_BINS", "SUBGROUP_BIN_COUNTS",
+    "OFFERED_BIN_COUNTS", "SELECTABLE_BIN_COUNTS", "MAX_SWEEP_BINS", "TABLE_BINS", "PROSE_FEW_BINS",
+    "SUBGROUP_BIN_COUNTS",
     "SHOWCASE_SIZE", "EXAMPLE_LIST_MAX_ROWS", "WORKED_EXAMPLE_BINS", "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T",
     "ANALYSIS_SEED", "RESAMPLES", "DRAWS", "SWEEP_DRAWS", "SUBGRID_STEP", "CURVE_POINTS",
     "QUOTED_RESAMPLES", "MONTE_CARLO_LEVEL", "FIT_SPREAD_TRUTH", "FIT_RESAMPLES", "TRUTH_DRAWS", "FIT_SPREAD_QUANTILES",
@@ -43,12 +50,14 @@ GRID_BOUNDS = FIT_BOUNDS        # the grid spans the fit's interval, so every fi
 SIGNIFICANT_DIGITS = 10         # grid temperatures and fitted T are rounded to this many digits
 
 # --- your own model (build.py --data) ------------------------------------------------------------
-USER_SLUG = "yours"             # the reader's dataset in file names, payload keys and the #state/ hash (never their name)
+USER_SLUG = "yours"             # the reader's dataset in file names, payload keys and the #state/ hash
+                                # (never their name)
 USER_MAX_NAME_CHARS = 120       # --name: longest display name
 USER_MAX_DESCRIPTION_CHARS = 600  # --description: longest description
 USER_MAX_LABEL_CHARS = 80       # longest class or group name in the file
 USER_MAX_GROUPS = 20            # most distinct groups (each gets its own views and payload section)
-USER_BAR_CLASSES = 10           # with more classes, an example's bars show the top USER_BAR_CLASSES - 1 and "all others"
+USER_BAR_CLASSES = 10           # with more classes, an example's bars show the top USER_BAR_CLASSES - 1
+                                # and "all others"
 USER_SWEEP_ROWS = (1, 5, 10, 15, 20, 30, 50)  # bin counts of the report's "ECE against the number of bins" table
 
 # --- bins ---------------------------------------------------------------------------------------
@@ -56,7 +65,8 @@ OFFERED_BIN_COUNTS = (4, 5, 10, 15, 20)  # bin counts with every view on the ful
                                 # the dataset file, bootstrap spreads and noise-floor bands, group diagrams
 MAX_SWEEP_BINS = 50             # the bin-count sweep runs over 1..50 bins
 SELECTABLE_BIN_COUNTS = tuple(range(1, MAX_SWEEP_BINS + 1))  # the bin counts a reader can choose: ECE on the
-                                # full grid in the dataset file; the others' diagrams and MCE in data/<name>-<part>-bins.js
+                                # full grid in the dataset file; the others' diagrams and MCE in
+                                # data/<name>-<part>-bins.js
 TABLE_BINS = 15                 # the tables' ECE and the subgroups' reliability bins (as Guo et al. report)
 PROSE_FEW_BINS = 5              # the small bin count the prose sets against TABLE_BINS and MAX_SWEEP_BINS
 SUBGROUP_BIN_COUNTS = (5, 10, 15, 20)  # bin counts of the subgroup table's ECEs
@@ -93,7 +103,8 @@ LARGE_PART_ROWS = 20_000
 QUOTED_ROW_BUDGET = QUOTED_RESAMPLES * LARGE_PART_ROWS
 
 # --- prose --------------------------------------------------------------------------------------
-VERDICT_MAX_BINS = 12           # the paradox lists the bin counts 1..12 at which the fit lowers or raises the six-row ECE
+VERDICT_MAX_BINS = 12           # the paradox lists the bin counts 1..12 at which the fit lowers or raises
+                                # the six-row ECE
 
 # --- languages ----------------------------------------------------------------------------------
 # Every edition the default build writes: language tag → its folder in the site ("" is the root, whose

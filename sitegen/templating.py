@@ -67,7 +67,8 @@ def math_filters(number_format):
 
     def with_math(text):
         parts = INLINE_MATH.split(str(text))
-        return markupsafe.Markup("").join(tex(part) if i % 2 else markupsafe.escape(part) for i, part in enumerate(parts))
+        return markupsafe.Markup("").join(tex(part) if i % 2 else markupsafe.escape(part)
+                                          for i, part in enumerate(parts))
 
     return {"tex": tex, "with_math": with_math}
 
@@ -120,7 +121,10 @@ def render_template(env, name, context):
         return env.get_template(name).render(context)
     except jinja2.TemplateError as error:
         base = Path(env.loader.searchpath[0]).parent
-        places = [(error.filename, error.lineno)] if isinstance(error, jinja2.TemplateSyntaxError) else template_lines(error)
+        if isinstance(error, jinja2.TemplateSyntaxError):
+            places = [(error.filename, error.lineno)]
+        else:
+            places = template_lines(error)
         where = ": ".join(f"{_relative(file, base)}:{line}" for file, line in places) or f"templates/{name}"
         what = "" if isinstance(error, (jinja2.UndefinedError, TemplateFailure)) else f"{error.__class__.__name__}: "
         raise BuildError(f"{where}: {what}{error.message or error}") from None

@@ -20,8 +20,6 @@ one bar "all others" with the rest of the probability.
 """
 
 import base64
-import csv
-import io
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -30,18 +28,36 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from calib import (
-    BOUND_MARGIN, DEFAULT_SPLIT_SEED, MIN_PART_ROWS, POOLED, Dataset, InputError, load, load_predictions, scaled_probs, split_masks,
+    BOUND_MARGIN,
+    DEFAULT_SPLIT_SEED,
+    MIN_PART_ROWS,
+    POOLED,
+    Dataset,
+    InputError,
     fit_warnings,
+    load,
+    load_predictions,
+    scaled_probs,
+    split_masks,
 )
 
 from .content import load_sections
 from .errors import BuildError
-from .precompute import (
-    Precomputed, build_grid, fit_for, grid_index, precompute_dataset, softmax_walkthrough,
-)
+from .precompute import Precomputed, build_grid, fit_for, grid_index, precompute_dataset, softmax_walkthrough
 from .settings import (
-    DATASETS, FIT_BOUNDS, FIT_TOLERANCE, SHOWCASE_SIZE, SIGNIFICANT_DIGITS, USER_BAR_CLASSES, USER_MAX_DESCRIPTION_CHARS, USER_MAX_GROUPS,
-    USER_MAX_LABEL_CHARS, USER_MAX_NAME_CHARS, USER_SLUG, USER_SWEEP_ROWS, WORKED_EXAMPLE,
+    DATASETS,
+    FIT_BOUNDS,
+    FIT_TOLERANCE,
+    SHOWCASE_SIZE,
+    SIGNIFICANT_DIGITS,
+    USER_BAR_CLASSES,
+    USER_MAX_DESCRIPTION_CHARS,
+    USER_MAX_GROUPS,
+    USER_MAX_LABEL_CHARS,
+    USER_MAX_NAME_CHARS,
+    USER_SLUG,
+    USER_SWEEP_ROWS,
+    WORKED_EXAMPLE,
 )
 
 __all__ = [

@@ -12,9 +12,9 @@ def page_inputs(precomputed):
     """``(analyses, facts, figures)`` for the session's ``precomputed`` fixture (English figures)."""
     if id(precomputed) not in _CACHE:
         from sitegen.analysis import precompute_analyses
-        from sitegen.figures import render_figures
         from sitegen.analysis_facts import build_analysis_facts
         from sitegen.facts import build_facts
+        from sitegen.figures import render_figures
 
         analyses = precompute_analyses(precomputed)
         facts = build_facts(precomputed)

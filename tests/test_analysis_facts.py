@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy import stats
+from sitegen_inputs import page_inputs
 
 import calib
 from calib import marginal_balance, row_scores
 from sitegen.analysis import fit_spread, part_generator, quote_part
 from sitegen.facts import fact_key
-from sitegen.settings import ANALYSIS_SEED, TABLE_BINS
+from sitegen.settings import TABLE_BINS
 from sitegen.sources import load_sources, source_link
-from sitegen_inputs import page_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = load_sources(ROOT / "content" / "sources.toml")
@@ -194,11 +194,13 @@ def test_quoted_spreads_match_a_resampling_loop_and_carry_their_monte_carlo_erro
     assert stats.binom.cdf(ranks[0, 0] + 1, quoted.n_resamples, 0.05) > (1 - quoted.level) / 2
     # the prose's claims about these errors
     assert rep.t1.boot.ece.mc < 0.005
-    assert max(rep.t1.explorer.ece.hi_to - rep.t1.explorer.ece.hi, rep.t1.explorer.ece.hi - rep.t1.explorer.ece.hi_from) > 0.01
+    band = rep.t1.explorer.ece
+    assert max(band.hi_to - band.hi, band.hi - band.hi_from) > 0.01
 
 
 def test_explorer_redraw_is_the_explorer_band(inputs):
-    """quote_part redraws the explorer's own 200 resamples: its quantiles equal the explorer's band at both temperatures."""
+    """quote_part redraws the explorer's own 200 resamples: its quantiles equal the explorer's band at both
+    temperatures."""
     precomputed, analyses, _ = inputs
     for name in SPLIT:
         analysis = analyses.datasets[name]
@@ -231,7 +233,8 @@ def test_fit_spread_agrees_with_one_fit_at_a_time(inputs):
     z, y = split_rows("sim-600", "calibration")
     assert spread.t == precomputed.datasets["sim-600"].fitted_t and spread.truth == 1.8 and spread.n == y.size == 300
     raw = analyses.datasets["sim-600"].fit_spread
-    assert spread.reach == np.mean(raw.bootstrap >= raw.truth) and spread.below == np.mean(raw.under_truth <= raw.fitted_t)
+    assert (spread.reach == np.mean(raw.bootstrap >= raw.truth)
+            and spread.below == np.mean(raw.under_truth <= raw.fitted_t))
     rng = np.random.default_rng(31)
     boot = np.array([calib.fit_temperature(z[p], y[p]) for p in rng.integers(0, y.size, size=(300, y.size))])
     assert np.median(boot) == pytest.approx(spread.mid, abs=0.03)

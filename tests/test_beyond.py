@@ -48,7 +48,8 @@ def test_table_is_every_calibrator_scored_directly(sim):
             expected = {"nll": float(np.mean(-np.log(p_true))),
                         "brier": float(np.mean(np.sum((probs - np.eye(3)[yt]) ** 2, axis=1))),
                         "ece_w": calib.ece(conf, hits, 15), "ece_a": calib.ece(conf, hits, 15, "adaptive"),
-                        "cw_ece": calib.classwise_ece(probs, yt, 15), "smooth": float(calib.smooth_ece(conf, hits).value[0])}
+                        "cw_ece": calib.classwise_ece(probs, yt, 15),
+                        "smooth": float(calib.smooth_ece(conf, hits).value[0])}
         for score, value in expected.items():
             got = result.scores[score][i]
             assert (np.isinf(value) and np.isinf(got)) or abs(got - value) < 1e-9, (name, score, got, value)
@@ -160,7 +161,8 @@ def test_comparison_facts_are_the_engine(by):
     for key, name in (("mixed", "mixed"),):
         zc, yc, zt, yt = split(name)
         probs = calib.HistogramBinning().fit(zc, yc).predict_proba(zt)
-        assert getattr(by.cmp, key).histogram.nll.value == pytest.approx(np.mean(-np.log(probs[np.arange(yt.size), yt])), abs=1e-12)
+        expected = np.mean(-np.log(probs[np.arange(yt.size), yt]))
+        assert getattr(by.cmp, key).histogram.nll.value == pytest.approx(expected, abs=1e-12)
         conf, hits = top(probs, yt)
         assert getattr(by.cmp, key).histogram.ece_w.value == pytest.approx(calib.ece(conf, hits, 15), abs=1e-12)
         t = calib.fit_temperature(zc, yc)

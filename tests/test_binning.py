@@ -13,7 +13,12 @@ from sklearn.calibration import calibration_curve
 
 from calib import ece, mce, reliability_bins, top_label
 from calib.binning import (
-    adaptive_bins_sorted, equal_mass_bounds, equal_width_bins, equal_width_ids, equal_width_sums, sort_by_confidence,
+    adaptive_bins_sorted,
+    equal_mass_bounds,
+    equal_width_bins,
+    equal_width_ids,
+    equal_width_sums,
+    sort_by_confidence,
     stable_order,
 )
 
@@ -403,7 +408,8 @@ def test_equal_width_sums_count_hits_and_add_confidences_per_row_and_bin():
     np.testing.assert_allclose(conf_sum, [[0.1, 2.05], [0.49, 1.25]], rtol=1e-15)
 
 
-@given(hnp.arrays(np.float64, st.integers(0, 300), elements=st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]) | st.floats(0, 1)),
+@given(hnp.arrays(np.float64, st.integers(0, 300),
+                  elements=st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]) | st.floats(0, 1)),
        st.integers(0, 2 ** 32 - 1))
 @settings(max_examples=200, deadline=None)
 def test_stable_order_is_the_stable_argsort_whatever_the_hint(values, seed):

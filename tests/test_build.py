@@ -410,7 +410,8 @@ def test_every_widget_has_an_embed_page_in_every_language(builds):
             assert f'<html lang="{lang}"' in html and f'data-embed="{name}"' in html
             up = "../" * (folder.count("/") + 2 if folder else 1)
             assert f'data-root="{up}"' in html and f'<script defer src="{up}app.js"></script>' in html
-            assert re.search(r'<a href="\.\./index\.html#[a-z-]+" target="_blank" rel="noopener" data-full-tutorial', html)
+            assert re.search(r'<a href="\.\./index\.html#[a-z-]+" target="_blank" rel="noopener" '
+                             r'data-full-tutorial', html)
             section = re.search(r'href="\.\./index\.html#([a-z-]+)"', html).group(1)
             assert f'<section id="{section}"' in index and f'id="embed-{name}-code"' in index
             assert '<nav class="language-switch"' not in html and "<footer" not in html and "<section" not in html
@@ -439,11 +440,13 @@ def test_each_languages_page_is_within_the_first_view_budget(builds):
     shared = gzip_size(files["app.js"]) + gzip_size(files["favicon.svg"])
     for folder in LANGUAGES.values():
         page = files[f"{folder}/index.html" if folder else "index.html"]
-        assert gzip_size(page) + shared <= FIRST_VIEW_BUDGET, f"{folder or 'root'}/index.html: {gzip_size(page) + shared}"
+        assert gzip_size(page) + shared <= FIRST_VIEW_BUDGET, (
+            f"{folder or 'root'}/index.html: {gzip_size(page) + shared}")
 
 
 def test_static_figures_are_files_per_language_with_their_own_dark_colours(builds):
     import re
+
     from sitegen.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     css = (ROOT / "static" / "css" / "base.css").read_text(encoding="utf-8")
@@ -473,6 +476,7 @@ def test_static_figures_are_files_per_language_with_their_own_dark_colours(build
 def test_the_pages_strings_json_holds_what_its_scripts_read_and_no_more(builds):
     import json
     import re
+
     from sitegen.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     script = files["app.js"].decode("utf-8")
@@ -492,6 +496,7 @@ def test_the_pages_strings_json_holds_what_its_scripts_read_and_no_more(builds):
 
 def test_base_url_makes_snippets_absolute_and_writes_oembed_files(builds):
     import json
+
     from sitegen.settings import LANGUAGES
     assert builds["based"].returncode == 0, builds["based"].stderr
     files, _ = snapshot(builds["based_dir"])
@@ -506,7 +511,8 @@ def test_base_url_makes_snippets_absolute_and_writes_oembed_files(builds):
             assert set(response) == {"version", "type", "html", "width", "height", "title", "provider_name",
                                      "provider_url"}
             assert response["version"] == "1.0" and response["type"] == "rich"
-            assert all(isinstance(response[key], int) and not isinstance(response[key], bool) for key in ("width", "height"))
+            assert all(isinstance(response[key], int) and not isinstance(response[key], bool)
+                       for key in ("width", "height"))
             assert response["provider_url"] == f"{BASE_URL}/{prefix}"
             src = f"{BASE_URL}/{prefix}embed/{name}.html"
             assert response["html"].startswith(f'<iframe src="{src}" title="')

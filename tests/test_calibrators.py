@@ -11,8 +11,15 @@ import scipy.special
 
 import calib
 from calib import (
-    DirichletCalibration, EnsembleTemperatureScaling, HistogramBinning, IsotonicCalibration, MatrixScaling,
-    ScalingBinning, TemperatureScaling, VectorScaling, fit_temperature,
+    DirichletCalibration,
+    EnsembleTemperatureScaling,
+    HistogramBinning,
+    IsotonicCalibration,
+    MatrixScaling,
+    ScalingBinning,
+    TemperatureScaling,
+    VectorScaling,
+    fit_temperature,
 )
 from calib.calibrators import mean_nll, renormalise
 

@@ -236,7 +236,8 @@ def test_a_fit_at_a_bound_or_at_chance_warns_on_stderr_and_in_the_json(tmp_path)
     np.savez(tmp_path / "chance.npz", logits=np.tile(np.eye(K) * 3, (N // K, 1)), labels=np.zeros(N, int) + 1)
     done = run("fit", tmp_path / "chance.npz", "--json", "--split", "even-odd", "--input", "logits")
     report = json.loads(done.stdout)
-    assert "chance_accuracy" in [w["code"] for w in report["warnings"]]  # each class is the top one on 1 test row in K: 1/K exactly
+    # each class is the top one on 1 test row in K: 1/K exactly
+    assert "chance_accuracy" in [w["code"] for w in report["warnings"]]
     assert report["after"]["accuracy"] == pytest.approx(1 / K)
 
 

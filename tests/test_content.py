@@ -1,4 +1,5 @@
-"""The prose: no typed numbers, a reproduction program that agrees with the engine, and a built page that says what the engine computed.
+"""The prose: no typed numbers, a reproduction program that agrees with the engine, and a built page that says
+what the engine computed.
 
 (a) Every number in ``content/en/*.md`` comes from a Jinja expression, is an integer inside TeX math,
     or is on ``content/en/allowed_numbers.txt`` with a reason; ``strings.toml`` holds no decimals.
@@ -14,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from sitegen_inputs import page_inputs
 
 import calib
 from sitegen.facts import fact_key
 from sitegen.numbers import fixed, pct, pp, temp
-from sitegen_inputs import page_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content" / "en"
@@ -131,7 +132,8 @@ def test_checker_catches_what_it_should():
     assert typed_numbers("label temperature 1.8 and scikit-learn ≥ 1.8", allowed) == [
         (1, "number '1.8' typed in prose")]
     assert not typed_numbers("Guo et al. (2017) and $e^{2}$ at $T = 1$", allowed)
-    assert not typed_numbers("NLL falls to {{ six.fit.nll | fixed(5) }} at $T = {{ six.fitted_t | fixed(2) }}$", allowed)
+    assert not typed_numbers("NLL falls to {{ six.fit.nll | fixed(5) }} at $T = {{ six.fitted_t | fixed(2) }}$",
+                             allowed)
     assert not typed_numbers("{## a comment with 0.5 ##}{% set top = 12 %}[[component:nll-curve]]", allowed)
     assert not typed_numbers("1. first\n2. second", allowed)
     assert typed_numbers("see step 2. Then", allowed)
@@ -277,7 +279,8 @@ def test_intro_and_paradox_quote_the_engine(page, facts):
     six = facts["six"]
     for slug in ("intro", "paradox"):
         text = section_text(page, slug)
-        for expected in (fixed(six.t1.nll, 5), fixed(six.fit.nll, 5), pct(six.t1.ece_w[4], 1), pct(six.fit.ece_w[4], 1)):
+        for expected in (fixed(six.t1.nll, 5), fixed(six.fit.nll, 5),
+                         pct(six.t1.ece_w[4], 1), pct(six.fit.ece_w[4], 1)):
             assert expected in text, f"#{slug} should quote {expected}"
 
 
@@ -383,7 +386,8 @@ def test_held_out_quotes_the_engine(page):
     text = section_text(page, "held-out")
     data, cal, t = _split("overconfident")
     before, after = (_scores(data.logits[~cal], data.labels[~cal], temp) for temp in (1.0, t))
-    for expected in (f"{t:#.3g}", pct(before["accuracy"], 1),  # a temperature: three significant digits pct(before["conf"], 1), pct(after["conf"], 1),
+    # a temperature: three significant digits pct(before["conf"], 1), pct(after["conf"], 1),
+    for expected in (f"{t:#.3g}", pct(before["accuracy"], 1),
                      pct(before["ece"], 1), pct(after["ece"], 1), fixed(before["nll"], 5), fixed(after["nll"], 5)):
         assert expected in text, f"#held-out should quote {expected}"
     assert abs(t - 2.0) < 0.1, "the over-confident set's logits were doubled: the fit should find T near 2"
@@ -414,7 +418,8 @@ def test_groups_quote_the_engine(page):
         assert pct(pooled[c]["ece"], 1) in text and fixed(pooled[c]["nll"], 5) in text
     assert temp(t_global) in text
     # the claims the section makes in words
-    assert scores["B"]["global"]["ece"] > scores["B"]["t1"]["ece"] and scores["B"]["global"]["nll"] > scores["B"]["t1"]["nll"]
+    assert (scores["B"]["global"]["ece"] > scores["B"]["t1"]["ece"]
+            and scores["B"]["global"]["nll"] > scores["B"]["t1"]["nll"])
     assert scores["A"]["group"]["ece"] < scores["A"]["global"]["ece"] < scores["A"]["t1"]["ece"]
     assert pooled["global"]["ece"] > pooled["t1"]["ece"] and pooled["global"]["nll"] < pooled["t1"]["nll"]
     assert abs(t_global - own["A"]) < abs(t_global - own["B"])
@@ -491,7 +496,8 @@ def test_claims_in_words_still_hold(facts):
             (("sim_60", s60), ("sim_600", s600), ("overconfident", oc))}
     assert 0.5 < kept["sim_60"] < 0.65 and kept["overconfident"] > 0.9 and kept["sim_600"] > 1
     assert an.overconfident.gap.fit.nll < 0 < an.sim_600.gap.t1.nll
-    assert pct(oc.fit.conf, 1) == pct(oc.fit.accuracy, 1), "the test tube's confidence should land level with its accuracy"
+    assert pct(oc.fit.conf, 1) == pct(oc.fit.accuracy, 1), (
+        "the test tube's confidence should land level with its accuracy")
     # held-out and chance: the paired change cannot tell on sim-60, can on the others; mixed worsens in Brier and ECE
     for score in ("nll", "brier", "ece"):
         assert getattr(an.sim_60.rep.paired, score).lo < 0 < getattr(an.sim_60.rep.paired, score).hi
@@ -518,7 +524,8 @@ def test_claims_in_words_still_hold(facts):
     # bins: flat before the fit, following the floor after it
     assert pct(aoc.t1.sweep_range_w.lo, 1) == pct(aoc.t1.sweep_range_w.hi, 1) == pct(oc.t1.conf - oc.t1.accuracy, 1)
     assert not aoc.fit.above_floor_w
-    assert aoc.fit.ece_w[an.max_bins] > aoc.fit.ece_w[5] and aoc.fit.floor_sweep_w[an.max_bins].mid > aoc.fit.floor_sweep_w[5].mid
+    assert (aoc.fit.ece_w[an.max_bins] > aoc.fit.ece_w[5]
+            and aoc.fit.floor_sweep_w[an.max_bins].mid > aoc.fit.floor_sweep_w[5].mid)
     assert a600.fit.floor_sweep_w[an.max_bins].mid > a600.fit.ece_w[an.max_bins] / 2  # "the bias is most of the number"
     assert facts["mixed"].ece_sweep_w[1].t1 < facts["mixed"].t1.ece_w[B_TABLE] / 5
     # smooth: the bandwidth is the fixed point; binned ECE scatters more than the smooth one after the fit

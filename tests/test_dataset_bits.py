@@ -22,13 +22,11 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import NUMPY_WITHOUT_SIMD, ROOT
 
 from calib import DATASET_NAMES, load, scaled_probs
-from calib.datasets import (
-    MIXED_SEED, OVERCONFIDENT_SEED, SIM_LABEL_TEMPERATURE, SIM_SEED, latent_population, sim,
-)
+from calib.datasets import MIXED_SEED, OVERCONFIDENT_SEED, SIM_LABEL_TEMPERATURE, SIM_SEED, latent_population, sim
 from calib.rng import _cos_sin, _log, lcg_uniforms
-from conftest import NUMPY_WITHOUT_SIMD, ROOT
 
 # a few-ulp change of a probability below 1 is below 1e-15; a million times that is still far below any
 # gap a 2**-32 uniform grid and 10,000 rows make likely (about 1e-9)

@@ -184,7 +184,8 @@ def test_one_bin(edition):
     numbers_in(answer, [f["fixed"](conf.mean(), 4), f["fixed"](correct.mean(), 4),
                         f["pct"](calib.ece(conf, correct, 1), 1), f["pct"](calib.ece(conf, correct, 15), 1)], "one bin")
     # the difference of the printed numbers gives the printed ECE
-    assert f["pct"](abs(round(conf.mean(), 4) - round(correct.mean(), 4)), 1) == f["pct"](calib.ece(conf, correct, 1), 1)
+    assert (f["pct"](abs(round(conf.mean(), 4) - round(correct.mean(), 4)), 1)
+            == f["pct"](calib.ece(conf, correct, 1), 1))
 
 
 def test_the_derivatives(edition, six):

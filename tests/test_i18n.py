@@ -23,8 +23,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-
 from pseudo_locale import TAG, make_pseudo_locale
+
 from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
 from sitegen.errors import BuildError
 from sitegen.settings import LANGUAGES, REFERENCE_LANGUAGE

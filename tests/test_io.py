@@ -14,9 +14,7 @@ import numpy as np
 import numpy.lib.format as npy_format
 import pytest
 
-from calib.io import (
-    MAX_ARRAY_BYTES, MIN_PART_ROWS, InputError, load_predictions, split_masks,
-)
+from calib.io import MAX_ARRAY_BYTES, MIN_PART_ROWS, InputError, load_predictions, split_masks
 
 N, K = 24, 3
 

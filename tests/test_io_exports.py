@@ -301,7 +301,10 @@ def test_train_rows_in_the_split_are_refused(tmp_path):
 
 def test_fit_warnings_at_the_bounds_and_at_chance():
     low, high = DEFAULT_BOUNDS
-    codes = lambda t, acc, k=10: [w.code for w in fit_warnings(t, acc, k, (low, high))]
+
+    def codes(t, acc, k=10):
+        return [w.code for w in fit_warnings(t, acc, k, (low, high))]
+
     assert codes(low * 1.01, 0.9) == ["t_low_bound"]
     assert codes(low * 1.0101, 0.9) == []
     assert codes(high * 0.99, 0.9) == ["t_high_bound"]

@@ -31,5 +31,6 @@ def test_no_file_exceeds_its_size_cap(pattern):
     cap = CAPS[pattern]
     files = sorted(ROOT.glob(pattern))
     assert files, f"no {pattern} found"
-    over = [f"{path.relative_to(ROOT).as_posix()}: {line_count(path)} lines" for path in files if line_count(path) > cap]
+    over = [f"{path.relative_to(ROOT).as_posix()}: {line_count(path)} lines"
+            for path in files if line_count(path) > cap]
     assert not over, f"over the cap of {cap} lines (move a whole job into a module of its own): " + "; ".join(over)

@@ -14,7 +14,6 @@ from calib.fitting import fit_temperature
 from calib.runs import bin_layout, bin_positions, ece_sweep, sort_rows
 from calib.scaling import top_label
 
-
 # ----------------------------------------------------------------------------- layout
 
 

@@ -7,7 +7,6 @@ all temperatures, one block of resamples, one block of temperatures) and numpy's
 """
 
 import numpy as np
-import pytest
 from analysis_inputs import BIN_COUNTS, part_rows, scores
 
 import calib.bootstrap as bootstrap_module

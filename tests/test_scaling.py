@@ -15,8 +15,19 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from calib import (
-    SCHEMES, block_shape, brier, ece, grid_metrics, load, log_softmax, mce, nll, predicted_class, scaled_probs,
-    scores_over_grid, top_label,
+    SCHEMES,
+    block_shape,
+    brier,
+    ece,
+    grid_metrics,
+    load,
+    log_softmax,
+    mce,
+    nll,
+    predicted_class,
+    scaled_probs,
+    scores_over_grid,
+    top_label,
 )
 
 FAST = settings(max_examples=40, deadline=None)

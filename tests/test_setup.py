@@ -55,7 +55,8 @@ def test_the_venv_imports_this_checkout(tmp_path):
         if IN_CI:
             pytest.fail("CI: .venv/ is missing: tools/setup.sh makes it", pytrace=False)
         pytest.skip("no .venv/ here: run bash tools/setup.sh")
-    result = subprocess.run([str(python), "-c", "import calib, sitegen; print(calib.__file__); print(sitegen.__file__)"],
+    result = subprocess.run([str(python), "-c",
+                             "import calib, sitegen; print(calib.__file__); print(sitegen.__file__)"],
                             cwd=tmp_path, env=CLEAN_ENV, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == [str(ROOT / "calib" / "__init__.py"), str(ROOT / "sitegen" / "__init__.py")]

@@ -192,7 +192,8 @@ def no_components(name):
     raise AssertionError(f"no component expected, got {name}")
 
 
-PAGE_STRINGS = {"format": {"decimal": ",", "group": "\u202f"}, "meta": {"equation": "Gleichung", "table_region": "Tabelle {number} in „{section}“"}}
+PAGE_STRINGS = {"format": {"decimal": ",", "group": "\u202f"},
+                "meta": {"equation": "Gleichung", "table_region": "Tabelle {number} in „{section}“"}}
 
 
 def render(tmp_path, source, context=None, render_component=no_components):

@@ -14,6 +14,7 @@ import pytest
 import calib
 from sitegen.downloads import data_csv, metrics_csv
 
+
 def rows_of(text):
     assert text.isascii()
     assert "\r" not in text and text.endswith("\n")

@@ -11,7 +11,22 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen.numbers import FILTERS, PLAIN_FORMAT, fixed, interval, num, number_filters, pct, pp, seq, series, sig, temp, thousands, vec
+from sitegen.numbers import (
+    FILTERS,
+    PLAIN_FORMAT,
+    fixed,
+    interval,
+    num,
+    number_filters,
+    pct,
+    pp,
+    seq,
+    series,
+    sig,
+    temp,
+    thousands,
+    vec,
+)
 
 MINUS = "\u2212"
 NNBSP, NBSP = "\u202f", "\u00a0"
@@ -21,15 +36,16 @@ COMMA = {**PLAIN_FORMAT, "decimal": ",", "group": NNBSP, "group_from": 5, "perce
 
 
 def test_the_filter_table_holds_the_eleven_filters():
-    assert FILTERS == {"fixed": fixed, "pct": pct, "pp": pp, "num": num, "sig": sig, "temp": temp, "vec": vec, "thousands": thousands,
-                       "interval": interval, "seq": seq, "series": series}
+    assert FILTERS == {"fixed": fixed, "pct": pct, "pp": pp, "num": num, "sig": sig, "temp": temp, "vec": vec,
+                       "thousands": thousands, "interval": interval, "seq": seq, "series": series}
     assert set(number_filters(SPANISH)) == set(FILTERS)
 
 
 @pytest.mark.parametrize("value, english, spanish", [
     (999, "999", "999"), (1000, "1,000", "1000"), (6000, "6,000", "6000"), (9999, "9,999", "9999"),
     (10000, "10,000", "10" + NNBSP + "000"), (60000, "60,000", "60" + NNBSP + "000"),
-    (1234567, "1,234,567", "1" + NNBSP + "234" + NNBSP + "567"), (-60000, MINUS + "60,000", MINUS + "60" + NNBSP + "000"),
+    (1234567, "1,234,567", "1" + NNBSP + "234" + NNBSP + "567"),
+    (-60000, MINUS + "60,000", MINUS + "60" + NNBSP + "000"),
 ])
 def test_thousands_groups_from_the_languages_threshold(value, english, spanish):
     assert thousands(value) == english
@@ -50,6 +66,7 @@ def test_a_language_writes_every_number_with_its_own_settings():
 def test_a_difference_of_percentages_is_written_in_percentage_points():
     """A change from 14.4% to 5.7% is 8.7 percentage points, not 8.7%: each language's [format] points pattern."""
     from pathlib import Path
+
     from sitegen.content import load_strings
     root = Path(__file__).resolve().parents[1]
     assert pp(0.144 - 0.057) == "8.7 pp" and pp(-0.0123) == MINUS + "1.2 pp"

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sitegen_inputs import page_inputs
 
 from sitegen.content import load_sections, load_strings
 from sitegen.errors import BuildError
 from sitegen.numbers import number_filters
 from sitegen.page import Edition, assemble_files
 from sitegen.templating import inline_svg
-from sitegen_inputs import page_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 MINUS = "\u2212"
@@ -110,7 +110,8 @@ def test_localised_pct(value, digits, expected):
 
 
 def decimal_oracle(exact, digits, separator):
-    """``exact`` (a Decimal) rounded half away from zero to ``digits`` decimals, written with U+2212 and ``separator``."""
+    """``exact`` (a Decimal) rounded half away from zero to ``digits`` decimals, written with U+2212
+    and ``separator``."""
     rounded = exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
     text = format(abs(rounded), "f").replace(".", separator)
     return (MINUS + text) if rounded < 0 else text
@@ -205,7 +206,8 @@ def test_a_dataset_without_a_summary_names_the_dataset_table(tmp_path, precomput
     root = sources(tmp_path)
     strings = root / "content" / "en" / "strings.toml"
     text = strings.read_text(encoding="utf-8")
-    strings.write_text(re.sub(r"(\[datasets\.mixed\]\n(?:[^\n]*\n)*?)summary = [^\n]*\n", r"\1", text, count=1), encoding="utf-8")
+    strings.write_text(re.sub(r"(\[datasets\.mixed\]\n(?:[^\n]*\n)*?)summary = [^\n]*\n", r"\1", text, count=1),
+                       encoding="utf-8")
     assert f"{strings}: [datasets.mixed] has no key 'summary'" in page_error(root, precomputed)
 
 
@@ -256,7 +258,8 @@ def test_a_template_syntax_error_names_the_template_and_line(tmp_path, precomput
 
 def test_shipped_files_lose_only_their_file_headers():
     from sitegen.assets import shipped
-    assert shipped("/* js/core.js */\na();\n/* js/x-y.js */\nb(); /* js/keep.js */\n") == "a();\nb(); /* js/keep.js */\n"
+    assert (shipped("/* js/core.js */\na();\n/* js/x-y.js */\nb(); /* js/keep.js */\n")
+            == "a();\nb(); /* js/keep.js */\n")
 
 
 # ---------------------------------------------------------------- the first view's bytes
@@ -288,7 +291,8 @@ def test_minify_drops_comments_and_spaces_and_keeps_literals():
     script = ("var a = b / c, r = /[/ ]x/g.test(s) ? 1 : 2; // gone\n"
               "x = a + +b - -c; z = \"a  ,  b\" + 'c // d' + `t  ${a}`; /* gone */\n"
               "if (!/^a b$/.test(x)) return /x/;\n")
-    assert minify("js", script, "x.js") == ("var a=b/c,r=/[/ ]x/g.test(s)?1:2;x=a+ +b- -c;z=\"a  ,  b\"+'c // d'+`t  ${a}`;"
+    assert minify("js", script, "x.js") == ("var a=b/c,r=/[/ ]x/g.test(s)?1:2;x=a+ +b- -c;"
+                                            "z=\"a  ,  b\"+'c // d'+`t  ${a}`;"
                                             "if(!/^a b$/.test(x))return/x/;")
 
 
@@ -322,6 +326,7 @@ def test_every_minified_script_still_parses(tmp_path):
     import os
     import shutil
     import subprocess
+
     from sitegen.assets import minify
     if not shutil.which("node"):
         if os.environ.get("CI"):

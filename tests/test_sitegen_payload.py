@@ -17,11 +17,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from calib import DATASET_NAMES, SCHEMES, ece, mce, nll, part_masks, reliability_bins, scores_over_grid, top_label
+from calib import DATASET_NAMES, ece, mce, nll, part_masks, reliability_bins, scores_over_grid, top_label
 from calib.subgroups import row_scores
 from sitegen.payload import (
-    RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, bins_payload, core_payload, dataset_payload, delta_decode, delta_encode,
-    displayed_difference, groups_payload, pack, pack_rows, shares_summing_to, to_json, to_script, to_units, unpack,
+    RATE_SCALE,
+    SCHEMA_VERSION,
+    SCORE_SCALE,
+    bins_payload,
+    core_payload,
+    dataset_payload,
+    delta_decode,
+    delta_encode,
+    displayed_difference,
+    groups_payload,
+    pack,
+    pack_rows,
+    shares_summing_to,
+    to_json,
+    to_script,
+    to_units,
+    unpack,
 )
 from sitegen.settings import OFFERED_BIN_COUNTS, SELECTABLE_BIN_COUNTS
 
@@ -470,7 +485,8 @@ def test_groups_file_at_the_global_and_own_temperatures(precomputed):
             t = precomputed.grid[fitted]
             assert decode(shown["nll"])[fitted] == half_up(nll(data.logits[rows], data.labels[rows], t), SCORE_SCALE)
             conf, correct, _, _ = row_scores(data.logits[rows], data.labels[rows], t)
-            assert decode(series_of(shown["ece"]["equal-width"], 15))[fitted] == half_up(ece(conf, correct, 15), RATE_SCALE)
+            assert (decode(series_of(shown["ece"]["equal-width"], 15))[fitted]
+                    == half_up(ece(conf, correct, 15), RATE_SCALE))
             own_t = payload["temperatures"][group]
             conf, correct, losses, _ = row_scores(data.logits[rows], data.labels[rows], own_t)
             own = payload["own"][part_name][group]
@@ -478,7 +494,8 @@ def test_groups_file_at_the_global_and_own_temperatures(precomputed):
             assert own["ece"]["adaptive"]["10"] == half_up(ece(conf, correct, 10, "adaptive"), RATE_SCALE)
         per_row = np.array([payload["temperatures"][g] for g in names[mask]])
         conf, correct, losses, _ = row_scores(data.logits[mask], data.labels[mask], per_row)
-        assert payload["own"][part_name]["pooled"]["ece"]["equal-width"]["15"] == half_up(ece(conf, correct, 15), RATE_SCALE)
+        assert (payload["own"][part_name]["pooled"]["ece"]["equal-width"]["15"]
+                == half_up(ece(conf, correct, 15), RATE_SCALE))
 
 
 def test_group_temperatures_are_the_subgroup_analysis_ones(precomputed):

@@ -9,8 +9,19 @@ import math
 import numpy as np
 import pytest
 
-from calib import DATASET_NAMES, brier, ece, fit_temperature, load, mce, nll, reliability_bins, scaled_probs, top_label
-from calib import part_masks
+from calib import (
+    DATASET_NAMES,
+    brier,
+    ece,
+    fit_temperature,
+    load,
+    mce,
+    nll,
+    part_masks,
+    reliability_bins,
+    scaled_probs,
+    top_label,
+)
 from sitegen.precompute import base_grid, grid_index, round_significant, subgrid_indices
 
 
@@ -128,7 +139,8 @@ def test_ece_by_bins_sweep_equals_direct_calls(precomputed, name):
             for scheme in ("equal-width", "adaptive"):
                 assert sweep[scheme].shape == (2, 50)
                 for n_bins in (1, 2, 7, 33, 50):
-                    assert sweep[scheme][row, n_bins - 1] == pytest.approx(ece(conf, correct, n_bins, scheme), abs=1e-12)
+                    assert sweep[scheme][row, n_bins - 1] == pytest.approx(ece(conf, correct, n_bins, scheme),
+                                                                           abs=1e-12)
 
 
 def test_nll_argmin_is_the_grid_argmin(precomputed):

@@ -9,10 +9,10 @@ import re
 from decimal import Decimal
 
 import pytest
+from sitegen_inputs import page_inputs
 
 from sitegen.numbers import number_filters
 from sitegen.tables import build_tables
-from sitegen_inputs import page_inputs
 
 MINUS = "\u2212"
 FORMAT = {"decimal": ",", "percent": "{value}\u00a0%", "points": "{value}\u00a0p.p."}

@@ -12,7 +12,13 @@ from calib.datasets import load
 from calib.fitting import fit_temperature
 from calib.scaling import top_label
 from calib.smooth import (
-    deposit, eval_points, mesh_points, reflected_gaussian_smooth, smooth_ece, smooth_ece_at, smooth_reliability,
+    deposit,
+    eval_points,
+    mesh_points,
+    reflected_gaussian_smooth,
+    smooth_ece,
+    smooth_ece_at,
+    smooth_reliability,
 )
 
 

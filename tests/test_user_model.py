@@ -256,8 +256,10 @@ def user_builds(tmp_path_factory):
         "warned": ("--data", chance, "--input", "probabilities", "--split", "even-odd", "--no-examples"),
     }
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    processes = {key: subprocess.Popen([sys.executable, str(ROOT / "build.py"), "--out", str(base / key), *map(str, o)],
-                                       cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    processes = {key: subprocess.Popen([sys.executable, str(ROOT / "build.py"), "--out", str(base / key),
+                                        *map(str, o)],
+                                       cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                       text=True)
                  for key, o in runs.items()}
     out = {"base": base, "data": data}
     for key, process in processes.items():

@@ -4,8 +4,14 @@ import numpy as np
 import pytest
 
 from calib.validation import (
-    as_bin_counts, as_correct, as_generator, as_probabilities, as_probability_rows, as_quantile_levels,
-    check_choice, positive_int,
+    as_bin_counts,
+    as_correct,
+    as_generator,
+    as_probabilities,
+    as_probability_rows,
+    as_quantile_levels,
+    check_choice,
+    positive_int,
 )
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from test_setup import readme_commands
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@
 
   function reveal() {
     var id = location.hash.slice(1);
-    var target = null;
+    var target;
     try { target = id && document.getElementById(decodeURIComponent(id)); } catch (error) { return; }
     if (!target) return;
     var opened = false;

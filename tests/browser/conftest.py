@@ -116,9 +116,10 @@ def edition_strings(engine):
     """``{lang: strings table}`` of every edition as its page shows it (``sitegen.page_strings.filled_strings``:
     the engine's constants filled in). The facts the build makes (the analyses take seconds), shared with
     the other tests through ``sitegen_inputs.page_inputs``."""
+    from sitegen_inputs import page_inputs
+
     from sitegen.content import load_strings
     from sitegen.page_strings import filled_strings
-    from sitegen_inputs import page_inputs
     facts = page_inputs(engine)[1]
     return {lang: filled_strings(load_strings(ROOT / "content" / lang), facts, engine.datasets) for lang in LANGUAGES}
 
@@ -208,7 +209,8 @@ class PageMonitor:
     def watch_page(self, page):
         page.on("pageerror", lambda error: self.add(f"uncaught error: {error}"))
         page.on("console", lambda message: message.type == "error" and self.add(
-            f"console error: {message.text} ({message.location.get('url', '')}:{message.location.get('lineNumber', '')})"))
+            f"console error: {message.text} "
+            f"({message.location.get('url', '')}:{message.location.get('lineNumber', '')})"))
 
 
 _MONITORS = pytest.StashKey()
@@ -247,8 +249,8 @@ def open_page(watched_page, site_url, site_dir):
     """``open_page(path="", *, file=False, wait="load", **context_options)`` → a watched Playwright page.
 
     ``path`` is relative to the site (it may carry a ``#state/…`` hash), or with ``lang`` to that
-    language's edition; ``file=True`` opens it from ``file://`` instead of http. ``context_options`` go to ``browser.new_context``
-    (``color_scheme``, ``viewport``, ``java_script_enabled``, ``reduced_motion``, …). The page's
+    language's edition; ``file=True`` opens it from ``file://`` instead of http. ``context_options`` go to
+    ``browser.new_context`` (``color_scheme``, ``viewport``, ``java_script_enabled``, ``reduced_motion``, …). The page's
     monitor is ``page.monitor``; call ``page.monitor.allow(regex)`` for a problem a test provokes.
     """
     def opener(path="", *, file=False, wait="load", lang=None, **context_options):
@@ -256,7 +258,8 @@ def open_page(watched_page, site_url, site_dir):
         page = watched_page(**context_options)
         folder = LANGUAGES[lang] if lang is not None else ""
         if file:
-            url = (site_dir / folder / "index.html").as_uri() + (path[len("index.html"):] if path.startswith("index.html") else path)
+            url = (site_dir / folder / "index.html").as_uri() + (
+                path[len("index.html"):] if path.startswith("index.html") else path)
         else:
             url = site_url + page_path(lang, path) if lang is not None else site_url + path
         if wait is not None:

@@ -34,7 +34,8 @@ def describe(violations):
     lines = []
     for v in violations:
         wcag = [t for t in v["tags"] if t in WCAG_TAGS]
-        lines.append(f"{v['id']} ({v['impact']}; {', '.join(wcag) or 'best practice'}): {v['help']} — {v['count']} node(s)")
+        lines.append(f"{v['id']} ({v['impact']}; {', '.join(wcag) or 'best practice'}): {v['help']} "
+                     f"— {v['count']} node(s)")
         lines += [f"    {n['target']}: {n['summary']}".replace("\n", " ") for n in v["nodes"]]
     return "\n".join(lines)
 
@@ -58,7 +59,8 @@ def test_axe_finds_no_violations_with_a_split_dataset(open_explorer, axe_script,
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_violations_on_the_embed_pages_nor_in_the_embed_boxes(open_page, axe_script, scheme, lang, site_dir):
+def test_axe_finds_no_violations_on_the_embed_pages_nor_in_the_embed_boxes(open_page, axe_script, scheme, lang,
+                                                                            site_dir):
     found = {}
     for path in sorted((site_dir / page_path(lang, "embed")).glob("*.html")):
         page = open_page(f"embed/{path.name}", lang=lang, color_scheme=scheme)

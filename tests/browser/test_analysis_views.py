@@ -137,7 +137,8 @@ def test_bin_count_chart_describes_the_engine_sweep(open_explorer, engine, analy
     expect(chart.get_by_role("img", name=want, exact=True)).to_be_visible()
 
 
-def test_the_noise_panel_states_the_cards_ece_beside_its_own_temperature(open_explorer, engine, analyses, ui, number, expect):
+def test_the_noise_panel_states_the_cards_ece_beside_its_own_temperature(open_explorer, engine, analyses, ui, number,
+                                                                          expect):
     """Off the sub-grid, the panel's first row shows the ECE the cards show, at the slider's T, and beside it
     the ECE at the nearest computed T with that T printed: the two never read as one contradicting number."""
     ex = open_explorer()
@@ -162,5 +163,6 @@ def test_the_noise_panel_states_the_cards_ece_beside_its_own_temperature(open_ex
     # On a computed temperature the second line goes away: one T, one number.
     ex.reset.click()
     expect(measured).to_have_text(fill(ui["unc_measured_value"], ece=pct(ece[engine.t1_index]),
-                                       t=temp(engine.grid[engine.t1_index]), scheme=ui["scheme_equal-width"], bins=bins))
+                                       t=temp(engine.grid[engine.t1_index]), scheme=ui["scheme_equal-width"],
+                                       bins=bins))
     expect(near).to_have_text("")

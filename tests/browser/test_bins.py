@@ -11,9 +11,8 @@ import pytest
 import calib
 from sitegen.numbers import pct
 from sitegen.payload import SCHEMA_VERSION
-from sitegen.settings import LANGUAGES
 from sitegen.precompute import subgrid_indices
-from sitegen.settings import OFFERED_BIN_COUNTS, SUBGRID_STEP
+from sitegen.settings import LANGUAGES, OFFERED_BIN_COUNTS, SUBGRID_STEP
 
 from .test_explorer import rows_of
 

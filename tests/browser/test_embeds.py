@@ -25,7 +25,6 @@ import numpy as np
 import pytest
 
 from sitegen.serve import serving
-from sitegen.settings import LANGUAGES
 
 from .conftest import page_path
 from .explorer_ui import Explorer

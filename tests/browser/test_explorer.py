@@ -345,7 +345,8 @@ def test_a_state_url_is_restored(open_explorer, engine, fragment, want):
         k: want[k] for k in ("dataset", "part", "scheme", "bins")}
     assert state["index"] == nearest_index(engine, want["t"])
     if fragment.startswith("#state/dataset=six"):
-        assert state["cards"]["nll"] == ex.number["fixed"](0.81243, 5) and state["cards"]["ece-w"] == ex.number["pct"](0.380)
+        assert (state["cards"]["nll"] == ex.number["fixed"](0.81243, 5)
+                and state["cards"]["ece-w"] == ex.number["pct"](0.380))
 
 
 def test_a_state_url_also_works_from_a_file_url(open_explorer, engine):

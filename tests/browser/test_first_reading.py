@@ -4,7 +4,6 @@ announces only what its widget shows, the probability bars explain their marks, 
 the contents stay one button away. Every test runs once per language; controls are found by role and
 by the label the page shows."""
 
-import re
 
 import pytest
 
@@ -66,7 +65,8 @@ def test_a_first_click_on_set_fitted_t_is_honoured_in_every_widget(open_page, en
         for route in waiting:
             route.continue_()
         fitted = engine.datasets[dataset].fitted_t
-        expect(root.get_by_role("slider", name=ui["temperature"], exact=True)).to_have_value(str(engine.index_of(fitted)))
+        slider = root.get_by_role("slider", name=ui["temperature"], exact=True)
+        expect(slider).to_have_value(str(engine.index_of(fitted)))
         expect(root.locator("output").first).to_have_text(number["temp"](fitted))
 
 

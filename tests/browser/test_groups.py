@@ -118,7 +118,8 @@ def test_one_group_at_its_own_t_states_the_t_applied(open_explorer, engine, ui, 
     t_b = subgroups.temperatures["B"]
     at_t1, own = subgroups.metrics["test"]["B"]["t1"], subgroups.metrics["test"]["B"]["group"]
     temp = number["temp"]  # the page's one rule for a temperature
-    assert abs(t_b - engine.datasets["mixed"].fitted_t) > 0.1, "B's own T is the global T: the test cannot tell them apart"
+    assert abs(t_b - engine.datasets["mixed"].fitted_t) > 0.1, (
+        "B's own T is the global T: the test cannot tell them apart")
     expect(ex.readout).to_have_text(temp(t_b))
     compare = ex.root.get_by_role("table", name=re.compile("^" + re.escape(ui["compare_caption"][:20])))
     t1_row = compare.get_by_role("row", name=re.compile("^" + re.escape(ui["state_t1"])))
@@ -130,7 +131,8 @@ def test_one_group_at_its_own_t_states_the_t_applied(open_explorer, engine, ui, 
     expect(current.get_by_role("cell").nth(1)).to_have_text(number["fixed"](own.nll, 5))
     # The NLL curve's current-T marker sits at B's own T (the grid point nearest to it).
     grid = np.asarray(engine.grid)
-    expect(ex.root.locator("#ex1-curves")).to_have_attribute("data-index", str(int(np.argmin(np.abs(np.log(grid / t_b))))))
+    expect(ex.root.locator("#ex1-curves")).to_have_attribute(
+        "data-index", str(int(np.argmin(np.abs(np.log(grid / t_b))))))
     ex.pin.click()
     pinned = compare.get_by_role("row", name=re.compile("^" + re.escape(ui["pin_config"].split("{")[0]) + "1:"))
     expect(pinned.get_by_role("cell").nth(0)).to_have_text(temp(t_b))
@@ -153,7 +155,8 @@ def test_every_group_view_states_the_t_it_applies(open_explorer, engine, ui, num
     current = compare.get_by_role("row", name=re.compile("^" + re.escape(ui["state_own"])))
     each = ", ".join(f"{g}\u00a0{number['temp'](subgroups.temperatures[g])}" for g in ("A", "B"))
     expect(current.get_by_role("cell").nth(0)).to_have_text(each)
-    expect(current.get_by_role("cell").nth(1)).to_have_text(number["fixed"](subgroups.metrics["test"]["pooled"]["group"].nll, 5))
+    expect(current.get_by_role("cell").nth(1)).to_have_text(
+        number["fixed"](subgroups.metrics["test"]["pooled"]["group"].nll, 5))
     expect(note).to_have_text(ui["unc_own_only"].replace("{own}", ui["own_t"]))
     group_radio(ex, ui, "A").check()
     t_a = subgroups.temperatures["A"]

@@ -253,7 +253,9 @@ def test_reduced_motion_is_honoured(open_explorer):
                     + (pseudo || '') + ' transition=' + s.transitionDuration + ' animation=' + s.animationName);
             }
         }
-        if (getComputedStyle(document.documentElement).scrollBehavior === 'smooth') out.push('html scroll-behavior: smooth');
+        if (getComputedStyle(document.documentElement).scrollBehavior === 'smooth') {
+            out.push('html scroll-behavior: smooth');
+        }
         return out.slice(0, 20);
     }""")
     assert moving == [], f"motion under prefers-reduced-motion: reduce: {moving}"

@@ -7,7 +7,6 @@ points, and one URL grammar for places and state (hash.js)."""
 import re
 from urllib.parse import unquote, urlsplit
 
-import numpy as np
 import pytest
 
 from sitegen.numbers import fixed, pct
@@ -20,6 +19,7 @@ SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "parado
 
 def strings():
     from sitegen.content import load_strings
+
     from .conftest import ROOT
     return load_strings(ROOT / "content" / "en")
 
@@ -63,8 +63,10 @@ TABLE_LAYOUT = """() => {
         const box = cell.getBoundingClientRect(), range = document.createRange();
         range.selectNodeContents(cell);
         for (const r of range.getClientRects()) {
-            if (r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1)) {
-                spills.push(`${cell.closest('table').id || cell.closest('section').id}: "${cell.textContent.trim().slice(0, 30)}"`);
+            if (r.width > 0 && (r.left < box.left - 1 || r.right > box.right + 1
+                                || r.top < box.top - 1 || r.bottom > box.bottom + 1)) {
+                const where = cell.closest('table').id || cell.closest('section').id;
+                spills.push(`${where}: "${cell.textContent.trim().slice(0, 30)}"`);
                 break;
             }
         }
@@ -74,7 +76,8 @@ TABLE_LAYOUT = """() => {
         const wrap = table.parentElement, where = table.id || table.closest('section').id;
         if (table.getBoundingClientRect().width > wrap.clientWidth + 1) {
             const style = getComputedStyle(wrap);
-            const named = (wrap.getAttribute('aria-label') || '').trim() || (wrap.getAttribute('aria-labelledby') || '').trim();
+            const named = (wrap.getAttribute('aria-label') || '').trim()
+                || (wrap.getAttribute('aria-labelledby') || '').trim();
             if (!wrap.classList.contains('table-wrap') || wrap.getAttribute('role') !== 'region' || !named
                 || wrap.getAttribute('tabindex') !== '0' || !/auto|scroll/.test(style.overflowX)) {
                 unscrolled.push(where);
@@ -109,12 +112,18 @@ TABLE_LAYOUT = """() => {
             && (w.left < col.left - 1 || w.right > col.right + 1)) outside.push(where);
         if (table.getBoundingClientRect().width > width + 1 && !scrolls) outside.push(where + ' (no scrolling region)');
         // A table cut off in a region narrower than its column sits beside another: it should stack instead.
-        if (!table.closest('.explorer') && wrap.scrollWidth > wrap.clientWidth + 1 && w.width < width - 1) squeezed.push(where);
-        // A text table (words in at least half its body cells) wraps its text: none of its rows is wider than the column.
+        if (!table.closest('.explorer') && wrap.scrollWidth > wrap.clientWidth + 1 && w.width < width - 1) {
+            squeezed.push(where);
+        }
+        // A text table (words in at least half its body cells) wraps its text: none of its rows is wider
+        // than the column.
         const cells = Array.from(table.querySelectorAll('tbody td'));
         const texty = cells.filter(td => /\\p{L}{4,}\\s+\\p{L}{3,}/u.test(td.textContent)).length * 2 >= cells.length;
         if (texty) for (const row of table.rows) {
-            if (row.getBoundingClientRect().width > width + 1) { longRows.push(`${where}: ${Math.round(row.getBoundingClientRect().width)} px`); break; }
+            if (row.getBoundingClientRect().width > width + 1) {
+                longRows.push(`${where}: ${Math.round(row.getBoundingClientRect().width)} px`);
+                break;
+            }
         }
     }
     return {spills, unscrolled, clipped, outside, squeezed, longRows,
@@ -138,7 +147,8 @@ def test_tables_never_overlap_or_clip(open_page, width):
     assert found["pageWidth"] <= found["viewport"], f"at {width} px the page scrolls sideways: {found}"
     assert found["outside"] == [], (f"at {width} px, tables reach outside the text column (or are wider than it "
                                     f"without a scrolling region): {found['outside']}")
-    assert found["squeezed"] == [], f"at {width} px, side-by-side tables are cut off instead of stacking: {found['squeezed']}"
+    assert found["squeezed"] == [], (f"at {width} px, side-by-side tables are cut off instead of stacking: "
+                                     f"{found['squeezed']}")
     assert found["longRows"] == [], f"at {width} px, rows of text tables do not wrap to the column: {found['longRows']}"
 
 
@@ -178,8 +188,8 @@ CARD_CLIPS = """() => {
             const box = node.getBoundingClientRect(), range = document.createRange();
             range.selectNodeContents(node);
             for (const r of range.getClientRects()) {
-                if (r.width > 0 && (r.right > Math.min(box.right, c.right) + 1 || r.left < Math.max(box.left, c.left) - 1
-                                    || r.bottom > box.bottom + 1)) {
+                if (r.width > 0 && (r.right > Math.min(box.right, c.right) + 1
+                                    || r.left < Math.max(box.left, c.left) - 1 || r.bottom > box.bottom + 1)) {
                     clipped.push(`${card.dataset.metric} .${node.className}: "${node.textContent.trim()}"`);
                     break;
                 }
@@ -227,7 +237,8 @@ def test_the_slider_stays_in_reach_while_the_panels_scroll(open_explorer, width)
     assert margin >= box["height"], f"scroll margin {margin} px under a {box['height']} px bar"
     # Past the explorer the bar goes with it (sticky inside the explorer only).
     ex.page.locator("#held-out-title").scroll_into_view_if_needed()
-    assert bar.bounding_box()["y"] + bar.bounding_box()["height"] <= ex.page.locator("#held-out-title").bounding_box()["y"]
+    title_top = ex.page.locator("#held-out-title").bounding_box()["y"]
+    assert bar.bounding_box()["y"] + bar.bounding_box()["height"] <= title_top
     ex.page.emulate_media(media="print")
     assert bar.evaluate("e => getComputedStyle(e).position") == "static"
 
@@ -327,7 +338,10 @@ def test_pins_can_be_removed_one_by_one_or_all_at_once(open_explorer, expect):
     ui = ex.ui
     compare = ex.root.get_by_role("table", name=re.compile("^" + re.escape(ui["compare_caption"][:20])))
     clear = ex.root.get_by_role("button", name=ui["clear_pins"], exact=True)
-    remove = lambda n: compare.get_by_role("button", name=fill(ui["remove_pin_label"], number=n), exact=True)
+
+    def remove(n):
+        return compare.get_by_role("button", name=fill(ui["remove_pin_label"], number=n), exact=True)
+
     ex.pin.click()
     expect(remove(1)).to_be_visible()
     expect(clear).to_be_hidden()  # one pin: its own button is enough
@@ -352,7 +366,8 @@ def test_pins_can_be_removed_one_by_one_or_all_at_once(open_explorer, expect):
     for _ in range(2):
         ex.press("ArrowRight")
         ex.pin.click()
-    expect(compare.get_by_role("row", name=re.compile("^" + re.escape(fill(ui["state_pinned"], number=4) + ":")))).to_have_count(1)
+    pinned_four = re.compile("^" + re.escape(fill(ui["state_pinned"], number=4) + ":"))
+    expect(compare.get_by_role("row", name=pinned_four)).to_have_count(1)
     clear.click()
     expect(compare.locator("tbody tr")).to_have_count(3)
     expect(ex.pin).to_be_focused()
@@ -372,7 +387,8 @@ def test_one_class_naming_and_one_temperature_rule(open_explorer, engine, facts_
     # Classes: the bars name them as the prose's table does (numbers from zero).
     first = facts_six.examples[0]
     head = ex.root.locator(".example-head").first
-    expect(head).to_have_text(fill(ui["example_head"], number=first.number, label=first.label, predicted=first.predicted,
+    expect(head).to_have_text(fill(ui["example_head"], number=first.number, label=first.label,
+                                   predicted=first.predicted,
                                    verdict=ui["verdict_right" if first.correct else "verdict_wrong"]))
     expect(ex.root.locator(".bar-name").first).to_have_text("0")
     # The six examples' fitted T: three significant digits everywhere but the fitting section (which
@@ -380,7 +396,8 @@ def test_one_class_naming_and_one_temperature_rule(open_explorer, engine, facts_
     text = page.evaluate("""() => Array.from(document.querySelectorAll('main > section'))
         .filter(s => !['fitting', 'reproduce'].includes(s.id)).map(s => s.innerText).join('\\n')""")
     for digits in (3, 4, 5):
-        found = [text[max(0, m.start() - 60):m.end()] for m in re.finditer(rf"(?<![\d.]){re.escape(fixed(fitted, digits))}(?!\d)", text)]
+        printed = rf"(?<![\d.]){re.escape(fixed(fitted, digits))}(?!\d)"
+        found = [text[max(0, m.start() - 60):m.end()] for m in re.finditer(printed, text)]
         assert not found, f"the fitted T printed to {digits} decimals: {found}"
     assert temp(fitted) in text
     fitting = page.locator("#fitting")
@@ -450,7 +467,10 @@ def test_the_bin_count_chart_has_ticks_and_a_readout(open_explorer, engine, expe
     ex = open_explorer(viewport={"width": 1280, "height": 900}, has_touch=True)
     ui = ex.ui
     head = ui["sweep_read_value"].split("{ece}")[0]  # "{bins}: ECE " in English
-    reads = lambda b: fill(head, bins=counted(ui, "bins", b))
+
+    def reads(b):
+        return fill(head, bins=counted(ui, "bins", b))
+
     ex.choose(dataset="overconfident", bins=15)
     chart = ex.root.locator(".sweep svg")
     chart.scroll_into_view_if_needed()

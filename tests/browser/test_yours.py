@@ -114,7 +114,8 @@ def test_the_group_radios_are_the_shown_datasets_own(browser, expect, hostile_si
         expect(page.locator("#ex1-groups")).to_be_visible(timeout=20_000)
         assert sorted(group_values(page)) == sorted(["pooled", *GROUPS])
         # the description, then the dataset's line as a sentence of its own
-        expect(page.locator("#ex1-summary")).to_have_text(re.compile("^" + re.escape(DESCRIPTION) + r"\. 600 examples; "))
+        expect(page.locator("#ex1-summary")).to_have_text(
+            re.compile("^" + re.escape(DESCRIPTION) + r"\. 600 examples; "))
         # the built-in mixed population: its groups A and B, none of the reader's
         page.locator("#ex1-dataset").select_option("mixed")
         expect(page.locator('#ex1-groups input[value="A"]')).to_be_visible()
@@ -204,7 +205,8 @@ def test_the_groups_table_scrolls_in_the_labelled_region_at_390_px(browser, host
             const other = document.querySelector("table.yours-metrics").parentElement, style = getComputedStyle(wrap);
             return {wrap: wrap.className, role: wrap.getAttribute("role"), tabindex: wrap.getAttribute("tabindex"),
                     label: document.getElementById(wrap.getAttribute("aria-labelledby")).className,
-                    overflow: style.overflowX, hint: style.backgroundImage, otherHint: getComputedStyle(other).backgroundImage,
+                    overflow: style.overflowX, hint: style.backgroundImage,
+                    otherHint: getComputedStyle(other).backgroundImage,
                     fits: wrap.getBoundingClientRect().right <= window.innerWidth,
                     page: document.documentElement.scrollWidth <= window.innerWidth + 1};
         }""")
