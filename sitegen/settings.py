@@ -108,3 +108,10 @@ EMBED_WIDTH = 720               # the width an oEmbed response states (the snipp
 __all__ += ["USER_SLUG", "USER_MAX_NAME_CHARS", "USER_MAX_DESCRIPTION_CHARS", "USER_MAX_LABEL_CHARS",
             "USER_MAX_GROUPS", "USER_BAR_CLASSES"]
 __all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_HEIGHTS", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH"]
+
+# --- your own model: the decision part of the report (sitegen.user_decision) ------------------------
+USER_MCE_MIN_ROWS = 10          # the report's second MCE leaves out bins of fewer rows (a bin of 1–2 rows shows any gap)
+USER_CLASS_ROWS = 20            # the per-class table: every class when K ≤ 20, else the 20 most frequent
+USER_SPREAD_BUDGET = 8_000_000  # (row, class) values per search step of the fitted T's bootstrap refits
+USER_SPREAD_MIN_RESAMPLES = 200  # … never fewer refits: past the budget they resample a subsample (m-out-of-n)
+__all__ += ["USER_MCE_MIN_ROWS", "USER_CLASS_ROWS", "USER_SPREAD_BUDGET", "USER_SPREAD_MIN_RESAMPLES"]
