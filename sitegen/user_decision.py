@@ -80,9 +80,21 @@ def _classes(data, rows, fitted_t, top):
     return out
 
 
+_LAST = {}  # the last decision, keyed by the objects it was computed from: every edition and file reuses it
+
+
 def decision(user, precomputed, analyses):
     """Everything the decision part shows (a namespace; natural units): ``changes`` {metric: MetricChange},
-    ``verdict``, ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``."""
+    ``verdict``, ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``.
+    Computed once per build (the editions, the downloads and build.py's last line share it)."""
+    key = (id(user), id(precomputed), id(analyses))
+    if key not in _LAST:
+        _LAST.clear()
+        _LAST[key] = _decide(user, precomputed, analyses)
+    return _LAST[key]
+
+
+def _decide(user, precomputed, analyses):
     result = precomputed.datasets[USER_SLUG]
     data = result.dataset
     reported = "test" if "test" in result.parts else "all"
