@@ -81,7 +81,7 @@ def fit_report(path, split=None, seed=DEFAULT_SPLIT_SEED, workers=1, kind=None):
     paired, observed = paired_changes(logits[eval_rows], data.labels[eval_rows], temperature, resamples, gen, N_BINS)
     changes = metric_changes(paired, observed, N_BINS)
     spread = temperature_spread(logits[fit_rows], data.labels[fit_rows], temperature, DECISION_RESAMPLES, gen,
-                                SPREAD_BUDGET, 200)
+                                SPREAD_BUDGET, 100)
     return {
         "file": str(path), "sha256": data.sha256, "n": n, "k": k,
         "split": {"rule": rule, "seed": seed if rule == "random" else None,

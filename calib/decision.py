@@ -33,6 +33,7 @@ __all__ = ["DECISION_BINS", "DECISION_METRICS", "MetricChange", "Verdict", "Temp
            "paired_changes", "metric_changes", "temperature_spread", "verdict"]
 
 DECISION_BINS = 15  # the ECE bin count of the decision (as the tutorial's tables, after Guo et al.)
+MIN_SUBSAMPLE = 100  # the fewest rows the m-out-of-n bootstrap of T resamples
 DECISION_METRICS = ("nll", "brier", "ece_equal-width", "ece_adaptive")  # every score the verdict weighs
 
 
@@ -115,7 +116,7 @@ def temperature_spread(logits, labels, fitted_t, n_resamples, rng, budget, min_r
     ``n_resamples`` bootstrap refits when n · K · n_resamples ≤ ``budget``; else
     ``max(min_resamples, budget // (n · K))`` of them, and when even those exceed
     the budget, resamples of a seeded subsample of m = budget // (K · R) rows
-    (at least 2·K and at most n), each refit's deviation from the subsample's fit
+    (at least :data:`MIN_SUBSAMPLE` and at most n), each refit's deviation from the subsample's fit
     scaled by √(m / n) and added to ``fitted_t``. Cost: about ``budget``
     (row, class) values per step of the lock-step search.
     """
@@ -124,7 +125,7 @@ def temperature_spread(logits, labels, fitted_t, n_resamples, rng, budget, min_r
     n, k = z.shape
     gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     resamples = int(n_resamples) if n * k * n_resamples <= budget else int(max(min_resamples, budget // (n * k)))
-    m = n if n * k * resamples <= budget else int(min(n, max(2 * k, budget // (k * resamples))))
+    m = n if n * k * resamples <= budget else int(min(n, max(MIN_SUBSAMPLE, budget // (k * resamples))))
     q = tuple(float(v) for v in quantiles)
     if m == n:
         refits = fit_weighted_temperatures(z, y, resample_counts(n, resamples, gen), tolerance=tolerance)

@@ -59,24 +59,50 @@ def _mce_view(part, t1, fit, min_rows):
     return out
 
 
+CLASS_BLOCK_ELEMENTS = 1 << 22  # (row, class) probabilities held at once when K is grouped
+
+
+def _grouped_probs(logits, t, shown):
+    """softmax(logits / t) at the ``shown`` columns and one last column with the rest of each row's probability:
+    (n, len(shown) + 1), computed a block of rows at a time (memory bounded whatever K)."""
+    n, k = logits.shape
+    out = np.empty((n, shown.size + 1))
+    step = max(1, CLASS_BLOCK_ELEMENTS // k)
+    for start in range(0, n, step):
+        kept = scaled_probs(logits[start:start + step], t)[:, shown]
+        out[start:start + step, :-1] = kept
+        out[start:start + step, -1] = np.clip(1.0 - kept.sum(axis=1), 0.0, 1.0)
+    return out / out.sum(axis=1, keepdims=True)
+
+
 def _classes(data, rows, fitted_t, top):
-    """Per-class view of the reported rows: the ``top`` most frequent classes' one-vs-rest calibration error
-    (equal-width, :data:`DECISION_BINS` bins) and the class-wise ECE over all K, at T = 1 and the fitted T."""
+    """Per-class view of the reported rows: each class's one-vs-rest calibration error (equal-width,
+    :data:`DECISION_BINS` bins) and the class-wise ECE, at T = 1 and the fitted T (:func:`calib.classwise_bins`,
+    :func:`calib.classwise_ece`). With K ≤ ``top`` every class; beyond, the ``top`` most frequent (ties: lower
+    class first) and one column "all other classes" holding the rest of each row's probability, so the
+    engine's measures run on (n, top + 1) probabilities whatever K (a K = 1,000 model costs as K = 21)."""
     labels = data.labels[rows]
     k = data.logits.shape[1]
     counts = np.bincount(labels, minlength=k)
-    order = np.argsort(-counts, kind="stable")[: min(top, k)]
-    shown = np.sort(order) if k <= top else order
-    out = SimpleNamespace(k=int(k), shown=int(shown.size), all=k <= top, rows=[], ece={})
+    grouped = k > top
+    shown = np.argsort(-counts, kind="stable")[:top] if grouped else np.arange(k)
+    if grouped:
+        position = np.full(k, top)
+        position[shown] = np.arange(top)
+        labels = position[labels]
+    out = SimpleNamespace(k=int(k), shown=int(shown.size), all=not grouped, rows=[], ece={},
+                          others=int(counts.sum() - counts[shown].sum()) if grouped else 0)
     per = {}
     for name, t in (("t1", 1.0), ("fit", fitted_t)):
-        probs = scaled_probs(data.logits[rows], t)
-        per[name] = classwise_bins(probs, labels, DECISION_BINS).weighted_gap.sum(axis=1)[shown]
+        probs = _grouped_probs(data.logits[rows], t, shown) if grouped else scaled_probs(data.logits[rows], t)
+        per[name] = classwise_bins(probs, labels, DECISION_BINS).weighted_gap.sum(axis=1)
         out.ece[name] = classwise_ece(probs, labels, DECISION_BINS)
         del probs
     for j, c in enumerate(shown.tolist()):
         out.rows.append(SimpleNamespace(cls=int(c), count=int(counts[c]), t1=float(per["t1"][j]),
                                         fit=float(per["fit"][j])))
+    if grouped:
+        out.other = SimpleNamespace(count=out.others, t1=float(per["t1"][top]), fit=float(per["fit"][top]))
     return out
 
 
@@ -112,7 +138,7 @@ def _decide(user, precomputed, analyses):
         spread=spread, resamples=int(quoted.paired.n_resamples), quantiles=quoted.paired.quantiles,
         mce=_mce_view(part, t1, fit, USER_MCE_MIN_ROWS), mce_min_rows=USER_MCE_MIN_ROWS,
         classes=_classes(data, masks[reported], result.fitted_t, USER_CLASS_ROWS), bins=DECISION_BINS,
-        fitted_index=int(fit), metrics=DECISION_METRICS)
+        fitted_index=int(fit), metrics=DECISION_METRICS, pair=BINARY_PAIR, pair_sklearn=SKLEARN_BINARY_PAIR)
 
 
 def decision_record(view):
@@ -133,6 +159,9 @@ def verdict_line(view):
     return (f"verdict: {v.code} (NLL change {nll.change:+.4f} nats, 5-95% [{nll.lo:+.4f}, {nll.hi:+.4f}] on "
             f"{view.rows} {view.reported} rows); worse on these rows: {worse}")
 
+
+BINARY_PAIR = "(0, x)"  # the logits the scikit-learn snippet makes of a binary model's one score x
+SKLEARN_BINARY_PAIR = "(\u2212x, x)"  # … and those CalibratedClassifierCV(method="temperature") makes
 
 # --- code to deploy T ------------------------------------------------------------------------------------
 

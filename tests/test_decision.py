@@ -65,3 +65,25 @@ def test_the_spread_of_t_brackets_the_fit_and_past_the_budget_resamples_a_subsam
     # m-out-of-n: deviations scaled by sqrt(m / n), so the range stays on the scale of the full sample's
     assert small.values[0] < fitted < small.values[1]
     assert 0.3 < (small.values[1] - small.values[0]) / (full.values[1] - full.values[0]) < 3
+
+
+def test_beyond_twenty_classes_the_per_class_view_keeps_the_most_frequent_and_groups_the_rest():
+    from types import SimpleNamespace
+
+    from calib import reliability_bins, scaled_probs
+    from sitegen.user_decision import _classes
+    rng = np.random.default_rng(3)
+    n, k = 600, 30
+    y = np.minimum((rng.random(n) ** 2 * k).astype(int), k - 1)  # low classes most frequent
+    z = rng.normal(size=(n, k))
+    z[np.arange(n), y] += 2.0
+    view = _classes(SimpleNamespace(logits=z, labels=y), np.ones(n, bool), 1.7, 20)
+    counts = np.bincount(y, minlength=k)
+    assert not view.all and view.shown == 20 and view.k == k
+    assert [r.count for r in view.rows] == sorted(counts, reverse=True)[:20]
+    assert view.other.count == n - sum(r.count for r in view.rows)
+    # a shown class's error is its own column's one-vs-rest binned error (restated with reliability_bins)
+    first = view.rows[0]
+    p = scaled_probs(z, 1.7)[:, first.cls]
+    expected = reliability_bins(p, y == first.cls, 15).weighted_gap.sum()
+    assert first.fit == pytest.approx(float(expected), abs=1e-12)
