@@ -214,3 +214,22 @@ def test_the_groups_table_scrolls_in_the_labelled_region_at_390_px(browser, host
         assert found["fits"] and found["page"], found
     finally:
         context.close()
+
+
+def test_the_report_explorer_opens_at_the_fitted_t(browser, expect, hostile_site):
+    import json
+    fitted = json.loads((hostile_site / "downloads" / "yours-temperature.json").read_text())["temperature"]
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    try:
+        page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
+        page.locator("#yr1").scroll_into_view_if_needed()
+        expect(page.locator("#yr1-bars .example")).to_have_count(6, timeout=20_000)
+        # after the script has read the slider into its state and drawn: still at the fitted T
+        expect(page.locator("#yr1-t-readout")).to_have_text(f"{fitted:.3g}")
+        index = int(page.locator("#yr1-t").input_value())
+        grid_t = page.evaluate(f"CT.core.grid[{index}]")
+        assert abs(grid_t - fitted) <= 1e-9 * fitted
+        # the main explorer still opens at T = 1
+        assert page.evaluate("CT.core.grid[Number(document.getElementById('ex1-t').value)]") == 1.0
+    finally:
+        page.context.close()
