@@ -113,11 +113,11 @@ def decision(user, precomputed, analyses):
     """Everything the decision part shows (a namespace; natural units): ``changes`` {metric: MetricChange},
     ``verdict``, ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``.
     Computed once per build (the editions, the downloads and build.py's last line share it)."""
-    key = (id(user), id(precomputed), id(analyses))
-    if key not in _LAST:
-        _LAST.clear()
-        _LAST[key] = _decide(user, precomputed, analyses)
-    return _LAST[key]
+    sources = (user, precomputed, analyses)
+    if not (_LAST and all(a is b for a, b in zip(_LAST["sources"], sources))):
+        _LAST.clear()  # the sources are kept with it, so their ids cannot be reused while it is cached
+        _LAST.update(sources=sources, view=_decide(*sources))
+    return _LAST["view"]
 
 
 def _decide(user, precomputed, analyses):
