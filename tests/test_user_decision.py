@@ -130,7 +130,7 @@ def test_the_report_explorer_opens_at_the_fitted_t(built):
 
 
 def snippet(page, key):
-    code = re.search(rf'<pre class="yours-snippet" data-snippet="{key}"><code>(.*?)</code></pre>', page, re.S)
+    code = re.search(rf'<pre class="yours-snippet" data-snippet="{key}"[^>]*><code>(.*?)</code></pre>', page, re.S)
     return html.unescape(code.group(1))
 
 
