@@ -278,6 +278,7 @@ def _pipeline(args, cache):
         with stage("write"):
             write_file(args.single_file, page)
         print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, one file ({cache.summary()})", file=sys.stderr)
+        _print_decision(user, precomputed, analyses)
         return Path(args.single_file)
     with stage("render"):
         files = assemble_files(ROOT, precomputed, analyses, facts, editions, base_url=args.base_url, user=user)
@@ -285,7 +286,20 @@ def _pipeline(args, cache):
         write_site(args.out, files)
     print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, {len(files)} files ({cache.summary()})",
           file=sys.stderr)
+    _print_decision(user, precomputed, analyses)
     return Path(args.out)
+
+
+def _print_decision(user, precomputed, analyses):
+    """With --data, the last lines on stderr: the fitted T to deploy and the verdict on the test rows."""
+    if user is None:
+        return
+    import json
+
+    from sitegen.settings import USER_SLUG
+    from sitegen.user_decision import decision, verdict_line
+    print(f"your model: fitted T = {json.dumps(precomputed.datasets[USER_SLUG].fitted_t)}", file=sys.stderr)
+    print(f"your model: {verdict_line(decision(user, precomputed, analyses))}", file=sys.stderr)
 
 
 def main(argv=None):

@@ -48,6 +48,9 @@ public API (documented in the README):
   of every class's probability, not only the winner's;
 * :func:`corp`, :func:`corp_band` — the CORP reliability diagram (PAV fit of correctness on confidence), its
   consistency band, and the Brier and log score split into miscalibration, discrimination and uncertainty;
+* :func:`paired_changes`, :func:`temperature_spread`, :func:`verdict` (:mod:`calib.decision`) — whether to deploy
+  a fitted T: the paired change of each score (:func:`metric_changes`; :data:`DECISION_METRICS`,
+  :data:`DECISION_BINS`), how far T itself moves, and the verdict;
 * :func:`compare_calibrators` (:mod:`calib.compare`) — every calibrator of :data:`CALIBRATORS` fitted on
   calibration rows and set against temperature scaling on test rows with paired bootstrap ranges
   (a :class:`Comparison`; :data:`COMPARE_SCORES`, :data:`MAX_AFFINE_CLASSES`; ``python -m calib compare FILE``),
@@ -84,6 +87,7 @@ from .compare import (
 )
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
+from .decision import DECISION_BINS, DECISION_METRICS, metric_changes, paired_changes, temperature_spread, verdict
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
 from .io import (
@@ -184,6 +188,7 @@ __all__ = [
     "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling",
     "classwise_bins", "classwise_ece", "static_calibration_error",
     "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
+    "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
     "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
     "inf_quantiles", "method_row_scores",
 ]

@@ -28,6 +28,7 @@ import numpy as np
 
 from .binning import SCHEMES
 from .compare import add_compare_command, run_compare_command
+from .decision import metric_changes, paired_changes, temperature_spread, verdict
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .io import DEFAULT_SPLIT_SEED, INPUT_KINDS, SPLIT_NONE_NOTE, SPLIT_RULES, InputError, load_predictions, split_masks
 from .io_checks import fit_warnings
@@ -35,6 +36,10 @@ from .scaling import grid_metrics
 
 N_BINS = 15
 PROG = "python -m calib"
+DECISION_SEED = 20230922  # the bootstrap of the decision (paired change, spread of T): fixed, so reruns agree
+DECISION_RESAMPLES = 2000  # paired resamples up to DECISION_ROW_BUDGET / n, never fewer than 200 (cost ∝ rows)
+DECISION_ROW_BUDGET = 2000 * 20_000
+SPREAD_BUDGET = 8_000_000  # (row, class) values per search step of the refits of T (calib.decision.temperature_spread)
 PIPE_CLOSED_STATUS = 141  # 128 + SIGPIPE: the reader closed stdout early; the shell's code for such a command
 
 
@@ -69,6 +74,13 @@ def fit_report(path, split=None, seed=DEFAULT_SPLIT_SEED, workers=1, kind=None):
     logits = data.logits.astype(np.float64, copy=False)
     temperature = fit_temperature(logits[fit_rows], data.labels[fit_rows], method="bounded", workers=workers)
     before, after = part_metrics(logits[eval_rows], data.labels[eval_rows], [1.0, temperature], workers)
+    gen = np.random.default_rng(DECISION_SEED)
+    rows = int(eval_rows.sum())
+    resamples = int(min(DECISION_RESAMPLES, max(200, DECISION_ROW_BUDGET // rows)))
+    paired, observed = paired_changes(logits[eval_rows], data.labels[eval_rows], temperature, resamples, gen, N_BINS)
+    changes = metric_changes(paired, observed, N_BINS)
+    spread = temperature_spread(logits[fit_rows], data.labels[fit_rows], temperature, DECISION_RESAMPLES, gen,
+                                SPREAD_BUDGET, 100)
     return {
         "file": str(path), "sha256": data.sha256, "n": n, "k": k,
         "split": {"rule": rule, "seed": seed if rule == "random" else None,
@@ -79,6 +91,10 @@ def fit_report(path, split=None, seed=DEFAULT_SPLIT_SEED, workers=1, kind=None):
                 "rows": int(fit_rows.sum())},
         "evaluated_on": eval_name, "n_bins": N_BINS,
         "before": before, "after": after,
+        "decision": {"evaluated_on": eval_name, "rows": rows, "n_bins": N_BINS, "paired_resamples": resamples,
+                     "range_quantiles": list(paired.quantiles),
+                     "metrics": {key: change._asdict() for key, change in changes.items()},
+                     "verdict": verdict(changes)._asdict(), "temperature_spread": spread._asdict()},
         "warnings": [w._asdict() for w in fit_warnings(temperature, after["accuracy"], k, DEFAULT_BOUNDS, eval_name)],
     }
 
@@ -104,6 +120,19 @@ def _text(report):
         for scheme in ("equal-width", "adaptive"):
             label = f"{metric.upper()} ({report['n_bins']} {scheme} bins)"
             lines.append(f"  {label:28s} {before[metric][scheme]:10.5f} {after[metric][scheme]:10.5f}")
+    decision = report["decision"]
+    q = decision["range_quantiles"]
+    lines.append(f"change from T = 1 to the fitted T, with its paired bootstrap {q[0]:.0%}-{q[-1]:.0%} range "
+                 f"({decision['paired_resamples']} resamples):")
+    for key, change in decision["metrics"].items():
+        lines.append(f"  {key:28s} {change['change']:+10.5f}   [{change['lo']:+.5f}, {change['hi']:+.5f}]")
+    spread = decision["temperature_spread"]
+    sub = "" if spread["subsample"] == spread["rows"] else f", m-out-of-n with m = {spread['subsample']}"
+    lines.append(f"fitted T over {spread['resamples']} bootstrap refits{sub}: "
+                 f"{spread['values'][0]:.4g} to {spread['values'][-1]:.4g}")
+    v = decision["verdict"]
+    lines.append(f"verdict: {v['code']}; worse on these rows: {', '.join(v['worse']) or 'nothing'}"
+                 f"; NLL changes by at most {v['nll_bound']:.4f} nats within its range")
     return "\n".join(lines)
 
 

@@ -125,3 +125,11 @@ __all__ += ["USER_SLUG", "USER_MAX_NAME_CHARS", "USER_MAX_DESCRIPTION_CHARS", "U
             "USER_MAX_GROUPS", "USER_BAR_CLASSES", "USER_SWEEP_ROWS"]
 __all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH",
             "SCORE_SCALE", "RATE_SCALE", "GRID_DIGITS"]
+
+# --- your own model: the decision part of the report (sitegen.user_decision) ------------------------
+# the report's second MCE leaves out bins of fewer rows (a bin of 1–2 rows shows any gap)
+USER_MCE_MIN_ROWS = 10
+USER_CLASS_ROWS = 20            # the per-class table: every class when K ≤ 20, else the 20 most frequent
+USER_SPREAD_BUDGET = 8_000_000  # (row, class) values per search step of the fitted T's bootstrap refits
+USER_SPREAD_MIN_RESAMPLES = 100  # … never fewer refits: past the budget they resample a subsample (m-out-of-n)
+__all__ += ["USER_MCE_MIN_ROWS", "USER_CLASS_ROWS", "USER_SPREAD_BUDGET", "USER_SPREAD_MIN_RESAMPLES"]

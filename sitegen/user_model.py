@@ -41,6 +41,7 @@ from calib import (
     split_masks,
 )
 
+from . import user_decision
 from .content import load_sections
 from .errors import BuildError
 from .precompute import Precomputed, build_grid, fit_for, grid_index, precompute_dataset, softmax_walkthrough
@@ -232,8 +233,10 @@ def user_examples_payload(payload, user, result):
 DEPLOY_DIGITS = SIGNIFICANT_DIGITS  # the fitted T's significant digits (round_significant), kept in temperature.json
 
 
-def temperature_json(user, result):
-    """``temperature.json``: the fitted T to deploy, how it was fitted, on which rows, from which file."""
+def temperature_json(user, result, decided=None):
+    """``temperature.json``: the fitted T to deploy, how it was fitted, on which rows, from which file; with
+    ``decided`` (:func:`sitegen.user_decision.decision`) also the test metrics before and after with their paired
+    ranges, the verdict and the spread of T; the project's version and the file's ``schema_version``."""
     data = user.predictions
     fitted_on = result.fitted_on
     record = {
@@ -251,7 +254,11 @@ def temperature_json(user, result):
                   "rows": {part: int(mask.sum()) for part, mask in user.parts.items()}},
         "data_file": {"name": _file_name(data.path), "sha256": data.sha256},
         "usage": "divide every logit by temperature before the softmax",
+        "schema_version": user_decision.SCHEMA_VERSION,
+        "project_version": user_decision.project_version(),
     }
+    if decided is not None:
+        record["decision"] = user_decision.decision_record(decided)
     return json.dumps(record, indent=2, sort_keys=True, ensure_ascii=True, allow_nan=False) + "\n"
 
 
@@ -298,11 +305,13 @@ def groups_csv(analyses_sub):
     return "\n".join(lines) + "\n"
 
 
-def user_files(user, precomputed, analyses):
-    """The reader's downloads: ``downloads/yours-temperature.json`` and, with groups,
-    ``downloads/yours-groups.csv`` (the metrics CSV is written like every dataset's)."""
+def user_files(user, precomputed, analyses, decided=None):
+    """The reader's downloads: ``downloads/yours-temperature.json``, ``downloads/yours-deploy.py`` (the code to
+    apply T) and, with groups, ``downloads/yours-groups.csv`` (the metrics CSV is written like every dataset's)."""
     result = precomputed.datasets[USER_SLUG]
-    files = {f"downloads/{USER_SLUG}-temperature.json": temperature_json(user, result)}
+    decided = decided or user_decision.decision(user, precomputed, analyses)
+    files = {f"downloads/{USER_SLUG}-temperature.json": temperature_json(user, result, decided),
+             f"downloads/{USER_SLUG}-deploy.py": user_decision.deploy_file(json.dumps(result.fitted_t))}
     sub = analyses.datasets[USER_SLUG].subgroups
     if sub is not None:
         files[f"downloads/{USER_SLUG}-groups.csv"] = groups_csv(sub)
@@ -351,11 +360,13 @@ def user_fit_warnings(precomputed):
                         reported)
 
 
-def user_report(user, precomputed, analyses):
+def user_report(user, precomputed, analyses, decided=None):
     """The "Your model" section's own values besides the facts (``yours``, ``an.yours``): display text (escaped by
-    the template), the split, the file, which downloads exist, and the rows of its small tables."""
+    the template), the split, the file, which downloads exist, the rows of its small tables, and the decision
+    (``decision``: :func:`sitegen.user_decision.decision`, with the deploy snippets in ``snippets``)."""
     data = user.predictions
     result = precomputed.datasets[USER_SLUG]
+    decided = decided or user_decision.decision(user, precomputed, analyses)
     sub = analyses.datasets[USER_SLUG].subgroups
     return SimpleNamespace(
         name=user.name, description=user.description, rule=user.rule, seed=user.seed,
@@ -373,9 +384,12 @@ def user_report(user, precomputed, analyses):
         bound_margin=BOUND_MARGIN,
         # the one-file edition has no downloads folder: it carries temperature.json itself, as a data: link
         temperature_href="data:application/json;base64," + base64.b64encode(
-            temperature_json(user, result).encode("utf-8")).decode("ascii"),
+            temperature_json(user, result, decided).encode("utf-8")).decode("ascii"),
         downloads={"temperature": f"{USER_SLUG}-temperature.json", "metrics": f"{USER_SLUG}-metrics.csv",
+                   "deploy": f"{USER_SLUG}-deploy.py",
                    "groups": f"{USER_SLUG}-groups.csv" if sub is not None else None},
+        decision=decided, snippets=user_decision.deploy_snippets(json.dumps(result.fitted_t)),
+        class_labels=None if data.class_names is None else [str(c) for c in data.class_names.tolist()],
     )
 
 

@@ -254,3 +254,34 @@ def test_a_closed_pipe_ends_quietly(model_file, extra):
     _, stderr = child.communicate(timeout=120)
     assert stderr == ""
     assert child.returncode == 141  # 128 + SIGPIPE, as a shell reports a command ended by a closed pipe
+
+
+def test_fit_carries_the_paired_ranges_and_a_verdict_that_follows_from_them(model_file):
+    path, z, y = model_file
+    done = run("fit", path, "--json", "--seed", 3)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    decision = report["decision"]
+    assert decision["evaluated_on"] == "test" and decision["rows"] == N // 2 and decision["n_bins"] == 15
+    assert set(decision["metrics"]) == {"nll", "brier", "ece_equal-width", "ece_adaptive"}
+    test = np.ones(N, bool)
+    test[np.random.default_rng(3).permutation(N)[: N // 2]] = False
+    nll = decision["metrics"]["nll"]
+    # before/after restated with scipy on the test rows; the change is their difference and lies in its range
+    assert nll["before"] == pytest.approx(scipy_nll(z[test], y[test], 1.0), rel=1e-9)
+    assert nll["after"] == pytest.approx(scipy_nll(z[test], y[test], report["temperature"]), rel=1e-9)
+    for key, m in decision["metrics"].items():
+        assert m["change"] == pytest.approx(m["after"] - m["before"], abs=1e-12), key
+        assert m["lo"] < m["hi"], key
+    # labels drawn at T = 2 from logits three times too sharp: 200 test rows show that T helps
+    verdict = decision["verdict"]
+    expected = "helps" if nll["hi"] < 0 else "hurts" if nll["lo"] > 0 else "unclear"
+    assert verdict["code"] == expected == "helps"
+    assert verdict["worse"] == [k for k, m in decision["metrics"].items() if m["after"] > m["before"]]
+    assert verdict["nll_bound"] == pytest.approx(max(abs(nll["lo"]), abs(nll["hi"])))
+    spread = decision["temperature_spread"]
+    assert spread["rows"] == N // 2 and spread["subsample"] == N // 2 and spread["resamples"] == 2000
+    assert spread["values"][0] < report["temperature"] < spread["values"][1]
+    text = run("fit", path, "--seed", 3)
+    assert f"verdict: {verdict['code']}" in text.stdout
+    assert "change from T = 1 to the fitted T" in text.stdout

@@ -275,7 +275,7 @@ def test_the_reader_dataset_uses_the_fixed_slug_and_no_per_row_csv(user_builds):
     names = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
     for expected in ("data/yours.js", "data/yours-analysis.js", "data/yours-test-bins.js",
                      "data/yours-calibration-bins.js", "data/yours-groups.js", "downloads/yours-metrics.csv",
-                     "downloads/yours-temperature.json", "downloads/yours-groups.csv"):
+                     "downloads/yours-temperature.json", "downloads/yours-groups.csv", "downloads/yours-deploy.py"):
         assert expected in names
     assert "downloads/yours-data.csv" not in names
     assert not any("script" in name or "onerror" in name for name in names)
@@ -402,6 +402,10 @@ def test_the_deploy_sentence_shows_the_json_value_once_in_every_language(user_bu
     assert float(full) == float(f"{record['temperature']:.10g}")
     for page in ("index.html", "es/index.html"):
         section = yours_section((user_builds["hostile"] / page).read_text(encoding="utf-8"))
+        # the code to deploy T carries it too, once per snippet (tests/test_user_decision.py runs them)
+        snippets = re.findall(r'<pre class="yours-snippet".*?</pre>', section, re.S)
+        assert len(snippets) == 3 and all(s.count(full) == 1 for s in snippets), page
+        section = re.sub(r'<pre class="yours-snippet".*?</pre>', "", section, flags=re.S)
         assert section.count(full) == 1, page
         deploy = re.search(r'<span class="yours-deploy">(.*?)</span></p>', section, re.S).group(1)
         assert f'<code class="yours-t-full">{full}</code>' in deploy and "yours-temperature.json" in deploy

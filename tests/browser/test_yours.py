@@ -216,3 +216,24 @@ def test_the_groups_table_scrolls_in_the_labelled_region_at_390_px(browser, host
         assert found["fits"] and found["page"], found
     finally:
         context.close()
+
+
+def test_the_report_explorer_opens_at_the_fitted_t(browser, expect, hostile_site):
+    import json
+    fitted = json.loads((hostile_site / "downloads" / "yours-temperature.json").read_text())["temperature"]
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    try:
+        page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
+        page.locator("#yr1").scroll_into_view_if_needed()
+        expect(page.locator("#yr1-bars .example")).to_have_count(6, timeout=20_000)
+        # after the script has read the slider into its state and drawn: still at the fitted T
+        expect(page.locator("#yr1-t-readout")).to_have_text(f"{fitted:.3g}")
+        static = (hostile_site / "index.html").read_text(encoding="utf-8")
+        opened = re.search(r'<input type="range" id="yr1-t" [^>]*value="(\d+)"', static).group(1)
+        assert page.locator("#yr1-t").input_value() == opened  # the state kept the template's opening index
+        # the main explorer still opens at T = 1
+        at_one = re.search(r'id="ex1-t-readout"[^>]*>([^<]*)<', static).group(1)
+        assert at_one != f"{fitted:.3g}"
+        expect(page.locator("#ex1-t-readout")).to_have_text(at_one)
+    finally:
+        page.context.close()

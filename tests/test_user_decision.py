@@ -1,0 +1,167 @@
+"""The decision part of ``build.py --data``: a scikit-learn digits model (359 calibration and 360 test rows, as
+issue 18 tried it) built once for the module, in both languages. Expected values are restated here with numpy
+and the engine's building blocks on the file's own rows, never read back from the code under test."""
+
+import html
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calib import classwise_ece, max_gap, reliability_bins, scaled_probs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def digits_model():
+    from sklearn.datasets import load_digits
+    from sklearn.linear_model import LogisticRegression
+    x, y = load_digits(return_X_y=True)
+    order = np.random.default_rng(0).permutation(y.size)
+    train, held = order[:1078], order[1078:]
+    model = LogisticRegression(max_iter=5000).fit(x[train], y[train])
+    return model, x[held], y[held]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    pytest.importorskip("sklearn")
+    folder = tmp_path_factory.mktemp("decide")
+    model, x, y = digits_model()
+    logits = model.decision_function(x)
+    split = np.where(np.arange(y.size) < 359, "calibration", "test")
+    data = folder / "digits.npz"
+    np.savez(data, logits=logits, labels=y, split=split)
+    out = folder / "site"
+    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--data", str(data), "--out", str(out)],
+                          cwd=str(ROOT), capture_output=True, text=True, timeout=1500)
+    assert done.returncode == 0, done.stderr
+    record = json.loads((out / "downloads" / "yours-temperature.json").read_text())
+    test = split == "test"
+    return dict(out=out, stderr=done.stderr, record=record, logits=logits, labels=y, test=test, model=model, x=x,
+                pages={"en": (out / "index.html").read_text(), "es": (out / "es" / "index.html").read_text()})
+
+
+def text_of(fragment):
+    return html.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", fragment))).strip()
+
+
+def nll(z, y, t):
+    p = scaled_probs(z, t)
+    return float(np.mean(-np.log(p[np.arange(y.size), y])))
+
+
+def test_temperature_json_has_the_test_metrics_ranges_verdict_version_and_schema(built):
+    record, z, y, test = built["record"], built["logits"], built["labels"], built["test"]
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        assert record["project_version"] == tomllib.load(handle)["project"]["version"]
+    assert isinstance(record["schema_version"], int) and record["schema_version"] >= 2
+    decision, t = record["decision"], record["temperature"]
+    assert decision["evaluated_on"] == "test" and decision["rows"] == 360
+    m = decision["metrics"]["nll"]
+    assert m["before"] == pytest.approx(nll(z[test], y[test], 1.0), rel=1e-9)
+    assert m["after"] == pytest.approx(nll(z[test], y[test], t), rel=1e-6)  # T rounded to 10 digits on the grid
+    for key, c in decision["metrics"].items():
+        assert c["lo"] < c["hi"] and c["change"] == pytest.approx(c["after"] - c["before"], abs=1e-9), key
+    v = decision["verdict"]
+    assert v["code"] == ("helps" if m["hi"] < 0 else "hurts" if m["lo"] > 0 else "unclear")
+    assert v["worse"] == [k for k, c in decision["metrics"].items() if c["after"] > c["before"]]
+    spread = decision["temperature_spread"]
+    assert spread["rows"] == 359 and spread["values"][0] < t < spread["values"][1]
+
+
+def test_the_verdict_and_every_worse_metric_are_on_the_page_in_both_languages(built):
+    v = built["record"]["decision"]["verdict"]
+    for lang, page in built["pages"].items():
+        assert f'data-verdict="{v["code"]}"' in page, lang
+        sentence = text_of(re.search(r'<p class="yours-verdict"[^>]*>(.*?)</p>', page, re.S).group(1))
+        assert "360" in sentence and "{" not in sentence, (lang, sentence)
+        for key in v["worse"]:
+            assert f'class="yours-verdict-metric" data-metric="{key}"' in page, (lang, key)
+        assert page.count('<tr data-metric="') == 4
+    en = text_of(re.search(r'<p class="yours-verdict"[^>]*>(.*?)</p>', built["pages"]["en"], re.S).group(1))
+    if v["code"] == "unclear":
+        assert "cannot show that T helps" in en and "at most" in en
+
+
+def test_build_prints_the_fitted_t_and_the_verdict_last(built):
+    lines = built["stderr"].strip().splitlines()
+    assert lines[-2] == f"your model: fitted T = {json.dumps(built['record']['temperature'])}"
+    assert lines[-1].startswith(f"your model: verdict: {built['record']['decision']['verdict']['code']}")
+
+
+def test_mce_over_bins_of_enough_rows_is_the_engines_max_gap_without_the_small_bins(built):
+    from sitegen.facts import pct
+    from sitegen.settings import USER_MCE_MIN_ROWS
+    z, y, test, t = built["logits"], built["labels"], built["test"], built["record"]["temperature"]
+    p = scaled_probs(z[test], t)
+    bins = reliability_bins(p.max(axis=1), p.argmax(axis=1) == y[test], 15)
+    kept = max_gap(bins._replace(count=np.where(bins.count < USER_MCE_MIN_ROWS, 0, bins.count)))
+    assert max_gap(bins) > kept  # the digits model's largest gap sits in a bin of a few rows
+    row = re.search(r'<th scope="row">MCE, equal-width bins of ≥ 10 rows</th><td>[^<]*</td><td>([^<]*)</td>',
+                    built["pages"]["en"]).group(1)
+    assert row == pct(float(kept), 1, {"decimal": ".", "percent": "{value}%"})
+
+
+def test_per_class_table_and_classwise_ece(built):
+    z, y, test, t = built["logits"], built["labels"], built["test"], built["record"]["temperature"]
+    page = built["pages"]["en"]
+    table = re.search(r'<table class="yours-classes".*?</table>', page, re.S).group(0)
+    assert table.count("<tr><th scope=\"row\">") == 10
+    mean = text_of(re.search(r'<p class="yours-classwise">(.*?)</p>', page, re.S).group(1))
+    for value in (classwise_ece(scaled_probs(z[test], 1.0), y[test], 15),
+                  classwise_ece(scaled_probs(z[test], t), y[test], 15)):
+        assert f"{round(value * 100, 1):.1f}%" in mean
+
+
+def test_the_report_explorer_opens_at_the_fitted_t(built):
+    page = built["pages"]["en"]
+    slider = re.search(r'<input type="range" id="yr1-t" [^>]*value="(\d+)"', page).group(1)
+    readout = re.search(r'<output id="yr1-t-readout"[^>]*>([^<]*)</output>', page).group(1)
+    t = built["record"]["temperature"]
+    assert readout == f"{t:.3g}" and int(slider) > 0
+    main = re.search(r'<input type="range" id="explorer-t" [^>]*value="(\d+)"', page)
+    assert main is None or main.group(1) != slider  # the main explorer still opens at T = 1
+
+
+def snippet(page, key):
+    code = re.search(rf'<pre class="yours-snippet" data-snippet="{key}"[^>]*><code>(.*?)</code></pre>', page, re.S)
+    return html.unescape(code.group(1))
+
+
+def test_the_numpy_snippet_on_the_page_and_in_the_download_gives_the_engines_probabilities(built):
+    z, t = built["logits"], built["record"]["temperature"]
+    expected = scaled_probs(z, t)
+    deploy_file = (built["out"] / "downloads" / "yours-deploy.py").read_text()
+    for source in (snippet(built["pages"]["en"], "numpy"), deploy_file):
+        space = {}
+        exec(compile(source, "snippet", "exec"), space)
+        assert space["T"] == t
+        assert np.allclose(space["calibrated_probs"](z), expected, rtol=1e-12, atol=1e-15)
+
+
+def test_the_pytorch_snippet_where_torch_is_importable(built):
+    torch = pytest.importorskip("torch")
+    z, t = built["logits"], built["record"]["temperature"]
+    space = {}
+    exec(compile(snippet(built["pages"]["en"], "pytorch"), "snippet", "exec"), space)
+    got = space["calibrated_probs_torch"](torch.tensor(z, dtype=torch.float64)).numpy()
+    assert np.allclose(got, scaled_probs(z, t), rtol=1e-12, atol=1e-15)
+
+
+def test_the_sklearn_wrapper_scales_decision_function_and_keeps_a_binary_models_own_sigmoid(built):
+    from sklearn.linear_model import LogisticRegression
+    space = {}
+    exec(compile(snippet(built["pages"]["en"], "sklearn"), "snippet", "exec"), space)
+    model, x, t = built["model"], built["x"], built["record"]["temperature"]
+    wrapped = space["TemperatureScaled"](model)
+    assert np.allclose(wrapped.predict_proba(x), scaled_probs(model.decision_function(x), t), rtol=1e-10)
+    assert (wrapped.predict(x) == model.predict(x)).all()
+    binary = LogisticRegression().fit(x[:200], built["labels"][:200] % 2)
+    at_one = space["TemperatureScaled"](binary, temperature=1.0)
+    assert np.allclose(at_one.predict_proba(x), binary.predict_proba(x), rtol=1e-9)
