@@ -65,6 +65,10 @@ STUDY_DATASET = "overconfident"  # the rows study and the abstention rule run on
 ROW_SIZES = (10, 30, 100, 300, 1000)  # calibration rows drawn without replacement; then all of them
 T_DRAWS = 200                    # draws per size for temperature scaling (one golden-section fit each)
 AFFINE_DRAWS = 10                # draws per size for vector and matrix scaling (L-BFGS fits: costlier)
+# Unregularised vector scaling has 2K − 1 free parameters; with fewer than this many rows per parameter its
+# loss can have no finite minimum (separable rows), the optimiser stops wherever its tolerance falls, and the
+# result moves with the CPU's arithmetic: such sizes are not reported (matrix scaling is regularised).
+VECTOR_ROWS_PER_PARAMETER = 10
 T_WITHIN = 0.05                  # "within ±5% of the full-data T"
 T_WITHIN_SHARE = 0.9             # … in 90% of draws
 BIN_CONTRASTS = (5, 10, 15, 20, 50)  # bin counts of the binned-ECE contrast
@@ -158,7 +162,7 @@ def rows_study(zc, yc, zt, yt, fitted):
     comparison's calibrators fitted on all of ``zc``, by method name). Returns a namespace:
     ``full_t``, ``n_full``, ``sizes`` (list), per size ``at[n]`` with ``t`` (``lo``/``mid``/``hi``), ``within``
     (share of T draws within ±``T_WITHIN`` of ``full_t``), ``nll_ts``, ``nll_vector``, ``nll_matrix`` (test
-    NLL quantiles), ``vector_beta`` (mean of the vector weights), ``matrix_excess`` (quantiles of matrix − TS test
+    NLL quantiles; ``nll_vector`` None below ``VECTOR_ROWS_PER_PARAMETER`` rows per parameter), ``vector_beta`` (mean of the vector weights), ``matrix_excess`` (quantiles of matrix − TS test
     NLL on the same subsets: negative where matrix scaling pays) and ``matrix_pays`` (its median > 0);
     ``enough`` (the first size whose ``within`` ≥ ``T_WITHIN_SHARE``, else None), ``matrix_from`` (the first size
     from which matrix scaling's median gain stays positive, else None), ``full`` (the all-rows fits' test NLLs)
@@ -168,6 +172,7 @@ def rows_study(zc, yc, zt, yt, fitted):
     full_t = fit_temperature(zc, yc, tolerance=REFIT_TOLERANCE)
     strength = fitted["matrix"].strength_
     gen = _generator("rows")
+    vector_rows = VECTOR_ROWS_PER_PARAMETER * (2 * zc.shape[1] - 1)  # fewer: not identified (see above)
     at = {}
     for size in ROW_SIZES:
         subsets = np.argsort(gen.random((T_DRAWS, n)), axis=1)[:, :size]
@@ -182,7 +187,8 @@ def rows_study(zc, yc, zt, yt, fitted):
         gain = ts_nll[:AFFINE_DRAWS] - np.array(mat_nll)  # −inf where matrix scaling's NLL is infinite
         at[size] = SimpleNamespace(
             t=_quantile_ns(temps), within=float(np.mean(np.abs(temps / full_t - 1) <= T_WITHIN)),
-            nll_ts=_quantile_ns(ts_nll), nll_vector=_quantile_ns(np.array(vec_nll)),
+            nll_ts=_quantile_ns(ts_nll),
+            nll_vector=_quantile_ns(np.array(vec_nll)) if size >= vector_rows else None,
             nll_matrix=_quantile_ns(np.array(mat_nll)), vector_beta=_quantile_ns(np.array(betas)),
             matrix_excess=_quantile_ns(-gain), matrix_pays=bool(np.median(gain) > 0))
     full = SimpleNamespace(ts=nll(zt, yt, full_t),
@@ -192,7 +198,8 @@ def rows_study(zc, yc, zt, yt, fitted):
     matrix_from = paying[0] if paying and full.matrix < full.ts else None
     return SimpleNamespace(full_t=full_t, n_full=int(n), sizes=list(ROW_SIZES), at=at, enough=enough,
                            matrix_from=matrix_from, strength=strength, full=full, se=_se_view(zc, yc, full_t),
-                           t_draws=T_DRAWS, affine_draws=AFFINE_DRAWS, within_pct=T_WITHIN, share=T_WITHIN_SHARE)
+                           t_draws=T_DRAWS, affine_draws=AFFINE_DRAWS, within_pct=T_WITHIN, share=T_WITHIN_SHARE,
+                           vector_rows=vector_rows)
 
 
 def _se_view(zc, yc, full_t):
