@@ -162,7 +162,8 @@ def rows_study(zc, yc, zt, yt, fitted):
     comparison's calibrators fitted on all of ``zc``, by method name). Returns a namespace:
     ``full_t``, ``n_full``, ``sizes`` (list), per size ``at[n]`` with ``t`` (``lo``/``mid``/``hi``), ``within``
     (share of T draws within ±``T_WITHIN`` of ``full_t``), ``nll_ts``, ``nll_vector``, ``nll_matrix`` (test
-    NLL quantiles; ``nll_vector`` None below ``VECTOR_ROWS_PER_PARAMETER`` rows per parameter), ``vector_beta`` (mean of the vector weights), ``matrix_excess`` (quantiles of matrix − TS test
+    NLL quantiles; ``nll_vector`` None below ``VECTOR_ROWS_PER_PARAMETER`` rows per parameter), ``vector_beta``
+    (mean of the vector weights), ``matrix_excess`` (quantiles of matrix − TS test
     NLL on the same subsets: negative where matrix scaling pays) and ``matrix_pays`` (its median > 0);
     ``enough`` (the first size whose ``within`` ≥ ``T_WITHIN_SHARE``, else None), ``matrix_from`` (the first size
     from which matrix scaling's median gain stays positive, else None), ``full`` (the all-rows fits' test NLLs)
