@@ -653,9 +653,10 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
 # ---------------------------------------------------------------------------------------- embeds
 
 EMBED_FOLDER = "embed"
-# An embed frame may run scripts and open the full tutorial in a new, unsandboxed tab; it gets no
-# same-origin access (no storage, cookies or window.top).
-EMBED_SANDBOX = "allow-scripts allow-popups allow-popups-to-escape-sandbox"
+# An embed frame may run scripts and open the full tutorial in a new, unsandboxed tab. It keeps its own
+# origin (allow-same-origin), so a host that answers its messages at event.origin (Canvas) can: the embed
+# is on another origin than the course page, whose document it still cannot reach (docs/teaching.md).
+EMBED_SANDBOX = "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"
 _EXPLORER_IMPORT = re.compile(r"\bimport\s+explorer\b")
 _SECTION_COMPONENT = re.compile(r"\[\[component:([a-z0-9-]+)\]\]")
 
@@ -716,7 +717,7 @@ def _frame_title(widget, strings):
 
 def embed_snippet(widget):
     """The ``<iframe>`` a course page embeds ``widget`` with: titled, lazily loaded, full width at a
-    starting height (the widget then reports its own), sandboxed without same-origin access."""
+    starting height (the widget then reports its own), sandboxed (its own origin, no access to the host's)."""
     def attr(value):
         return str(value).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     return (f'<iframe src="{attr(widget.src)}" title="{attr(widget.title)}" loading="lazy" '

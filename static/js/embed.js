@@ -8,10 +8,11 @@
  * most once a frame (with a timer as well: a browser pauses frames of an off-screen cross-origin
  * iframe), so a host that sets the frame to the posted height cannot start a loop.
  *
- * It listens to no message. It touches no storage, cookie or window.top, so it works in an iframe
- * sandboxed without allow-same-origin, from another origin and from file://.
+ * It touches no storage, cookie or window.top, so it works in any iframe: the snippet's sandbox keeps
+ * the frame's own origin (allow-same-origin) so that Canvas, which answers every message at
+ * event.origin, does not throw on "null"; it works without that flag too, and from file://.
  *
- * Should app.js fail to load (a browser gives no file from disk to a sandboxed frame), the page falls
+ * Should app.js fail to load (a browser gives no file from disk to a frame sandboxed without allow-same-origin), the page falls
  * back to its no-script state (static figures where the widget has them) and says why.
  *
  * The "open in the full tutorial" link keeps its no-script address (the widget's section) until the

@@ -2,8 +2,8 @@
 
 A host page (a "course page") is served from another origin than the site: ``localhost:<port A>``
 against the site's ``127.0.0.1:<port B>``. It frames embed pages with the very snippet the full
-page offers (``sandbox="allow-scripts allow-popups allow-popups-to-escape-sandbox"``: no same-origin
-access), records every message it receives, and sizes a frame to the height it posts, as a platform
+page offers (``sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"``:
+the frame keeps the site's origin, which is not the host's), records every message it receives, and sizes a frame to the height it posts, as a platform
 that listens does. The tests check that
 
 * every widget of every language posts its height, as Canvas's ``lti.frameResize`` and as the site's
@@ -31,7 +31,7 @@ from .conftest import page_path
 from .explorer_ui import Explorer
 from .test_explorer import expected_bin_counts, expected_cards
 
-SANDBOX = "allow-scripts allow-popups allow-popups-to-escape-sandbox"
+SANDBOX = "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"
 SNIPPET = re.compile(r'<textarea id="embed-([a-z0-9-]+)-code"[^>]*>(.*?)</textarea>', re.S)
 
 # A course page: it frames snippets, keeps every message it receives, and sets the height of the frame
@@ -142,11 +142,12 @@ def settle(page, index, frame, timeout=15.0):
         time.sleep(0.1)
 
 
-def assert_sandboxed(frame):
-    """The frame runs without same-origin access, as the snippet's sandbox says."""
-    origin, storage = frame.evaluate("""() => [window.origin,
-        (() => { try { return typeof window.localStorage; } catch (error) { return "refused"; } })()]""")
-    assert origin == "null" and storage == "refused", (origin, storage)
+def assert_sandboxed(frame, site_url):
+    """The frame runs at the site's own origin (the sandbox allows same-origin) and cannot reach the
+    host's document, which is on another origin."""
+    origin, parent = frame.evaluate("""() => [window.origin,
+        (() => { try { return typeof window.parent.document; } catch (error) { return "refused"; } })()]""")
+    assert origin == site_url.rstrip("/") and parent == "refused", (origin, parent)
 
 
 # --------------------------------------------------------------------------- every widget, every language
@@ -168,13 +169,13 @@ def test_every_widget_posts_its_height_from_a_sandboxed_frame_of_another_origin(
     for index, name in enumerate(names):
         frame = frame_at(page, index)
         posted, (box, scroll), applied = settle(page, index, frame)
-        assert_sandboxed(frame)
+        assert_sandboxed(frame, site_url)
         assert all(isinstance(h, int) and h > 0 for h in posted), posted
         assert heights(page, index, "lti.frameResize") == posted, "the two kinds of message disagree"
         assert abs(posted[-1] - scroll) <= 2, (name, posted, box, scroll)
         kinds = page.evaluate("""index => window.received.filter(m => m.frame === index)
             .map(m => [m.origin, m.data.widget || m.data.subject])""", index)
-        assert {origin for origin, _ in kinds} == {"null"}
+        assert {origin for origin, _ in kinds} == {site_url.rstrip("/")}
         assert {what for _, what in kinds} == {name, "lti.frameResize"}
     # settled: a second of idling brings no more messages (no resize loop between host and frame)
     before = page.evaluate("window.received.length")
@@ -276,17 +277,18 @@ def test_the_state_hash_presets_an_embed_and_its_link_opens_the_full_tutorial_th
 # --------------------------------------------------------------------------- file://
 
 def test_embeds_work_from_disk(open_host, site_dir, tmp_path, engine, edition_strings, expect):
-    """A course page on disk framing embed pages on disk. Without the sandbox everything works; with it,
-    Chromium gives a sandboxed (opaque-origin) frame no file from disk, so the embed loads no script:
-    it then says so, shows its static figures, and still reports its height."""
+    """A course page on disk framing embed pages on disk. With the snippet as offered (its sandbox keeps
+    the frame's origin) or without a sandbox everything works; sandboxed without same-origin access,
+    Chromium gives the (opaque-origin) frame no file from disk, so the embed loads no script: it then
+    says so, shows its static figures, and still reports its height."""
     offered = snippets(site_dir, "en")
     host = tmp_path / "course.html"
     host.write_text(HOST, encoding="utf-8")
     page = open_host(host.as_uri())
     page.monitor.allow(r"Not allowed to load local resource: file://.*/app\.js|request failed: file://.*/app\.js")
-    plain = [re.sub(r' sandbox="[^"]*"', "", offered[name]) for name in ("explorer", "softmax-demo")]
-    sandboxed = offered["nll-curve"]
-    for snippet, name in zip(plain + [sandboxed], ("explorer", "softmax-demo", "nll-curve")):
+    plain = re.sub(r' sandbox="[^"]*"', "", offered["softmax-demo"])
+    opaque = offered["nll-curve"].replace(" allow-same-origin", "")
+    for snippet, name in zip((offered["explorer"], plain, opaque), ("explorer", "softmax-demo", "nll-curve")):
         page.evaluate("([snippet, src]) => window.embed(snippet, src)",
                       [snippet, (site_dir / "embed" / f"{name}.html").as_uri()])
     for index in range(3):
