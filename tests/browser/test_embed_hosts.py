@@ -103,3 +103,24 @@ def test_a_canvas_style_host_replies_without_an_error(open_host, canvas_url, sit
     box = frame.evaluate("() => Math.ceil(document.documentElement.getBoundingClientRect().height)")
     assert abs(resized[-1][1] - box) <= 2, (resized, box)
     assert page.evaluate("window.replies") == len(resized)
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_every_select_fits_its_longest_option_in_a_360px_column(open_page, lang):
+    """In a 360 px wide embed the dataset select shows each dataset's whole name: the select stays in
+    the column and is as wide as it would be uncapped (its longest option, padding and arrow), so
+    max-width: 100% cuts nothing off."""
+    page = open_page("embed/explorer.html", lang=lang, viewport={"width": 360, "height": 800})
+    page.wait_for_function("() => { const e = document.querySelector('#ex1').explorer; return !!(e && e.state.model); }")
+    rows = page.evaluate("""() => Array.from(document.querySelectorAll('select')).map(s => {
+        const shown = s.getBoundingClientRect();
+        const keep = [s.style.maxWidth, s.style.width];
+        s.style.maxWidth = 'none'; s.style.width = 'max-content';
+        const whole = s.getBoundingClientRect().width;
+        [s.style.maxWidth, s.style.width] = keep;
+        return {id: s.id, shown: shown.width, whole: whole, right: shown.right, page: document.documentElement.clientWidth};
+    })""")
+    assert any(r["id"] == "ex1-dataset" for r in rows)
+    for r in rows:
+        assert r["right"] <= r["page"], r
+        assert r["shown"] >= r["whole"] - 0.5, r
