@@ -34,8 +34,10 @@ from .errors import BuildError, template_lines
 from .facts import FILTERS, number_filters
 from .figures import figure_colours, figure_file, figure_size
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
-from .panels import expand_order, template_globals, widget_heights
-from .settings import DEFAULT_DATASET, EMBED_DEFAULT_HEIGHT, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
+from .embed_box import box_context
+from .embed_heights import snippet_height
+from .panels import expand_order, template_globals
+from .settings import DEFAULT_DATASET, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
 from . import user_model
 
@@ -638,7 +640,8 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
             widget = boxes[name]
             # In a textarea only "&" and "<" need escaping: the quotes stay quotes (fewer bytes).
             code = embed_snippet(widget).replace("&", "&amp;").replace("<", "&lt;")
-            html += render_template(env, "embed-box.html.j2", dict(shared, widget=widget, snippet=markupsafe.Markup(code)))
+            html += render_template(env, "embed-box.html.j2", dict(shared, widget=widget, snippet=markupsafe.Markup(code),
+                                                                   **box_context(root, edition.lang, widget)))
         return html
 
     content_env = content_environment()
@@ -705,7 +708,7 @@ def page_widgets(root, edition, strings, base_url=None):
         widgets.append(Widget(
             name=name, section=slug, title=_string(strings, "embed", "widgets", name), path=path,
             src=f"{base_url}/{path}" if base_url else f"{EMBED_FOLDER}/{name}.html",
-            height=int(widget_heights(root).get(name, EMBED_DEFAULT_HEIGHT)),
+            height=snippet_height(root, edition.lang, name),
             oembed=f"{base_url}/{prefix}{EMBED_FOLDER}/{name}.oembed.json" if base_url else None))
     return widgets
 

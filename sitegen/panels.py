@@ -8,8 +8,8 @@ JavaScript view (a classic script in ``static/js`` that registers itself with ``
 its stylesheet, if any. Everything else follows from the manifest: the panel names the macro accepts,
 the markup it renders, the scripts and stylesheets of the page (in manifest order, where
 ``static/<kind>/order.txt`` says ``<panels>``) and the group radios (shown where a panel reads
-``group``). ``[widgets]`` gives each embeddable widget's starting iframe height. docs/panels.md is the
-recipe.
+``group``). ``[widgets]`` holds each embeddable widget's measured heights (``sitegen.embed_heights``,
+written by ``tools/embed_heights.py``). docs/panels.md is the recipe.
 """
 
 import tomllib
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .errors import BuildError
+from .settings import EMBED_MEASURED_WIDTHS
 
 __all__ = ["Entry", "MANIFEST", "PANELS_MARK", "SLOTS", "load_manifest", "template_globals", "expand_order",
            "widget_heights"]
@@ -65,7 +66,8 @@ def _entry(record, where):
 
 def load_manifest(root):
     """``(entries, widgets)`` of ``root``'s manifest: the :class:`Entry` list in page order and
-    ``{widget: starting height in CSS pixels}``. A malformed manifest stops the build naming the file."""
+    ``{widget: {lang: [height at each of EMBED_MEASURED_WIDTHS]}}`` (CSS pixels). A malformed manifest
+    stops the build naming the file."""
     path = Path(root) / MANIFEST
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -85,8 +87,12 @@ def load_manifest(root):
                 raise BuildError(f"{path}: panel {e.name}: unknown slot {slot!r} (a slot is one of "
                                  f"{', '.join(SLOTS)} or another panel's name)")
     widgets = data.get("widgets", {})
-    if not all(isinstance(h, int) and h > 0 for h in widgets.values()):
-        raise BuildError(f"{path}: [widgets] heights must be positive whole CSS pixels")
+    for name, langs in widgets.items():
+        if not isinstance(langs, dict) or not all(
+                isinstance(h, list) and len(h) == len(EMBED_MEASURED_WIDTHS) and all(isinstance(x, int) and x > 0 for x in h)
+                for h in langs.values()):
+            raise BuildError(f"{path}: [widgets] {name}: give {{<lang> = [<height>, …]}}, one positive whole height in "
+                             f"CSS pixels per width of EMBED_MEASURED_WIDTHS {list(EMBED_MEASURED_WIDTHS)}")
     return entries, dict(widgets)
 
 
@@ -135,5 +141,5 @@ def expand_order(root, kind, names):
 
 
 def widget_heights(root):
-    """``{widget: starting iframe height}`` from the manifest's ``[widgets]`` table."""
+    """``{widget: {lang: [height at each of EMBED_MEASURED_WIDTHS]}}``, the manifest's ``[widgets]`` table."""
     return load_manifest(root)[1]
