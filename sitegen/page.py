@@ -36,6 +36,7 @@ from .figures import figure_colours, figure_file, figure_size
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .embed_box import box_context
 from .embed_heights import snippet_height
+from .embed_theme import themed_css
 from .panels import expand_order, template_globals
 from .settings import DEFAULT_DATASET, EMBED_WIDTH, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
@@ -747,6 +748,6 @@ def _render_embed(root, env, shared, widget, strings_json, css, embed_script):
     main_explorer = 'data-hash="on"' in render_template(env, f"components/{widget.name}.html.j2", shared)
     return render_template(env, "embed.html.j2", dict(
         context, widget=widget, widget_html=markupsafe.Markup(html), strings_json=strings_json,
-        inline_css=shipped(css), app_script=APP_SCRIPT, embed_script=markupsafe.Markup(_inline_script(embed_script)),
+        inline_css=shipped(themed_css(css)), app_script=APP_SCRIPT, embed_script=markupsafe.Markup(_inline_script(embed_script)),
         full_page="../index.html", explorer_id=re.search(r'id="([^"]+)" data-component="explorer"', html).group(1),
         main_explorer=main_explorer))

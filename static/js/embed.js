@@ -50,6 +50,19 @@
   });
   schedule();
 
+  /* Colours: the page starts data-theme="light" (a course page is white); #state/…&theme=dark forces
+   * the dark palette, theme=auto follows the reader's system (sitegen/embed_theme.py). Read once app.js
+   * has run (deferred scripts run before DOMContentLoaded), and again when the address changes. */
+  function applyTheme() {
+    var CT = window.CalibTutorial;
+    var fields = CT && CT.stateHash ? CT.stateHash.parse(window.location.hash).fields : null;
+    var theme = fields && fields.theme;
+    if (theme === "auto") html.removeAttribute("data-theme");
+    else html.setAttribute("data-theme", theme === "dark" ? "dark" : "light");
+  }
+  document.addEventListener("DOMContentLoaded", applyTheme);
+  window.addEventListener("hashchange", applyTheme);
+
   function carryState(link) {
     var CT = window.CalibTutorial, root = document.querySelector('[data-component="explorer"]');
     var explorer = root && root.explorer;

@@ -317,14 +317,13 @@ def test_the_embed_box_offers_a_working_snippet_and_copies_it(open_page, site_ur
     box.locator("summary").click()
     code = box.get_by_role("textbox")
     expect(code).to_be_visible()
-    snippet = code.input_value()
-    src = src_of(snippet)
-    assert src == site_url + page_path(lang, "embed/nll-curve.html"), src  # made absolute on this host
-    with urllib.request.urlopen(src) as response:
+    src = src_of(code.input_value())
+    assert src.split("#")[0] == site_url + page_path(lang, "embed/nll-curve.html"), src  # made absolute on this host
+    with urllib.request.urlopen(src.split("#")[0]) as response:
         assert response.status == 200 and b'data-embed="nll-curve"' in response.read()
     box.get_by_role("button").click()
     expect(box.get_by_role("status")).to_have_text(strings["embed_copied"])
-    assert page.evaluate("() => navigator.clipboard.readText()") == snippet
+    assert page.evaluate("() => navigator.clipboard.readText()") == code.input_value()
 
 
 def test_without_javascript_the_snippet_is_selectable_text(open_page, lang, expect):
@@ -386,3 +385,69 @@ def test_each_snippet_starts_at_the_height_measured_in_a_360px_column(open_page,
             if abs(stated - got) > HEIGHT_TOLERANCE * got:
                 off.append(f"{name} at {width} px: stated {stated}, measured {got:.0f}")
     assert not off, "; ".join(off)
+
+
+# --------------------------------------------------------------------------- colours and "embed what I see"
+
+LIGHT_BG, DARK_BG = "rgb(253, 253, 251)", "rgb(21, 22, 26)"  # base.css --bg of each scheme
+
+
+def background(page):
+    return page.evaluate("() => getComputedStyle(document.documentElement).backgroundColor")
+
+
+@pytest.mark.parametrize("system, fragment, want", [
+    ("dark", "", LIGHT_BG),                  # an embed is light by default, whatever the system
+    ("dark", "#state/theme=light", LIGHT_BG),
+    ("light", "#state/theme=dark", DARK_BG),  # asked for dark on a light system
+    ("dark", "#state/theme=auto", DARK_BG),   # auto follows the system …
+    ("light", "#state/theme=auto", LIGHT_BG),
+    ("dark", "#state/dataset=twelve&theme=nonsense", LIGHT_BG),
+])
+def test_an_embed_takes_the_colours_its_address_asks_for(open_page, expect, system, fragment, want):
+    page = open_page(f"embed/reliability-demo.html{fragment}", color_scheme=system)
+    expect(page.locator("html")).to_have_css("background-color", want)
+
+
+def test_the_full_page_keeps_following_the_system(open_page, expect):
+    page = open_page("", color_scheme="dark")
+    expect(page.locator("html")).to_have_css("background-color", DARK_BG)
+
+
+def test_the_embed_box_embeds_what_the_reader_sees_in_the_colours_chosen(open_page, open_host, host_url, site_url,
+                                                                         lang, ui, number, engine, expect):
+    page = open_page("index.html#reliability/state/dataset=twelve&t=1&scheme=equal-width&bins=4&part=all&widget=rel1",
+                     lang=lang)
+    ex = Explorer(page, ui, expect, root="#rel1", number=number)
+    ex.root.scroll_into_view_if_needed()
+    page.wait_for_function("() => { const e = document.querySelector('#rel1').explorer;"
+                           " return !!(e && e.state.model && e.state.model.name === 'twelve'); }")
+    ex.choose(scheme="adaptive", bins=10)
+    ex.fit.click()
+    fitted_index = engine.index_of(engine.datasets["twelve"].fitted_t)
+    expect(ex.slider).to_have_value(str(fitted_index))
+    box = page.locator("details.embed-box").filter(has=page.locator("#embed-reliability-demo-code"))
+    box.locator("summary").click()
+    code = box.get_by_role("textbox")
+    expect(code).to_have_value(re.compile(r"#state/.*bins=10"))
+    src = src_of(code.input_value())
+    assert src.startswith(site_url + page_path(lang, "embed/reliability-demo.html#state/")), src
+    fields = dict(pair.split("=") for pair in src.split("#state/")[1].split("&"))
+    assert fields["dataset"] == "twelve" and fields["scheme"] == "adaptive" and fields["bins"] == "10"
+    assert "widget" not in fields and "theme" not in fields  # light is the default: not written
+    assert abs(float(fields["t"]) / engine.grid[fitted_index] - 1) < 1e-4
+    box.get_by_role("combobox").select_option("dark")
+    expect(code).to_have_value(re.compile(r"theme=dark"))
+    snippet = code.input_value()
+    assert "&amp;" in snippet.split(' src="')[1].split('"')[0]  # the address's "&" is escaped in the attribute
+    # the snippet, pasted into a course page, shows that state, dark
+    host = open_host(host_url)
+    host.evaluate("([snippet]) => { const d = document.createElement('div'); d.innerHTML = snippet;"
+                  " document.body.appendChild(d.firstElementChild); }", [snippet])
+    frame = frame_at(host, 0)
+    framed = Explorer(frame, ui, expect, root="#rel1", number=number)
+    expect(framed.slider).to_have_value(str(fitted_index))
+    expect(framed.bins).to_have_value("10")
+    expect(framed.scheme("adaptive")).to_be_checked()
+    expect(frame.locator("html")).to_have_attribute("data-theme", "dark")
+    expect(frame.locator("html")).to_have_css("background-color", DARK_BG)
