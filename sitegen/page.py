@@ -34,7 +34,7 @@ from .errors import BuildError, template_lines
 from .facts import FILTERS, number_filters
 from .figures import figure_colours, figure_file, figure_size
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
-from .embed_box import box_context
+from .embed_box import box_context, resizer_path, resizer_script
 from .embed_heights import snippet_height
 from .embed_theme import themed_css
 from .panels import expand_order, template_globals
@@ -530,6 +530,7 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
                                                   inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
                                                   inline_scripts=None, edition_note=None)
         for widget in widgets:
+            files[resizer_path(widget)] = resizer_script(root)
             files[widget.path] = _render_embed(root, env, shared, widget, strings_json, css, embed_script)
             if widget.oembed:
                 files[widget.path[:-len(".html")] + ".oembed.json"] = oembed_json(widget, strings, base_url, edition.folder)

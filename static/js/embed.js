@@ -4,9 +4,10 @@
  * Height: the page watches its own height (ResizeObserver on <html>, whose height is its content's:
  * the embed pages use no vh or percentage heights) and posts it, in whole CSS pixels rounded up, to
  * window.parent, twice: as Canvas LMS's {subject: "lti.frameResize", height} and as this site's own
- * {type: "calibration-tutorial:resize", widget, height}. It posts only when that number changes, at
+ * {type: "calibration-tutorial:resize", widget, height}. It posts when that number changes, at
  * most once a frame (with a timer as well: a browser pauses frames of an off-screen cross-origin
- * iframe), so a host that sets the frame to the posted height cannot start a loop.
+ * iframe), so a host that sets the frame to the posted height cannot start a loop; and once more,
+ * unchanged, when the frame comes into view or the host asks (the only message it acts on).
  *
  * It touches no storage, cookie or window.top, so it works in any iframe: the snippet's sandbox keeps
  * the frame's own origin (allow-same-origin) so that Canvas, which answers every message at
@@ -39,6 +40,19 @@
     setTimeout(post, 100);
   }
   if ("ResizeObserver" in window) new ResizeObserver(schedule).observe(html);
+  /* Post again (even an unchanged height) when the frame comes into view, and when the page around
+   * asks (embed/resizer.js sends {type: "calibration-tutorial:height?"}): a browser pauses an
+   * off-screen cross-origin frame, so a host may hold a stale height until then. */
+  function repost() { posted = -1; schedule(); }
+  if ("IntersectionObserver" in window) {
+    new IntersectionObserver(function (entries) {
+      if (entries.some(function (entry) { return entry.isIntersecting; })) repost();
+    }).observe(html);
+  }
+  window.addEventListener("message", function (event) {
+    var data = event.data;
+    if (event.source === window.parent && data && data.type === "calibration-tutorial:height?") repost();
+  });
   window.addEventListener("load", function () {
     var CT = window.CalibTutorial;
     if (!CT || !CT.core) {

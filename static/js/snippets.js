@@ -1,7 +1,7 @@
 /* snippets.js — the "Embed" box after each widget of the full page: an <iframe> snippet to paste into
  * a course page. Without JavaScript it is selectable text in a read-only textarea (the widget's
  * starting state, light colours). With it:
- *   - a relative address in the snippet becomes absolute (this page's own address, when served over
+ *   - a relative address in the snippet (and in the resizer's script line) becomes absolute (this page's own address, when served over
  *     http or https; a build with --base-url writes absolute ones already);
  *   - the snippet embeds what the reader sees: its address carries the widget's current state as
  *     #state/… (hash.js's grammar, as the explorer writes it; no widget= field, since the embed page
@@ -39,6 +39,8 @@
   function start(box) {
     var area = box.querySelector("textarea"), button = box.querySelector("button"), status = box.querySelector("[role=status]");
     var base = absolute(area.value), choice = box.querySelector("select");
+    var resizer = box.querySelector(".embed-guide code");
+    if (resizer) resizer.textContent = absolute(resizer.textContent);
     function refresh() {
       var wanted = fields(box), hash = Object.keys(wanted).length ? CT.stateHash.build("", wanted) : "";
       area.value = base.replace(/ src="([^"#]*)[^"]*"/, function (whole, src) {
