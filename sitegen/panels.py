@@ -88,9 +88,10 @@ def load_manifest(root):
                                  f"{', '.join(SLOTS)} or another panel's name)")
     widgets = data.get("widgets", {})
     for name, langs in widgets.items():
-        if not isinstance(langs, dict) or not all(
-                isinstance(h, list) and len(h) == len(EMBED_MEASURED_WIDTHS) and all(isinstance(x, int) and x > 0 for x in h)
-                for h in langs.values()):
+        def good(heights):
+            return (isinstance(heights, list) and len(heights) == len(EMBED_MEASURED_WIDTHS)
+                    and all(isinstance(x, int) and x > 0 for x in heights))
+        if not isinstance(langs, dict) or not all(good(h) for h in langs.values()):
             raise BuildError(f"{path}: [widgets] {name}: give {{<lang> = [<height>, …]}}, one positive whole height in "
                              f"CSS pixels per width of EMBED_MEASURED_WIDTHS {list(EMBED_MEASURED_WIDTHS)}")
     return entries, dict(widgets)
@@ -100,8 +101,9 @@ def template_globals(templates_dir):
     """The names the explorer macro reads from the manifest of the site whose templates are ``templates_dir``:
     ``explorer_panels`` (the names, in page order), ``explorer_markup(panels, slot)`` (the templates to
     include in ``slot`` for those panels, each once), ``panels_reading(panels, key)`` (those of ``panels``
-    whose view reads state ``key``) and ``panels_printing_ece(panels, offered)`` (whether one of them prints
-    the ECE at the slider's T; ``offered``: the bin count shown is an offered one)."""
+    whose view reads state ``key``), ``panels_printing_ece(panels, offered)`` (whether one of them prints
+    the ECE at the slider's T; ``offered``: the bin count shown is an offered one) and
+    ``panels_of_markup(panels, template)`` (those of ``panels`` whose markup is ``template``)."""
     entries, _ = load_manifest(Path(templates_dir).parent)
     by_name = {e.name: e for e in entries}
 
@@ -121,8 +123,11 @@ def template_globals(templates_dir):
         kinds = {by_name[p].prints_ece for p in panels if p in by_name}
         return "always" in kinds or (offered and "offered" in kinds)
 
+    def names_of(panels, template):
+        return [e.name for e in entries if e.name in panels and template in e.markup.values()]
+
     return {"explorer_panels": tuple(by_name), "explorer_markup": markup, "panels_reading": reading,
-            "panels_printing_ece": printing_ece}
+            "panels_printing_ece": printing_ece, "panels_of_markup": names_of}
 
 
 def expand_order(root, kind, names):

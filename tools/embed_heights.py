@@ -102,7 +102,8 @@ def markdown(results):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", help="an existing build to measure (default: build one into a temporary folder)")
-    parser.add_argument("--check", action="store_true", help="print the measured table and the manifest's, write nothing")
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the manifest (exit 1 when a height is over 5% off), write nothing")
     args = parser.parse_args(argv)
     if not Path(CHROMIUM).exists():
         print(f"embed_heights: {CHROMIUM} is missing (bash tools/setup.sh)", file=sys.stderr)
@@ -119,10 +120,13 @@ def main(argv=None):
     chromium = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip() or "Chromium"
     print(markdown(results))
     if args.check:
-        off = [(lang, name, measured(ROOT, lang, name), row) for lang, rows in results.items() for name, row in rows.items()
-               if any(abs(h - m) > 0.05 * m for h, m in zip(row, measured(ROOT, lang, name).values() or [math.inf] * len(row)))]
-        for lang, name, stored, row in off:
-            print(f"{lang} {name}: manifest {stored}, measured {row}")
+        off = []
+        for lang, rows in results.items():
+            for name, row in rows.items():
+                stored = list(measured(ROOT, lang, name).values()) or [math.inf] * len(row)
+                if any(abs(h - m) > 0.05 * m for h, m in zip(row, stored)):
+                    off.append(f"{lang} {name}: manifest {stored}, measured {row}")
+        print("\n".join(off))
         return 1 if off else 0
     path = ROOT / MANIFEST
     text = path.read_text(encoding="utf-8")

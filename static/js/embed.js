@@ -77,6 +77,23 @@
   document.addEventListener("DOMContentLoaded", applyTheme);
   window.addEventListener("hashchange", applyTheme);
 
+  /* A slimmer widget: #state/…&panels=cards,reliability keeps only the explorer's body parts that show
+   * one of the named panels or controls (their wrappers carry data-panels, the manifest's names); the
+   * controls above the slider always stay. A list naming none of them changes nothing. */
+  function choosePanels() {
+    var CT = window.CalibTutorial;
+    var fields = CT && CT.stateHash ? CT.stateHash.parse(window.location.hash).fields : null;
+    var chosen = fields && fields.panels ? fields.panels.split(",") : [];
+    var parts = Array.prototype.slice.call(document.querySelectorAll("[data-panels]"));
+    var names = function (part) { return part.getAttribute("data-panels").split(" "); };
+    var known = parts.some(function (part) { return names(part).some(function (n) { return chosen.indexOf(n) >= 0; }); });
+    parts.forEach(function (part) {
+      part.hidden = known && !names(part).some(function (n) { return chosen.indexOf(n) >= 0; });
+    });
+  }
+  document.addEventListener("DOMContentLoaded", choosePanels);
+  window.addEventListener("hashchange", choosePanels);
+
   function carryState(link) {
     var CT = window.CalibTutorial, root = document.querySelector('[data-component="explorer"]');
     var explorer = root && root.explorer;

@@ -112,14 +112,16 @@ def test_every_select_fits_its_longest_option_in_a_360px_column(open_page, lang)
     the column and is as wide as it would be uncapped (its longest option, padding and arrow), so
     max-width: 100% cuts nothing off."""
     page = open_page("embed/explorer.html", lang=lang, viewport={"width": 360, "height": 800})
-    page.wait_for_function("() => { const e = document.querySelector('#ex1').explorer; return !!(e && e.state.model); }")
+    page.wait_for_function("() => { const e = document.querySelector('#ex1').explorer;"
+                           " return !!(e && e.state.model); }")
     rows = page.evaluate("""() => Array.from(document.querySelectorAll('select')).map(s => {
         const shown = s.getBoundingClientRect();
         const keep = [s.style.maxWidth, s.style.width];
         s.style.maxWidth = 'none'; s.style.width = 'max-content';
         const whole = s.getBoundingClientRect().width;
         [s.style.maxWidth, s.style.width] = keep;
-        return {id: s.id, shown: shown.width, whole: whole, right: shown.right, page: document.documentElement.clientWidth};
+        return {id: s.id, shown: shown.width, whole: whole, right: shown.right,
+                page: document.documentElement.clientWidth};
     })""")
     assert any(r["id"] == "ex1-dataset" for r in rows)
     for r in rows:
@@ -140,7 +142,9 @@ RESIZER_HOST = """<!doctype html>
 window.posts = [];  // every height a frame posts, to count them (the page itself sizes nothing)
 window.addEventListener("message", function (event) {
   var data = event.data;
-  if (data && data.type === "calibration-tutorial:resize") window.posts.push([data.widget, data.height, performance.now()]);
+  if (data && data.type === "calibration-tutorial:resize") {
+    window.posts.push([data.widget, data.height, performance.now()]);
+  }
 });
 window.embed = function (snippet, src) {
   var holder = document.createElement("div");

@@ -376,7 +376,8 @@ def test_each_snippet_starts_at_the_height_measured_in_a_360px_column(open_page,
         height = int(re.search(r' height="(\d+)"', snippet).group(1))
         box = index[index.index(f'id="embed-{name}-code"'):]
         box = box[:box.index("</details>")]
-        wide = [int(h) for h in re.findall(r'height=&#34;(\d+)&#34;|height=&quot;(\d+)&quot;|height="(\d+)"', box.split("</textarea>")[1])[0] if h]
+        note = box.split("</textarea>")[1]
+        wide = [int(h) for h in re.findall(r'height=&#34;(\d+)&#34;|height=&quot;(\d+)&quot;|height="(\d+)"', note)[0] if h]
         assert len(wide) == 1, f"{name}: the box quotes no height for a wide column"
         for width, stated in ((360, height), (720, wide[0])):
             page = open_page(f"embed/{name}.html", lang=lang, viewport={"width": width, "height": 900})
@@ -451,3 +452,29 @@ def test_the_embed_box_embeds_what_the_reader_sees_in_the_colours_chosen(open_pa
     expect(framed.scheme("adaptive")).to_be_checked()
     expect(frame.locator("html")).to_have_attribute("data-theme", "dark")
     expect(frame.locator("html")).to_have_css("background-color", DARK_BG)
+
+
+# --------------------------------------------------------------------------- a slimmer explorer
+
+def test_panels_in_the_address_keep_only_those_panels(open_page, lang, ui, expect):
+    def opened(fragment):
+        page = open_page(f"embed/explorer.html{fragment}", lang=lang, viewport={"width": 720, "height": 900})
+        page.wait_for_function("() => { const e = document.querySelector('#ex1').explorer;"
+                               " return !!(e && e.state.model); }")
+        return page, Explorer(page, ui, expect)
+
+    page, ex = opened("")
+    expect(page.locator("#ex1-curves")).to_be_visible()
+    whole = page.evaluate("() => document.documentElement.getBoundingClientRect().height")
+    page, ex = opened("#state/dataset=twelve&panels=cards,reliability")
+    expect(ex.card("nll")).to_be_visible()
+    expect(ex.diagram).to_be_visible()
+    expect(ex.bin_table).to_be_attached()
+    for hidden in ("#ex1-curves", "#ex1-sweep", "#ex1-bars"):
+        expect(page.locator(hidden)).to_be_hidden()
+    expect(ex.dataset).to_have_value("twelve")  # the controls above the slider stay
+    expect(ex.slider).to_be_visible()
+    slim = page.evaluate("() => document.documentElement.getBoundingClientRect().height")
+    assert slim < 0.7 * whole, (slim, whole)
+    page, ex = opened("#state/panels=nonsense")  # no panel it knows: nothing is hidden
+    expect(page.locator("#ex1-curves")).to_be_visible()
