@@ -9,7 +9,7 @@ from .settings import EMBED_MEASURED_WIDTHS
 
 __all__ = ["RESIZER", "box_context", "resizer_path", "resizer_script"]
 
-RESIZER = "resizer.js"  # static/js/resizer.js, published beside each edition's embed pages
+RESIZER = "resizer.js"  # static/js/resizer.js, published once, in the root's embed folder (embed/resizer.js)
 
 
 def box_context(root, lang, widget):
@@ -18,12 +18,20 @@ def box_context(root, lang, widget):
     the address of the resizer script (absolute with a base URL, else relative to the page)."""
     return {"narrow_width": EMBED_MEASURED_WIDTHS[0], "wide_width": EMBED_MEASURED_WIDTHS[-1],
             "wide_height": wide_height(root, lang, widget.name), "themes": THEMES,
-            "resizer_src": widget.src.rsplit("/", 1)[0] + "/" + RESIZER}
+            "resizer_src": _resizer_src(widget)}
 
 
 def resizer_path(widget):
-    """Where the resizer script goes in the site: beside ``widget``'s embed page (e.g. ``es/embed/resizer.js``)."""
-    return widget.path.rsplit("/", 1)[0] + "/" + RESIZER
+    """Where the resizer script goes in the site: the root's embed folder, for every edition (``embed/resizer.js``)."""
+    return widget.path.split("/")[-2] + "/" + RESIZER
+
+
+def _resizer_src(widget):
+    """The resizer's address from ``widget``'s page: absolute when the snippet's is, else relative to
+    the edition's page (``../embed/resizer.js`` from ``es/index.html``)."""
+    if "://" in widget.src:
+        return widget.src[:-len(widget.path)] + resizer_path(widget)
+    return "../" * (widget.path.count("/") - 1) + resizer_path(widget)
 
 
 def resizer_script(root):
