@@ -16,18 +16,20 @@ import markupsafe
 
 from .assets import APP_SCRIPT, inline_script, shipped
 from .content import _missing
+from .embed_heights import snippet_height
+from .embed_theme import themed_css
 from .errors import BuildError
-from .panels import widget_heights
-from .settings import EMBED_DEFAULT_HEIGHT, EMBED_WIDTH
+from .settings import EMBED_WIDTH
 from .templating import render_template
 
 __all__ = ["EMBED_FOLDER", "EMBED_SANDBOX", "Widget", "embeddable_components", "page_widgets", "embed_snippet",
            "oembed_json", "render_embed"]
 
 EMBED_FOLDER = "embed"
-# An embed frame may run scripts and open the full tutorial in a new, unsandboxed tab; it gets no
-# same-origin access (no storage, cookies or window.top).
-EMBED_SANDBOX = "allow-scripts allow-popups allow-popups-to-escape-sandbox"
+# An embed frame may run scripts and open the full tutorial in a new, unsandboxed tab. It keeps its own
+# origin (allow-same-origin), so a host that answers its messages at event.origin (Canvas) can: the embed
+# is on another origin than the course page, whose document it still cannot reach (docs/teaching.md).
+EMBED_SANDBOX = "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"
 _EXPLORER_IMPORT = re.compile(r"\bimport\s+explorer\b")
 _SECTION_COMPONENT = re.compile(r"\[\[component:([a-z0-9-]+)\]\]")
 
@@ -76,7 +78,7 @@ def page_widgets(root, edition, strings, base_url=None):
         widgets.append(Widget(
             name=name, section=slug, title=_string(strings, "embed", "widgets", name), path=path,
             src=f"{base_url}/{path}" if base_url else f"{EMBED_FOLDER}/{name}.html",
-            height=int(widget_heights(root).get(name, EMBED_DEFAULT_HEIGHT)),
+            height=snippet_height(root, edition.lang, name),
             oembed=f"{base_url}/{prefix}{EMBED_FOLDER}/{name}.oembed.json" if base_url else None))
     return widgets
 
@@ -88,7 +90,7 @@ def _frame_title(widget, strings):
 
 def embed_snippet(widget):
     """The ``<iframe>`` a course page embeds ``widget`` with: titled, lazily loaded, full width at a
-    starting height (the widget then reports its own), sandboxed without same-origin access."""
+    starting height (the widget then reports its own), sandboxed (its own origin, no access to the host's)."""
     def attr(value):
         return str(value).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     return (f'<iframe src="{attr(widget.src)}" title="{attr(widget.title)}" loading="lazy" '
@@ -115,6 +117,7 @@ def render_embed(env, shared, widget, strings_json, css, embed_script):
     main_explorer = 'data-hash="on"' in render_template(env, f"components/{widget.name}.html.j2", shared)
     return render_template(env, "embed.html.j2", dict(
         context, widget=widget, widget_html=markupsafe.Markup(html), strings_json=strings_json,
-        inline_css=shipped(css), app_script=APP_SCRIPT, embed_script=markupsafe.Markup(inline_script(embed_script)),
+        inline_css=shipped(themed_css(css)), app_script=APP_SCRIPT,
+        embed_script=markupsafe.Markup(inline_script(embed_script)),
         full_page="../index.html", explorer_id=re.search(r'id="([^"]+)" data-component="explorer"', html).group(1),
         main_explorer=main_explorer))

@@ -30,6 +30,7 @@ from .assets import APP_SCRIPT, inline_script, read_script, read_static, shipped
 from .cache import cached
 from .content import render_section, require_strings
 from .downloads import data_csv, metrics_csv
+from .embed_box import box_context, resizer_path, resizer_script
 from .embeds import embed_snippet, oembed_json, page_widgets, render_embed
 from .errors import BuildError
 from .figures import figure_colours, figure_file
@@ -156,6 +157,7 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
             inline_scripts=None, edition_note=None)
         for widget in widgets:
             files[widget.path] = render_embed(env, shared, widget, strings_json, css, embed_script)
+            files[resizer_path(widget)] = resizer_script(root)
             if widget.oembed:
                 oembed = oembed_json(widget, strings, base_url, edition.folder)
                 files[widget.path[:-len(".html")] + ".oembed.json"] = oembed
@@ -248,7 +250,8 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
             # In a textarea only "&" and "<" need escaping: the quotes stay quotes (fewer bytes).
             code = embed_snippet(widget).replace("&", "&amp;").replace("<", "&lt;")
             html += render_template(env, "embed-box.html.j2",
-                                    dict(shared, widget=widget, snippet=markupsafe.Markup(code)))
+                                    dict(shared, widget=widget, snippet=markupsafe.Markup(code),
+                                         **box_context(root, edition.lang, widget)))
         return html
 
     content_env = content_environment()

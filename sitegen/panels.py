@@ -8,8 +8,8 @@ JavaScript view (a classic script in ``static/js`` that registers itself with ``
 its stylesheet, if any. Everything else follows from the manifest: the panel names the macro accepts,
 the markup it renders, the scripts and stylesheets of the page (in manifest order, where
 ``static/<kind>/order.txt`` says ``<panels>``) and the group radios (shown where a panel reads
-``group``). ``[widgets]`` gives each embeddable widget's starting iframe height. docs/panels.md is the
-recipe.
+``group``). ``[widgets]`` holds each embeddable widget's measured heights (``sitegen.embed_heights``,
+written by ``tools/embed_heights.py``). docs/panels.md is the recipe.
 """
 
 import tomllib
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .errors import BuildError
+from .settings import EMBED_MEASURED_WIDTHS
 
 __all__ = ["Entry", "MANIFEST", "PANELS_MARK", "SLOTS", "load_manifest", "template_globals", "expand_order",
            "widget_heights"]
@@ -65,7 +66,8 @@ def _entry(record, where):
 
 def load_manifest(root):
     """``(entries, widgets)`` of ``root``'s manifest: the :class:`Entry` list in page order and
-    ``{widget: starting height in CSS pixels}``. A malformed manifest stops the build naming the file."""
+    ``{widget: {lang: [height at each of EMBED_MEASURED_WIDTHS]}}`` (CSS pixels). A malformed manifest
+    stops the build naming the file."""
     path = Path(root) / MANIFEST
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -85,8 +87,13 @@ def load_manifest(root):
                 raise BuildError(f"{path}: panel {e.name}: unknown slot {slot!r} (a slot is one of "
                                  f"{', '.join(SLOTS)} or another panel's name)")
     widgets = data.get("widgets", {})
-    if not all(isinstance(h, int) and h > 0 for h in widgets.values()):
-        raise BuildError(f"{path}: [widgets] heights must be positive whole CSS pixels")
+    for name, langs in widgets.items():
+        def good(heights):
+            return (isinstance(heights, list) and len(heights) == len(EMBED_MEASURED_WIDTHS)
+                    and all(isinstance(x, int) and x > 0 for x in heights))
+        if not isinstance(langs, dict) or not all(good(h) for h in langs.values()):
+            raise BuildError(f"{path}: [widgets] {name}: give {{<lang> = [<height>, …]}}, one positive whole height in "
+                             f"CSS pixels per width of EMBED_MEASURED_WIDTHS {list(EMBED_MEASURED_WIDTHS)}")
     return entries, dict(widgets)
 
 
@@ -94,8 +101,9 @@ def template_globals(templates_dir):
     """The names the explorer macro reads from the manifest of the site whose templates are ``templates_dir``:
     ``explorer_panels`` (the names, in page order), ``explorer_markup(panels, slot)`` (the templates to
     include in ``slot`` for those panels, each once), ``panels_reading(panels, key)`` (those of ``panels``
-    whose view reads state ``key``) and ``panels_printing_ece(panels, offered)`` (whether one of them prints
-    the ECE at the slider's T; ``offered``: the bin count shown is an offered one)."""
+    whose view reads state ``key``), ``panels_printing_ece(panels, offered)`` (whether one of them prints
+    the ECE at the slider's T; ``offered``: the bin count shown is an offered one) and
+    ``panels_of_markup(panels, template)`` (those of ``panels`` whose markup is ``template``)."""
     entries, _ = load_manifest(Path(templates_dir).parent)
     by_name = {e.name: e for e in entries}
 
@@ -115,8 +123,11 @@ def template_globals(templates_dir):
         kinds = {by_name[p].prints_ece for p in panels if p in by_name}
         return "always" in kinds or (offered and "offered" in kinds)
 
+    def names_of(panels, template):
+        return [e.name for e in entries if e.name in panels and template in e.markup.values()]
+
     return {"explorer_panels": tuple(by_name), "explorer_markup": markup, "panels_reading": reading,
-            "panels_printing_ece": printing_ece}
+            "panels_printing_ece": printing_ece, "panels_of_markup": names_of}
 
 
 def expand_order(root, kind, names):
@@ -135,5 +146,5 @@ def expand_order(root, kind, names):
 
 
 def widget_heights(root):
-    """``{widget: starting iframe height}`` from the manifest's ``[widgets]`` table."""
+    """``{widget: {lang: [height at each of EMBED_MEASURED_WIDTHS]}}``, the manifest's ``[widgets]`` table."""
     return load_manifest(root)[1]

@@ -430,7 +430,8 @@ def test_an_embed_pages_first_view_is_within_its_budget(builds):
             assert total <= EMBED_FIRST_VIEW_BUDGET, f"{folder or 'root'}/embed/{name}.html: {total} bytes gzip"
 
 
-FIRST_VIEW_BUDGET = 80_000  # bytes gzip: a language's page, app.js and the favicon (bench/page.py measures it served)
+# bytes gzip (issue 17's figure): a language's page, app.js and the favicon (bench/page.py measures it served)
+FIRST_VIEW_BUDGET = 100_000
 STATIC_FIGURES = {"curves", "reliability-t1", "reliability-fitted"}
 
 

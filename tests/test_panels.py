@@ -115,8 +115,12 @@ def test_the_script_order_puts_the_views_where_order_txt_says_panels():
 
 
 def test_the_widget_heights_are_the_manifests():
+    from sitegen.settings import EMBED_MEASURED_WIDTHS, LANGUAGES
     heights = widget_heights(ROOT)
-    assert heights["explorer"] > heights["softmax-demo"] > 0
+    for lang in LANGUAGES:
+        narrow, wide = heights["explorer"][lang][0], heights["explorer"][lang][-1]
+        assert narrow > wide > heights["softmax-demo"][lang][-1] > 0  # a narrower column makes a taller widget
+        assert len(heights["softmax-demo"][lang]) == len(EMBED_MEASURED_WIDTHS)
 
 
 # --- a manifest that is wrong stops the build in one line naming it --------------------------

@@ -103,7 +103,7 @@
     timer = setTimeout(function () {
       timer = null;
       var hash = make();
-      // A sandboxed frame without same-origin access (an embed) may refuse: the state then stays unwritten.
+      // A frame sandboxed without same-origin access (an embed whose host dropped that flag) may refuse: the state then stays unwritten.
       try {
         if (window.location.hash !== hash) history.replaceState(null, "", hash || window.location.pathname);
       } catch (error) { /* kept as it was */ }

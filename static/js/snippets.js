@@ -1,8 +1,14 @@
 /* snippets.js — the "Embed" box after each widget of the full page: an <iframe> snippet to paste into
- * a course page. Without JavaScript it is selectable text in a read-only textarea. With it, a relative
- * address in the snippet becomes absolute (this page's own address, when served over http or https;
- * a build with --base-url writes absolute ones already), and a button copies it (the Clipboard API;
- * where it is refused, the code is selected and the status line asks the reader to copy it). */
+ * a course page. Without JavaScript it is selectable text in a read-only textarea (the widget's
+ * starting state, light colours). With it:
+ *   - a relative address in the snippet (and in the resizer's script line) becomes absolute (this page's own address, when served over
+ *     http or https; a build with --base-url writes absolute ones already);
+ *   - the snippet embeds what the reader sees: its address carries the widget's current state as
+ *     #state/… (hash.js's grammar, as the explorer writes it; no widget= field, since the embed page
+ *     has one explorer), refreshed when the box opens and whenever a control changes;
+ *   - the colour choice adds theme=dark or theme=auto (light, the embed's default, adds nothing);
+ *   - a button copies it (the Clipboard API; where it is refused, the code is selected and the status
+ *     line asks the reader to copy it). */
 (function (CT) {
   "use strict";
   function absolute(text) {
@@ -11,12 +17,45 @@
       return ' src="' + new URL(src, window.location.href).href + '"';
     });
   }
+  /* The explorer of the widget this box follows: in the nearest element before it that holds one. */
+  function explorerOf(box) {
+    for (var el = box.previousElementSibling; el; el = el.previousElementSibling) {
+      var root = el.matches('[data-component="explorer"]') ? el : el.querySelector('[data-component="explorer"]');
+      if (root) return root.explorer || null;
+    }
+    return null;
+  }
+  /* The #state/ fields of the snippet: the widget's state (once its data is there) and the colours. */
+  function fields(box) {
+    var explorer = explorerOf(box), choice = box.querySelector("select"), result = {};
+    if (explorer && explorer.state.model && CT.stateHash) {
+      result = CT.stateHash.parse(CT.stateHash.format(explorer.state, explorer.options.analysis, "")).fields || {};
+      delete result.widget;
+      delete result.theme;
+    }
+    if (choice && choice.value !== choice.options[0].value) result.theme = choice.value;
+    return result;
+  }
   function start(box) {
     var area = box.querySelector("textarea"), button = box.querySelector("button"), status = box.querySelector("[role=status]");
-    area.value = absolute(area.value);
+    var base = absolute(area.value), choice = box.querySelector("select");
+    var resizer = box.querySelector(".embed-guide code");
+    if (resizer) resizer.textContent = absolute(resizer.textContent);
+    function refresh() {
+      var wanted = fields(box), hash = Object.keys(wanted).length ? CT.stateHash.build("", wanted) : "";
+      area.value = base.replace(/ src="([^"#]*)[^"]*"/, function (whole, src) {
+        return ' src="' + src + hash.replace(/&/g, "&amp;") + '"';
+      });
+    }
+    box.refresh = refresh;
+    refresh();
     button.hidden = false;
+    Array.prototype.forEach.call(box.querySelectorAll("[data-js-only]"), function (el) { el.hidden = false; });
+    box.addEventListener("toggle", refresh);
+    if (choice) choice.addEventListener("change", refresh);
     button.addEventListener("click", function () {
       var ui = CT.strings().ui;
+      refresh();
       var done = function (ok) {
         status.textContent = ok ? ui.embed_copied : ui.embed_copy_failed;
         if (!ok) { area.focus(); area.select(); }  // selected, ready for the reader's own copy
@@ -29,7 +68,18 @@
     });
   }
   function startAll() {
-    Array.prototype.forEach.call(document.querySelectorAll("details.embed-box"), start);
+    var boxes = Array.prototype.slice.call(document.querySelectorAll("details.embed-box"));
+    boxes.forEach(start);
+    var queued = false;
+    function refreshOpen() {  // a control changed: the open boxes follow (once per frame)
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(function () {
+        queued = false;
+        boxes.forEach(function (box) { if (box.open && box.refresh) box.refresh(); });
+      });
+    }
+    ["input", "change", "click"].forEach(function (type) { document.addEventListener(type, refreshOpen); });
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", startAll);
   else startAll();

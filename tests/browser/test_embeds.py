@@ -2,8 +2,9 @@
 
 A host page (a "course page") is served from another origin than the site: ``localhost:<port A>``
 against the site's ``127.0.0.1:<port B>``. It frames embed pages with the very snippet the full
-page offers (``sandbox="allow-scripts allow-popups allow-popups-to-escape-sandbox"``: no same-origin
-access), records every message it receives, and sizes a frame to the height it posts, as a platform
+page offers (``sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"``:
+the frame keeps the site's origin, which is not the host's), records every message it receives, and sizes a frame
+to the height it posts, as a platform
 that listens does. The tests check that
 
 * every widget of every language posts its height, as Canvas's ``lti.frameResize`` and as the site's
@@ -30,7 +31,7 @@ from .conftest import page_path
 from .explorer_ui import Explorer
 from .test_explorer import expected_bin_counts, expected_cards
 
-SANDBOX = "allow-scripts allow-popups allow-popups-to-escape-sandbox"
+SANDBOX = "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"
 SNIPPET = re.compile(r'<textarea id="embed-([a-z0-9-]+)-code"[^>]*>(.*?)</textarea>', re.S)
 
 # A course page: it frames snippets, keeps every message it receives, and sets the height of the frame
@@ -141,11 +142,12 @@ def settle(page, index, frame, timeout=15.0):
         time.sleep(0.1)
 
 
-def assert_sandboxed(frame):
-    """The frame runs without same-origin access, as the snippet's sandbox says."""
-    origin, storage = frame.evaluate("""() => [window.origin,
-        (() => { try { return typeof window.localStorage; } catch (error) { return "refused"; } })()]""")
-    assert origin == "null" and storage == "refused", (origin, storage)
+def assert_sandboxed(frame, site_url):
+    """The frame runs at the site's own origin (the sandbox allows same-origin) and cannot reach the
+    host's document, which is on another origin."""
+    origin, parent = frame.evaluate("""() => [window.origin,
+        (() => { try { return typeof window.parent.document; } catch (error) { return "refused"; } })()]""")
+    assert origin == site_url.rstrip("/") and parent == "refused", (origin, parent)
 
 
 # --------------------------------------------------------------------------- every widget, every language
@@ -167,13 +169,13 @@ def test_every_widget_posts_its_height_from_a_sandboxed_frame_of_another_origin(
     for index, name in enumerate(names):
         frame = frame_at(page, index)
         posted, (box, scroll), applied = settle(page, index, frame)
-        assert_sandboxed(frame)
+        assert_sandboxed(frame, site_url)
         assert all(isinstance(h, int) and h > 0 for h in posted), posted
         assert heights(page, index, "lti.frameResize") == posted, "the two kinds of message disagree"
         assert abs(posted[-1] - scroll) <= 2, (name, posted, box, scroll)
         kinds = page.evaluate("""index => window.received.filter(m => m.frame === index)
             .map(m => [m.origin, m.data.widget || m.data.subject])""", index)
-        assert {origin for origin, _ in kinds} == {"null"}
+        assert {origin for origin, _ in kinds} == {site_url.rstrip("/")}
         assert {what for _, what in kinds} == {name, "lti.frameResize"}
     # settled: a second of idling brings no more messages (no resize loop between host and frame)
     before = page.evaluate("window.received.length")
@@ -275,17 +277,18 @@ def test_the_state_hash_presets_an_embed_and_its_link_opens_the_full_tutorial_th
 # --------------------------------------------------------------------------- file://
 
 def test_embeds_work_from_disk(open_host, site_dir, tmp_path, engine, edition_strings, expect):
-    """A course page on disk framing embed pages on disk. Without the sandbox everything works; with it,
-    Chromium gives a sandboxed (opaque-origin) frame no file from disk, so the embed loads no script:
-    it then says so, shows its static figures, and still reports its height."""
+    """A course page on disk framing embed pages on disk. With the snippet as offered (its sandbox keeps
+    the frame's origin) or without a sandbox everything works; sandboxed without same-origin access,
+    Chromium gives the (opaque-origin) frame no file from disk, so the embed loads no script: it then
+    says so, shows its static figures, and still reports its height."""
     offered = snippets(site_dir, "en")
     host = tmp_path / "course.html"
     host.write_text(HOST, encoding="utf-8")
     page = open_host(host.as_uri())
     page.monitor.allow(r"Not allowed to load local resource: file://.*/app\.js|request failed: file://.*/app\.js")
-    plain = [re.sub(r' sandbox="[^"]*"', "", offered[name]) for name in ("explorer", "softmax-demo")]
-    sandboxed = offered["nll-curve"]
-    for snippet, name in zip(plain + [sandboxed], ("explorer", "softmax-demo", "nll-curve")):
+    plain = re.sub(r' sandbox="[^"]*"', "", offered["softmax-demo"])
+    opaque = offered["nll-curve"].replace(" allow-same-origin", "")
+    for snippet, name in zip((offered["explorer"], plain, opaque), ("explorer", "softmax-demo", "nll-curve")):
         page.evaluate("([snippet, src]) => window.embed(snippet, src)",
                       [snippet, (site_dir / "embed" / f"{name}.html").as_uri()])
     for index in range(3):
@@ -314,14 +317,13 @@ def test_the_embed_box_offers_a_working_snippet_and_copies_it(open_page, site_ur
     box.locator("summary").click()
     code = box.get_by_role("textbox")
     expect(code).to_be_visible()
-    snippet = code.input_value()
-    src = src_of(snippet)
-    assert src == site_url + page_path(lang, "embed/nll-curve.html"), src  # made absolute on this host
-    with urllib.request.urlopen(src) as response:
+    src = src_of(code.input_value())
+    assert src.split("#")[0] == site_url + page_path(lang, "embed/nll-curve.html"), src  # made absolute on this host
+    with urllib.request.urlopen(src.split("#")[0]) as response:
         assert response.status == 200 and b'data-embed="nll-curve"' in response.read()
     box.get_by_role("button").click()
     expect(box.get_by_role("status")).to_have_text(strings["embed_copied"])
-    assert page.evaluate("() => navigator.clipboard.readText()") == snippet
+    assert page.evaluate("() => navigator.clipboard.readText()") == code.input_value()
 
 
 def test_without_javascript_the_snippet_is_selectable_text(open_page, lang, expect):
@@ -340,3 +342,140 @@ def test_an_embed_page_has_no_page_chrome_and_works_without_a_frame(open_page, l
     expect(page.locator(".language-switch, .page-footer, .skip-link, section")).to_have_count(0)
     expect(page.locator("#ex1 [data-metric='nll'] .value")).not_to_have_text("")
     expect(page.get_by_role("heading", level=1)).to_have_count(1)
+
+
+# --------------------------------------------------------------------------- measured heights
+
+MEASURE_SETTLED = """async () => {
+  await document.fonts.ready;
+  const ready = () => Array.from(document.querySelectorAll('[data-component="explorer"]'))
+    .every(root => root.explorer && root.explorer.state && root.explorer.state.model);
+  while (!ready()) await new Promise(r => setTimeout(r, 50));
+  const height = () => document.documentElement.getBoundingClientRect().height;
+  let last = height(), same = 0;
+  while (same < 8) {
+    await new Promise(r => setTimeout(r, 60));
+    const now = height();
+    same = now === last ? same + 1 : 0;
+    last = now;
+  }
+  return last;
+}"""
+HEIGHT_TOLERANCE = 0.05  # fonts differ between machines: a snippet within 5% of the measured height passes
+
+
+def test_each_snippet_starts_at_the_height_measured_in_a_360px_column(open_page, site_dir, lang):
+    """Each snippet's ``height`` is within 5% of its widget's content height measured here in a 360 px
+    viewport (after scripts and data), and the height its Embed box quotes for a 720 px column within
+    5% of the one measured at 720 px."""
+    index = (site_dir / page_path(lang, "index.html")).read_text(encoding="utf-8")
+    offered = snippets(site_dir, lang)
+    assert len(offered) >= 7
+    off = []
+    for name, snippet in sorted(offered.items()):
+        height = int(re.search(r' height="(\d+)"', snippet).group(1))
+        box = index[index.index(f'id="embed-{name}-code"'):]
+        box = box[:box.index("</details>")]
+        note = box.split("</textarea>")[1]
+        quoted = r'height=&#34;(\d+)&#34;|height=&quot;(\d+)&quot;|height="(\d+)"'
+        wide = [int(h) for h in re.findall(quoted, note)[0] if h]
+        assert len(wide) == 1, f"{name}: the box quotes no height for a wide column"
+        for width, stated in ((360, height), (720, wide[0])):
+            page = open_page(f"embed/{name}.html", lang=lang, viewport={"width": width, "height": 900})
+            got = page.evaluate(MEASURE_SETTLED)
+            page.context.close()
+            if abs(stated - got) > HEIGHT_TOLERANCE * got:
+                off.append(f"{name} at {width} px: stated {stated}, measured {got:.0f}")
+    assert not off, "; ".join(off)
+
+
+# --------------------------------------------------------------------------- colours and "embed what I see"
+
+LIGHT_BG, DARK_BG = "rgb(253, 253, 251)", "rgb(21, 22, 26)"  # base.css --bg of each scheme
+
+
+def background(page):
+    return page.evaluate("() => getComputedStyle(document.documentElement).backgroundColor")
+
+
+@pytest.mark.parametrize("system, fragment, want", [
+    ("dark", "", LIGHT_BG),                  # an embed is light by default, whatever the system
+    ("dark", "#state/theme=light", LIGHT_BG),
+    ("light", "#state/theme=dark", DARK_BG),  # asked for dark on a light system
+    ("dark", "#state/theme=auto", DARK_BG),   # auto follows the system …
+    ("light", "#state/theme=auto", LIGHT_BG),
+    ("dark", "#state/dataset=twelve&theme=nonsense", LIGHT_BG),
+])
+def test_an_embed_takes_the_colours_its_address_asks_for(open_page, expect, system, fragment, want):
+    page = open_page(f"embed/reliability-demo.html{fragment}", color_scheme=system)
+    expect(page.locator("html")).to_have_css("background-color", want)
+
+
+def test_the_full_page_keeps_following_the_system(open_page, expect):
+    page = open_page("", color_scheme="dark")
+    expect(page.locator("html")).to_have_css("background-color", DARK_BG)
+
+
+def test_the_embed_box_embeds_what_the_reader_sees_in_the_colours_chosen(open_page, open_host, host_url, site_url,
+                                                                         lang, ui, number, engine, expect):
+    page = open_page("index.html#reliability/state/dataset=twelve&t=1&scheme=equal-width&bins=4&part=all&widget=rel1",
+                     lang=lang)
+    ex = Explorer(page, ui, expect, root="#rel1", number=number)
+    ex.root.scroll_into_view_if_needed()
+    page.wait_for_function("() => { const e = document.querySelector('#rel1').explorer;"
+                           " return !!(e && e.state.model && e.state.model.name === 'twelve'); }")
+    ex.choose(scheme="adaptive", bins=10)
+    ex.fit.click()
+    fitted_index = engine.index_of(engine.datasets["twelve"].fitted_t)
+    expect(ex.slider).to_have_value(str(fitted_index))
+    box = page.locator("details.embed-box").filter(has=page.locator("#embed-reliability-demo-code"))
+    box.locator("summary").click()
+    code = box.get_by_role("textbox")
+    expect(code).to_have_value(re.compile(r"#state/.*bins=10"))
+    src = src_of(code.input_value())
+    assert src.startswith(site_url + page_path(lang, "embed/reliability-demo.html#state/")), src
+    fields = dict(pair.split("=") for pair in src.split("#state/")[1].split("&"))
+    assert fields["dataset"] == "twelve" and fields["scheme"] == "adaptive" and fields["bins"] == "10"
+    assert "widget" not in fields and "theme" not in fields  # light is the default: not written
+    assert abs(float(fields["t"]) / engine.grid[fitted_index] - 1) < 1e-4
+    box.get_by_role("combobox").select_option("dark")
+    expect(code).to_have_value(re.compile(r"theme=dark"))
+    snippet = code.input_value()
+    assert "&amp;" in snippet.split(' src="')[1].split('"')[0]  # the address's "&" is escaped in the attribute
+    # the snippet, pasted into a course page, shows that state, dark
+    host = open_host(host_url)
+    host.evaluate("([snippet]) => { const d = document.createElement('div'); d.innerHTML = snippet;"
+                  " document.body.appendChild(d.firstElementChild); }", [snippet])
+    frame = frame_at(host, 0)
+    framed = Explorer(frame, ui, expect, root="#rel1", number=number)
+    expect(framed.slider).to_have_value(str(fitted_index))
+    expect(framed.bins).to_have_value("10")
+    expect(framed.scheme("adaptive")).to_be_checked()
+    expect(frame.locator("html")).to_have_attribute("data-theme", "dark")
+    expect(frame.locator("html")).to_have_css("background-color", DARK_BG)
+
+
+# --------------------------------------------------------------------------- a slimmer explorer
+
+def test_panels_in_the_address_keep_only_those_panels(open_page, lang, ui, expect):
+    def opened(fragment):
+        page = open_page(f"embed/explorer.html{fragment}", lang=lang, viewport={"width": 720, "height": 900})
+        page.wait_for_function("() => { const e = document.querySelector('#ex1').explorer;"
+                               " return !!(e && e.state.model); }")
+        return page, Explorer(page, ui, expect)
+
+    page, ex = opened("")
+    expect(page.locator("#ex1-curves")).to_be_visible()
+    whole = page.evaluate("() => document.documentElement.getBoundingClientRect().height")
+    page, ex = opened("#state/dataset=twelve&panels=cards,reliability")
+    expect(ex.card("nll")).to_be_visible()
+    expect(ex.diagram).to_be_visible()
+    expect(ex.bin_table).to_be_attached()
+    for hidden in ("#ex1-curves", "#ex1-sweep", "#ex1-bars"):
+        expect(page.locator(hidden)).to_be_hidden()
+    expect(ex.dataset).to_have_value("twelve")  # the controls above the slider stay
+    expect(ex.slider).to_be_visible()
+    slim = page.evaluate("() => document.documentElement.getBoundingClientRect().height")
+    assert slim < 0.7 * whole, (slim, whole)
+    page, ex = opened("#state/panels=nonsense")  # no panel it knows: nothing is hidden
+    expect(page.locator("#ex1-curves")).to_be_visible()
