@@ -96,7 +96,7 @@ def test_build_prints_the_fitted_t_and_the_verdict_last(built):
 
 
 def test_mce_over_bins_of_enough_rows_is_the_engines_max_gap_without_the_small_bins(built):
-    from sitegen.facts import pct
+    from sitegen.numbers import pct
     from sitegen.settings import USER_MCE_MIN_ROWS
     z, y, test, t = built["logits"], built["labels"], built["test"], built["record"]["temperature"]
     p = scaled_probs(z[test], t)

@@ -14,7 +14,7 @@ from sitegen.numbers import fixed, pct
 from .explorer_ui import Explorer
 
 SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "paradox", "explorer", "held-out", "chance",
-            "bins", "smooth", "groups", "contract", "reproduce", "equations", "data", "sources", "terms")
+            "bins", "smooth", "groups", "beyond", "contract", "reproduce", "equations", "data", "sources", "terms")
 
 
 def strings():

@@ -95,7 +95,9 @@ function installReadout() {
     const copy = widget.cloneNode(true);
     copy.querySelectorAll('input, select').forEach((e) => e.remove());
     const output = control.type === 'range' ? document.querySelector(`output[for="${id}"]`) : null;
-    return JSON.stringify([output ? output.textContent : null, copy.innerHTML]);
+    // a textarea's value (the Embed box's snippet) is not in innerHTML: read it too
+    const texts = Array.from(widget.querySelectorAll('textarea'), (e) => e.value);
+    return JSON.stringify([output ? output.textContent : null, copy.innerHTML, texts]);
   };
 }
 
