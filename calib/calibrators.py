@@ -128,7 +128,20 @@ def _check_bounds(bounds):
     return (float(low), float(high))
 
 
-class TemperatureScaling(Calibrator):
+class _TemperatureSearch(Calibrator):
+    """A calibrator that fits a temperature by bounded search: its ``bounds`` and ``tolerance``, checked once."""
+
+    def __init__(self, bounds=DEFAULT_BOUNDS, tolerance=DEFAULT_TOLERANCE):
+        self.bounds = _check_bounds(bounds)
+        if not (np.isfinite(tolerance) and tolerance > 0):
+            raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
+        self.tolerance = float(tolerance)
+
+    def _params(self):
+        return {"bounds": self.bounds, "tolerance": self.tolerance}
+
+
+class TemperatureScaling(_TemperatureSearch):
     """Temperature scaling (Guo et al. 2017): softmax(z / T) with the one T that minimises the mean NLL.
 
     A wrapper of :func:`calib.fit_temperature` (golden-section search for T in
@@ -141,14 +154,6 @@ class TemperatureScaling(Calibrator):
     1.22975
     """
 
-    def __init__(self, bounds=DEFAULT_BOUNDS, tolerance=DEFAULT_TOLERANCE):
-        self.bounds = _check_bounds(bounds)
-        if not (np.isfinite(tolerance) and tolerance > 0):
-            raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
-        self.tolerance = float(tolerance)
-
-    def _params(self):
-        return {"bounds": self.bounds, "tolerance": self.tolerance}
 
     def _fit(self, z, y):
         self.temperature_ = fit_temperature(z, y, bounds=self.bounds, tolerance=self.tolerance)
@@ -169,7 +174,7 @@ def _mixture_nll(v, parts):
     return loss, grad
 
 
-class EnsembleTemperatureScaling(Calibrator):
+class EnsembleTemperatureScaling(_TemperatureSearch):
     """Ensemble temperature scaling (Zhang, Kailkhura & Han 2020): a convex mixture of three distributions.
 
     ``p = w₀ · softmax(z / T) + w₁ · softmax(z) + w₂ · (1/K)``: the
@@ -189,14 +194,6 @@ class EnsembleTemperatureScaling(Calibrator):
     (True, (6, 3))
     """
 
-    def __init__(self, bounds=DEFAULT_BOUNDS, tolerance=DEFAULT_TOLERANCE):
-        self.bounds = _check_bounds(bounds)
-        if not (np.isfinite(tolerance) and tolerance > 0):
-            raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
-        self.tolerance = float(tolerance)
-
-    def _params(self):
-        return {"bounds": self.bounds, "tolerance": self.tolerance}
 
     def _components(self, z):
         k = z.shape[1]
