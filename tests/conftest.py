@@ -24,6 +24,7 @@ Shared fixtures, widest first:
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -98,51 +99,87 @@ SHARED_BUILDS = {
 
 
 class Build:
-    """One ``build.py`` run started in the background; :meth:`result` waits for it."""
+    """One ``build.py`` run in the background, shared by every pytest process of the run (``pytest -n``):
+    the first process to claim ``folder`` starts it; :meth:`result` waits for its exit code in any of them.
+    The build writes its output and streams into ``folder`` and its exit code last, so a reader that sees
+    ``rc`` sees a finished build."""
 
-    def __init__(self, options, out, env=None):
-        self.out = out
+    def __init__(self, folder, options, out, env=None):
+        self.folder, self.out = folder, out
+        try:
+            folder.mkdir(parents=True)
+        except FileExistsError:
+            return  # another process started it
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
-        self.process = subprocess.Popen([sys.executable, str(ROOT / "build.py"), *map(str, options)], cwd=ROOT,
-                                        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self._done = None
+        script = '"$@" >"$0/stdout" 2>"$0/stderr"; echo $? >"$0/rc.part" && mv "$0/rc.part" "$0/rc"'
+        process = subprocess.Popen(["sh", "-c", script, str(folder), sys.executable, str(ROOT / "build.py"),
+                                    *map(str, options)], cwd=ROOT, env=env, start_new_session=True)
+        (folder / "pid").write_text(str(process.pid))
+        self._process = process  # kept so it is reaped
 
     def result(self):
-        if self._done is None:
-            try:
-                stdout, stderr = self.process.communicate(timeout=BUILD_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                stdout, stderr = self.process.communicate()
-            self._done = subprocess.CompletedProcess(self.process.args, self.process.returncode, stdout, stderr)
-        return self._done
+        """The finished build as a ``CompletedProcess`` (waits; a build over ``BUILD_TIMEOUT`` is killed)."""
+        rc, deadline = self.folder / "rc", time.monotonic() + BUILD_TIMEOUT
+        while not rc.exists():
+            if time.monotonic() > deadline:
+                _kill(self.folder)
+                return subprocess.CompletedProcess([], -9, "", f"build.py took over {BUILD_TIMEOUT} s")
+            time.sleep(0.1)
+        read = lambda name: (self.folder / name).read_text(encoding="utf-8", errors="replace")  # noqa: E731
+        return subprocess.CompletedProcess(["build.py"], int(read("rc")), read("stdout"), read("stderr"))
+
+
+def _kill(folder):
+    """Stop the build started in ``folder`` (its whole process group) if it is still running."""
+    if (folder / "rc").exists():
+        return
+    try:
+        os.killpg(int((folder / "pid").read_text()), signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
+
+
+def _shared_root(config):
+    """A folder every pytest process of this run shares (the workers of ``pytest -n`` too)."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        return Path(workerinput["calib_shared"])
+    if not hasattr(config, "_calib_shared"):
+        config._calib_shared = Path(tempfile.mkdtemp(prefix="calib-tests-"))
+    return config._calib_shared
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist: give each worker the run's shared folder."""
+    node.workerinput["calib_shared"] = str(_shared_root(node.config))
+
+
+def pytest_configure(config):
+    """Every build of the run (the tests' own included) shares one build cache in the run's shared folder:
+    a build of a changed copy of the sources recomputes only what the change touches, and the repository's
+    own .cache/ is left alone."""
+    os.environ["CALIB_BUILD_CACHE"] = str(_shared_root(config) / "build-cache")
 
 
 _BUILDS = {}
-_FOLDERS = []
-
-
-def _folder(config, name):
-    factory = getattr(config, "_tmp_path_factory", None)
-    if factory is not None:
-        return factory.mktemp(name)
-    folder = Path(tempfile.mkdtemp(prefix=f"calib-{name}-"))
-    _FOLDERS.append(folder)
-    return folder
 
 
 def _start(config, name):
-    """Start the build behind the fixture ``name`` of ``SHARED_BUILDS`` (once); a ``Build``, or a ``Path``
-    for a ``CALIB_TEST_SITE`` copy."""
+    """Start the build behind the fixture ``name`` of ``SHARED_BUILDS`` (once per run); a ``Build``, or a
+    ``Path`` for a ``CALIB_TEST_SITE`` copy."""
     if name not in _BUILDS:
         folder, file_name, options, env = SHARED_BUILDS[name]
-        out = _folder(config, folder) / file_name
+        folder = _shared_root(config) / folder
+        out = folder / "out" / file_name
         prebuilt = os.environ.get("CALIB_TEST_SITE")
         if name == "built_site" and prebuilt and not IN_CI:
-            shutil.copytree(prebuilt, out)
+            out = _shared_root(config) / "prebuilt" / file_name
+            if not out.exists():
+                shutil.copytree(prebuilt, out)
             _BUILDS[name] = out
         else:
-            _BUILDS[name] = Build([out if option == "OUT" else option for option in options], out, env)
+            _BUILDS[name] = Build(folder, [out if option == "OUT" else option for option in options], out, env)
     return _BUILDS[name]
 
 
@@ -157,12 +194,13 @@ def pytest_collection_finish(session):
 
 
 def pytest_sessionfinish(session):
-    for build in _BUILDS.values():
-        if isinstance(build, Build) and build.process.poll() is None:
-            build.process.kill()
-            build.process.communicate()
-    for folder in _FOLDERS:
-        shutil.rmtree(folder, ignore_errors=True)
+    """The process that made the shared folder (not an xdist worker) stops what still runs and removes it."""
+    config = session.config
+    if getattr(config, "workerinput", None) is not None or not hasattr(config, "_calib_shared"):
+        return
+    for name in SHARED_BUILDS:
+        _kill(config._calib_shared / SHARED_BUILDS[name][0])
+    shutil.rmtree(config._calib_shared, ignore_errors=True)
 
 
 def _finished(config, name):
@@ -171,7 +209,7 @@ def _finished(config, name):
         return build, None
     done = build.result()
     if done.returncode != 0:
-        pytest.fail(f"build.py {' '.join(map(str, done.args[2:]))} failed ({done.returncode}):\n{done.stderr[-4000:]}",
+        pytest.fail(f"build.py for {name} failed ({done.returncode}):\n{done.stderr[-4000:]}",
                     pytrace=False)
     return build.out, done
 
