@@ -96,11 +96,12 @@ def open_host(watched_page):
     return opener
 
 
-def frame_at(page, index):
-    """The Playwright frame of the page's ``index``-th iframe (scrolled into view: a browser defers
-    the work of an off-screen cross-origin frame)."""
+def frame_at(page, index, scroll=True):
+    """The Playwright frame of the page's ``index``-th iframe (scrolled into view unless ``scroll`` is
+    False: a browser defers the work of an off-screen cross-origin frame)."""
     element = page.locator("iframe").nth(index)
-    element.scroll_into_view_if_needed()
+    if scroll:
+        element.scroll_into_view_if_needed()
     handle = element.element_handle()
     frame = handle.content_frame()
     assert frame is not None, f"iframe {index} has no document"
