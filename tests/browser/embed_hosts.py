@@ -102,8 +102,7 @@ SLIDER_PROBE = """() => {
   const slider = document.querySelector('#ex1-t'), diagram = document.querySelector('#ex1-reliability');
   const svg = diagram.querySelector('svg');
   return {slider: box(slider), diagram: box(diagram), value: Number(slider.value),
-          readout: document.querySelector('#ex1-t-readout').textContent, drawing: svg ? svg.innerHTML.length + ':'
-          + svg.innerHTML.slice(-400) : ''};
+          readout: document.querySelector('#ex1-t-readout').textContent, drawing: svg ? svg.innerHTML : ''};
 }"""
 
 # In the host: the slimmer explorer's frame box in the viewport, after scrolling the page by `y`.
