@@ -150,16 +150,7 @@ def test_mathml_is_rendered(report):
         assert size and size[0] > 0 and size[1] > 0, math
 
 
-# Known: headless Chromium, which measures the snippet heights (tools/embed_heights.py), hides scrollbars;
-# Firefox shows the 12 px horizontal scrollbar of each table too wide for a 360 px column (the bin table,
-# the comparison table), so its widgets are 12-25 px taller than the snippet's height there. Strict: this
-# fails as soon as the heights hold in Firefox too.
-FIREFOX_FIXED = pytest.mark.xfail(strict=True, reason="tables' horizontal scrollbars: 12-25 px taller than measured")
-HOST_LOADS = [pytest.param(*load, id="-".join(load), marks=[FIREFOX_FIXED] if load[0] == "fixed" else [])
-              for load in LOADS]
-
-
-@pytest.mark.parametrize("kind, lang, scheme", HOST_LOADS)
+@pytest.mark.parametrize("kind, lang, scheme", LOADS, ids=["-".join(load) for load in LOADS])
 def test_every_widget_fits_each_host_without_an_error(report, hosts, site_url, kind, lang, scheme):
     """The Chromium test's course pages (embed_hosts.py), judged by the same rule in Firefox."""
     load = next(x for x in hosts[1] if (x["kind"], x["lang"], x["scheme"]) == (kind, lang, scheme))
