@@ -17,6 +17,9 @@ atomically (a failed build leaves the previous folder untouched).
                                     # absolute embed snippets, and an oEmbed file per embed page
     python build.py --single-file OUT.html [--lang es]
                                     # the whole tutorial in one language as one self-contained file
+    python build.py --one-file-editions
+                                    # the site, plus in one-file/ each language's one-file edition and each
+                                    # widget alone as one file (under 200 KB gzip), linked from the downloads
     python build.py --data FILE [--name NAME] [--description TEXT] [--split file|random|even-odd|none]
                     [--seed N] [--input logits|probabilities] [--no-examples]
                                     # the tutorial built around your own model's validation logits
@@ -76,6 +79,10 @@ def parse_args(argv):
     parser.add_argument("--port", type=port, default=8000, help="preview port (default: 8000)")
     parser.add_argument("--base-url", metavar="URL", type=base_url, default=None,
                         help="absolute URL the site is published at (enables oEmbed files and absolute embed snippets)")
+    parser.add_argument("--one-file-editions", action="store_true",
+                        help="also write one-file/: each language's one-file edition and each widget alone as one "
+                             "file where that is under 200 KB gzip, linked from the page's downloads (the Pages "
+                             "workflow passes it)")
     parser.add_argument("--single-file", metavar="OUT.html", default=None,
                         help="write the whole tutorial in one language (--lang, default the reference language) as "
                              "one self-contained HTML file instead of the site (--out is not used)")
@@ -114,6 +121,8 @@ def parse_args(argv):
             parser.error(f"{(used or ['--seed'])[0]} needs --data FILE")
     if args.seed is not None and args.split not in (None, "random"):
         parser.error(f"--seed applies to --split random only, not --split {args.split}")
+    if args.single_file is not None and args.one_file_editions:
+        parser.error("--one-file-editions adds files to the site; --single-file writes one file only")
     if args.single_file is not None and args.serve:
         parser.error("--single-file writes one file; it cannot be combined with --serve")
     return args
@@ -281,7 +290,8 @@ def _pipeline(args, cache):
         _print_decision(user, precomputed, analyses)
         return Path(args.single_file)
     with stage("render"):
-        files = assemble_files(ROOT, precomputed, analyses, facts, editions, base_url=args.base_url, user=user)
+        files = assemble_files(ROOT, precomputed, analyses, facts, editions, base_url=args.base_url, user=user,
+                               one_file_editions=args.one_file_editions)
     with stage("write"):
         write_site(args.out, files)
     print(f"  {'total':<10} {time.perf_counter() - total:6.2f} s, {len(files)} files ({cache.summary()})",

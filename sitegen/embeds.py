@@ -108,9 +108,12 @@ def oembed_json(widget, strings, base_url, folder):
     return json.dumps(response, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
 
 
-def render_embed(env, shared, widget, strings_json, css, embed_script):
+def render_embed(env, shared, widget, strings_json, css, embed_script, inline_scripts=None, full_page="../index.html",
+                 favicon_href=None):
     """The embed page of ``widget``: the widget alone (no page chrome), its state from the ``#state/``
-    hash, a link to its section of the full page, and the script that reports its height."""
+    hash, a link to its section of the full page (``full_page``, relative to the embed folder), and the
+    script that reports its height; with ``inline_scripts`` (markup), those instead of app.js's file, and
+    with ``favicon_href`` that icon instead of the site's file."""
     site_root = "../" + shared["site_root"]
     context = dict(shared, site_root=site_root, embed_page=True)
     html = render_template(env, f"components/{widget.name}.html.j2", context)
@@ -119,5 +122,6 @@ def render_embed(env, shared, widget, strings_json, css, embed_script):
         context, widget=widget, widget_html=markupsafe.Markup(html), strings_json=strings_json,
         inline_css=shipped(themed_css(css)), app_script=APP_SCRIPT,
         embed_script=markupsafe.Markup(inline_script(embed_script)),
-        full_page="../index.html", explorer_id=re.search(r'id="([^"]+)" data-component="explorer"', html).group(1),
+        inline_scripts=inline_scripts, full_page=full_page, favicon_href=favicon_href,
+        explorer_id=re.search(r'id="([^"]+)" data-component="explorer"', html).group(1),
         main_explorer=main_explorer))

@@ -35,6 +35,7 @@ from .embeds import embed_snippet, oembed_json, page_widgets, render_embed
 from .errors import BuildError
 from .figures import figure_colours, figure_file
 from .numbers import number_filters as localised_number_filters
+from .one_file import one_file_links, tutorial_path, widget_one_file, widget_path
 from .page_strings import filled_strings, require_script_strings
 from .page_strings import strings_json as make_strings_json
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
@@ -127,14 +128,15 @@ def _languages(edition, editions, base_url=None):
             "x_default": address[root.lang]}
 
 
-def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, user=None):
+def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, user=None, one_file_editions=False):
     """Every file of the site as ``{relative path: text}``: one page per :class:`Edition` with an embed
     page per widget, and once for all of them the data scripts, downloads and favicon.
 
     ``base_url`` (the address the site is published at, without a trailing slash) makes the embed
     snippets absolute and adds an oEmbed file per embed page; without it every address is relative.
     ``user`` (a :class:`sitegen.user_model.UserModel`, whose dataset ``precomputed`` holds) adds the reader's
-    model: its strings and its files.
+    model: its strings and its files. ``one_file_editions`` adds, per edition, the whole tutorial and each
+    widget alone as one file (:mod:`sitegen.one_file`), linked from the edition's downloads section.
     """
     root = Path(root)
     env = template_environment(root / "templates")
@@ -151,6 +153,10 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
             root, env, precomputed, analyses, facts, edition, _languages(edition, editions, base_url), js, reproduce,
             core, site_root=site_root, downloads_root=site_root, figure_files=True, user=user)
         widgets = page_widgets(root, edition, strings, base_url=base_url)
+        if one_file_editions:
+            _one_file_editions(root, files, env, shared, strings_json, (css, js, core, embed_script), edition, widgets,
+                               (precomputed, analyses, facts, user), base_url)
+        shared["one_files"] = one_file_links(files, edition.lang, widgets, site_root)
         files[_page_path(edition)] = _render_page(
             root, env, shared, strings, number_filters, edition, widgets, strings_json,
             inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
@@ -165,6 +171,23 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
             files[figure_path(name, edition.lang)] = figure_file(svg, colours)
     files["favicon.svg"] = (root / "static" / "favicon.svg").read_text(encoding="utf-8")
     return files
+
+
+def _one_file_editions(root, files, env, shared, strings_json, static, edition, widgets, inputs, base_url):
+    """Add ``edition``'s one-file editions to ``files``: its whole tutorial, and each widget alone where
+    that file stays under the size cap (:func:`sitegen.one_file.widget_one_file`)."""
+    css, js, core, embed_script = static
+    precomputed, analyses, facts, user = inputs
+    single = assemble_single_file(root, precomputed, analyses, facts, edition._replace(folder=""), base_url=base_url,
+                                  published_folder=edition.folder, user=user)
+    files[tutorial_path(edition.lang)] = single
+    offered = app_script(dict(core, bin_counts=list(core["offered_bin_counts"])), js)
+    page = f"{base_url}/{_page_path(edition)}" if base_url else "../" + _page_path(edition)
+    icon = _favicon_data_url(root)
+    for widget in widgets:
+        text = widget_one_file(env, shared, widget, strings_json, css, embed_script, offered, files, page, icon)
+        if text is not None:
+            files[widget_path(widget.name, edition.lang)] = text
 
 
 def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=None, published_folder="", user=None):
@@ -193,11 +216,16 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
                                         if name.endswith(".js") and not name.endswith("-bins.js")]
     inline = markupsafe.Markup("").join(
         markupsafe.Markup(f"<script>\n{inline_script(text)}</script>\n") for text in scripts)
-    favicon = (root / "static" / "favicon.svg").read_bytes()
     note = markupsafe.Markup(render_template(env, "single-file-note.html.j2", dict(shared, base_url=base_url)))
     return _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
                         inline_css=shipped(css), app_script=None, inline_scripts=inline, edition_note=note,
-                        favicon_href="data:image/svg+xml;base64," + base64.b64encode(favicon).decode("ascii"))
+                        favicon_href=_favicon_data_url(root))
+
+
+def _favicon_data_url(root):
+    """The site's icon as a data URL, for the files that must need no other file."""
+    favicon = (Path(root) / "static" / "favicon.svg").read_bytes()
+    return "data:image/svg+xml;base64," + base64.b64encode(favicon).decode("ascii")
 
 
 def _edition_context(root, env, precomputed, analyses, facts, edition, languages, js, reproduce, core, *,

@@ -122,12 +122,14 @@ REFERENCE_LANGUAGE = next(iter(LANGUAGES))
 # templates/panels/manifest.toml; a widget's iframe snippet starts at its height at the first width.
 EMBED_MEASURED_WIDTHS = (360, 720)
 EMBED_DEFAULT_HEIGHT = 800      # CSS pixels, a widget not measured yet
+ONE_FILE_WIDGET_MAX_GZIP = 200_000  # bytes gzip: a widget alone is published as one file only below this
 EMBED_WIDTH = EMBED_MEASURED_WIDTHS[0]  # the width an oEmbed response states (the snippet itself is 100% wide)
 
 __all__ += ["USER_SLUG", "USER_MAX_NAME_CHARS", "USER_MAX_DESCRIPTION_CHARS", "USER_MAX_LABEL_CHARS",
             "USER_MAX_GROUPS", "USER_BAR_CLASSES", "USER_SWEEP_ROWS"]
 __all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH",
-            "SCORE_SCALE", "RATE_SCALE", "GRID_DIGITS", "EMBED_MEASURED_WIDTHS"]
+            "SCORE_SCALE", "RATE_SCALE", "GRID_DIGITS", "EMBED_MEASURED_WIDTHS",
+            "ONE_FILE_WIDGET_MAX_GZIP"]
 
 # --- your own model: the decision part of the report (sitegen.user_decision) ------------------------
 # the report's second MCE leaves out bins of fewer rows (a bin of 1–2 rows shows any gap)

@@ -536,3 +536,11 @@ def test_claims_in_words_still_hold(facts):
     # groups: pooled averages agree at T = 1 while each half is off
     pooled = an.mixed.sub.test.pooled.t1
     assert abs(pooled.conf - pooled.accuracy) < 0.05
+
+
+def test_a_build_without_one_file_editions_writes_and_links_none(built_site, page):
+    """``build.py`` without ``--one-file-editions`` (a local build): no one-file/ folder, no link to one
+    (with the option, the links are exactly the files written: tests/test_one_file.py)."""
+    assert not (built_site / "one-file").exists()
+    assert "one-file/" not in page and "one-file-downloads" not in page
+    assert "python build.py" not in (ROOT / "templates" / "single-file-note.html.j2").read_text(encoding="utf-8")

@@ -66,7 +66,7 @@ def test_the_build_job_installs_and_builds_with_the_readmes_commands(workflow):
     runs = [step["run"].strip() for step in job["steps"] if "run" in step]
     assert build.endswith(" --serve")
     base_url = f'--base-url "${{{{ steps.{pages["id"]}.outputs.base_url }}}}"'
-    assert runs == [install, build.replace("--serve", base_url)]
+    assert runs == [install, build.replace("--serve", base_url + " --one-file-editions")]
     names = [step.get("uses", step.get("run", "")) for step in job["steps"]]
     assert names.index(pages["uses"]) < names.index(runs[1]), "configure-pages must run before the build"
     [upload] = steps_using(job, "actions/upload-pages-artifact")
@@ -108,3 +108,16 @@ def test_build_py_accepts_base_url_and_writes_site_by_default(monkeypatch):
     assert args.base_url == "https://user.github.io/calibration-tutorial"
     assert build.parse_args([]).base_url is None
     assert Path(build.parse_args([]).out) == ROOT / "site"  # what the workflow uploads
+
+
+def test_one_file_editions_are_an_option_of_a_site_build(monkeypatch, capsys):
+    for name in ("MPLBACKEND", "MPLCONFIGDIR"):
+        monkeypatch.setenv(name, os.environ.get(name, ""))
+    spec = importlib.util.spec_from_file_location("build_script", ROOT / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    assert build.parse_args(["--one-file-editions"]).one_file_editions
+    assert not build.parse_args([]).one_file_editions  # a local build writes and links none
+    with pytest.raises(SystemExit) as stopped:
+        build.parse_args(["--one-file-editions", "--single-file", "x.html"])
+    assert stopped.value.code == 2 and "--one-file-editions" in capsys.readouterr().err

@@ -56,13 +56,26 @@
   window.addEventListener("load", function () {
     var CT = window.CalibTutorial;
     if (!CT || !CT.core) {
-      html.className = "no-js";
+      html.className = html.className.replace(/\bjs\b/, "no-js");
       var note = document.querySelector("[data-embed-failed]");
       if (note) note.hidden = false;
     }
     schedule();
   });
   schedule();
+
+  /* Scrollbars: a table too wide for the column scrolls sideways in its box, whose horizontal scrollbar
+   * takes height in a browser with classic scrollbars (12-17 px) and none with overlay scrollbars (phones,
+   * macOS, headless Chromium, which measures the snippet heights). Where scrollbars take no room, the
+   * page marks itself (html.overlay-scrollbars) and embed.css keeps that room under each table box, so
+   * one measured height fits both kinds of browser. */
+  (function () {
+    var probe = document.createElement("div");
+    probe.style.cssText = "position:absolute;top:-99px;width:50px;height:50px;overflow:scroll";
+    html.appendChild(probe);
+    if (probe.offsetHeight === probe.clientHeight) html.classList.add("overlay-scrollbars");
+    html.removeChild(probe);
+  })();
 
   /* Colours: the page starts data-theme="light" (a course page is white); #state/…&theme=dark forces
    * the dark palette, theme=auto follows the reader's system (sitegen/embed_theme.py). Read once app.js

@@ -16,7 +16,21 @@ import subprocess
 
 import pytest
 
+from sitegen.serve import serving
+
 from .conftest import NODE_MODULES, ROOT, missing
+from .embed_hosts import (
+    FRAME_PROBE,
+    HOST_STATE,
+    LOADS,
+    SCROLL_TO,
+    SLIDER_PROBE,
+    TALL,
+    VIEW,
+    problems,
+    slider_problems,
+    write_hosts,
+)
 from .test_explorer import expected_cards
 
 FIREFOX = "/usr/bin/firefox-esr"
@@ -34,7 +48,16 @@ def fitted_six(engine):
 
 
 @pytest.fixture(scope="module")
-def report(site_dir, site_url, fitted_six, tmp_path_factory):
+def hosts(tmp_path_factory, site_dir, site_url):
+    """The course pages of embed_hosts.py, served on another origin than the site: (address, loads)."""
+    folder = tmp_path_factory.mktemp("hosts")
+    loads = write_hosts(folder, site_dir, site_url)
+    with serving(folder) as url:
+        yield url.replace("127.0.0.1", "localhost"), loads
+
+
+@pytest.fixture(scope="module")
+def report(site_dir, site_url, fitted_six, hosts, tmp_path_factory):
     """The smoke script's JSON report (one Firefox run for the whole module)."""
     if not os.path.exists(FIREFOX):
         missing(f"Firefox ESR ({FIREFOX})", "apt-get update && apt-get install -y firefox-esr")
@@ -43,13 +66,14 @@ def report(site_dir, site_url, fitted_six, tmp_path_factory):
         missing("Node.js", "apt-get update && apt-get install -y nodejs npm")
     if not PUPPETEER.exists():
         missing(f"puppeteer-core ({PUPPETEER.parent.relative_to(ROOT)})", "npm ci")
-    embeds = sorted(site_url + path.relative_to(site_dir).as_posix() for path in site_dir.glob("embed/*.html"))
     config = {
         "firefox": FIREFOX,
         "fileUrl": (site_dir / "index.html").as_uri(),
         "httpUrl": site_url,
         "explorer": fitted_six,
-        "embeds": embeds,
+        "hosts": {"hostUrl": hosts[0], "loads": hosts[1], "tall": TALL, "view": VIEW,
+                  "js": {"hostState": HOST_STATE, "frameProbe": FRAME_PROBE, "sliderProbe": SLIDER_PROBE,
+                         "scrollTo": SCROLL_TO}},
     }
     cache = tmp_path_factory.mktemp("puppeteer-cache")
     env = dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1", PUPPETEER_CACHE_DIR=str(cache))
@@ -126,11 +150,15 @@ def test_mathml_is_rendered(report):
         assert size and size[0] > 0 and size[1] > 0, math
 
 
-def test_an_embed_posts_its_height(report):
-    embeds = report["embeds"]
-    assert "skipped" not in embeds, f"the build wrote no embed/*.html for Firefox to frame: {embeds['skipped']}"
-    assert embeds["pages"], "Firefox framed no embed page"
-    for page in embeds["pages"]:
-        assert page["errors"] == [] and page["failed"] == [] and page["external"] == [], page
-        assert page["heights"], f"{page['url']} posted no height"
-        assert abs(page["heights"][-1] - page["documentHeight"]) <= 2, page
+@pytest.mark.parametrize("kind, lang, scheme", LOADS, ids=["-".join(load) for load in LOADS])
+def test_every_widget_fits_each_host_without_an_error(report, hosts, site_url, kind, lang, scheme):
+    """The Chromium test's course pages (embed_hosts.py), judged by the same rule in Firefox."""
+    load = next(x for x in hosts[1] if (x["kind"], x["lang"], x["scheme"]) == (kind, lang, scheme))
+    got = next(x for x in report["hosts"] if x["file"] == load["file"])
+    assert "crash" not in got, got["crash"]
+    seen = got["seen"]
+    assert seen["errors"] == [] and seen["failed"] == [] and seen["external"] == [], seen
+    found = problems(load, got["state"], got["probes"], site_url.rstrip("/"))
+    if got["slider"] is not None:
+        found += slider_problems(load, got["slider"]["before"], got["slider"]["after"], got["slider"]["geometry"])
+    assert not found, found

@@ -82,7 +82,9 @@ def test_the_bin_selectors_offer_the_detailed_counts_and_the_page_says_so(open_o
     for select in page.locator('select[id$="-bins"]').all():
         assert select.locator("option").evaluate_all("os => os.map(o => Number(o.value))") == counts
     note = page.locator(".single-file-note")
-    assert "20" in note.inner_text() and "site/downloads/" in note.inner_text()
+    text = note.inner_text()
+    assert "20" in text and "CSV" in text
+    assert "python" not in text.lower() and "build" not in text.lower(), text  # the note speaks to students
     assert page.locator('a[href*="downloads/"]').count() == 0  # named, not linked: they are not in the file
 
 

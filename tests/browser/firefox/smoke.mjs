@@ -1,10 +1,11 @@
 // Firefox smoke suite: Debian's firefox-esr driven over WebDriver BiDi by puppeteer-core.
 //
 // Run by tests/browser/test_firefox.py, which builds and serves the site and passes one JSON argument:
-//   {firefox, fileUrl, httpUrl, explorer: {index, expected: {metric: text}}, embeds: [url, …]}
+//   {firefox, fileUrl, httpUrl, explorer: {index, expected: {metric: text}}, hosts: {…} (hosts.mjs)}
 // Prints one JSON object on stdout (progress goes to stderr); the pytest side asserts on it. Every
 // check records what it saw rather than throwing, so one failure does not hide the others.
 import puppeteer from 'puppeteer-core';
+import { embedHosts } from './hosts.mjs';
 
 const config = JSON.parse(process.argv[2]);
 const log = (...args) => console.error('firefox-smoke:', ...args);
@@ -182,44 +183,6 @@ async function mathml(page) {
   });
 }
 
-// ------------------------------------------------------------------ embed pages (issue 11)
-
-// The embed pages post their height to window.parent. This check is the place for it: it frames each
-// embed page (config.embeds, found by the pytest side) in a sandboxed iframe on a blank host page and
-// reports the numeric heights the host received next to the embedded document's own height. A build
-// without embed pages leaves config.embeds empty, which the pytest side reports as a failure.
-async function embeds(browser, urls) {
-  if (!urls.length) return { skipped: 'no embed pages in this build' };
-  const results = [];
-  for (const url of urls) {
-    const { page, seen } = await watchedPage(browser);
-    await page.goto('about:blank');
-    await page.evaluate((src) => {
-      window.heights = [];
-      window.addEventListener('message', (event) => {
-        const h = event.data && event.data.height;
-        if (typeof h === 'number') window.heights.push(h);
-      });
-      const frame = document.createElement('iframe');
-      frame.setAttribute('sandbox', 'allow-scripts allow-popups allow-popups-to-escape-sandbox');
-      frame.style.width = '100%';
-      frame.src = src;
-      document.body.appendChild(frame);
-    }, url);
-    await waitFor(page, () => window.heights.length > 0, null, 10000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const frame = page.frames().find((f) => f.url() === url);
-    results.push({
-      url,
-      heights: await page.evaluate(() => window.heights),
-      documentHeight: frame ? await frame.evaluate(() => document.documentElement.scrollHeight) : null,
-      ...summary(seen),
-    });
-    await page.close();
-  }
-  return { pages: results };
-}
-
 // ------------------------------------------------------------------ the run
 
 const result = {};
@@ -246,7 +209,10 @@ try {
   result.http = { ready: overHttp.ready, ...summary(overHttp.seen) };
   await overHttp.page.close();
 
-  result.embeds = await embeds(browser, config.embeds);
+  const hostsStarted = Date.now();
+  result.hosts = await embedHosts(browser, config.hosts, watchedPage, summary);
+  result.hostSeconds = (Date.now() - hostsStarted) / 1000;
+  log('embed hosts done in', result.hostSeconds, 's');
 } catch (error) {
   result.crash = String(error && error.stack || error);
 } finally {
