@@ -17,7 +17,11 @@ Shared fixtures, widest first:
   never write into it (copy it first); ``built_site_run`` is that build's finished process;
 * ``single_file`` — the English one-file edition, ``build.py --single-file``, built once per session;
 * ``site_without_simd`` — the whole site built with numpy's SIMD paths disabled (SSE only);
+* ``digits_report`` — ``build.py --data`` on a scikit-learn digits model (tests/digits_model.py);
 * ``precomputed`` — ``sitegen.precompute.precompute_all()``, computed once per session.
+
+The builds are shared by every pytest process of the run (``pytest -n``), and every build of the run, the
+tests' own included, shares one build cache (``$CALIB_BUILD_CACHE``) in the run's temporary folder.
 
 ``CALIB_TEST_SITE=DIR`` (never in CI) tests a copy of an already built site instead of building one.
 """
@@ -56,6 +60,8 @@ TIERS = {
     "test_terms.py": ("build",),
     "test_exercises.py": ("build",),
     "test_lint.py": ("build",),
+    "test_beyond.py": ("build",),
+    "test_user_decision.py": ("build",),
 }
 ORDER = ("unit", "build", "browser")
 
@@ -95,7 +101,10 @@ SHARED_BUILDS = {
     "built_site": ("site", "site", ("--out", "OUT"), {}),
     "single_file": ("single", "tutorial.html", ("--single-file", "OUT"), {}),
     "site_without_simd": ("site-without-simd", "site", ("--out", "OUT"), NUMPY_WITHOUT_SIMD),
+    "digits_report": ("digits-report", "site", ("--data", "DATA", "--out", "OUT"), {}),
 }
+# fixture name → the function (tests/digits_model.py) that writes its ``DATA`` file before the build starts
+SHARED_INPUTS = {"digits_report": "write_digits_data"}
 
 
 class Build:
@@ -104,12 +113,20 @@ class Build:
     The build writes its output and streams into ``folder`` and its exit code last, so a reader that sees
     ``rc`` sees a finished build."""
 
-    def __init__(self, folder, options, out, env=None):
+    def __init__(self, folder, options, out, env=None, prepare=None):
         self.folder, self.out = folder, out
         try:
             folder.mkdir(parents=True)
         except FileExistsError:
             return  # another process started it
+        if prepare is not None:
+            try:
+                prepare()
+            except ImportError as error:  # e.g. scikit-learn missing outside CI: the fixture skips
+                (folder / "stdout").write_text("")
+                (folder / "stderr").write_text(f"cannot write the build's input: {error}")
+                (folder / "rc").write_text("-1")
+                return
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
         script = '"$@" >"$0/stdout" 2>"$0/stderr"; echo $? >"$0/rc.part" && mv "$0/rc.part" "$0/rc"'
         process = subprocess.Popen(["sh", "-c", script, str(folder), sys.executable, str(ROOT / "build.py"),
@@ -160,6 +177,7 @@ def pytest_configure(config):
     a build of a changed copy of the sources recomputes only what the change touches, and the repository's
     own .cache/ is left alone."""
     os.environ["CALIB_BUILD_CACHE"] = str(_shared_root(config) / "build-cache")
+    os.environ["CALIB_TEST_SHARED"] = str(_shared_root(config))  # tests/shared_values.py
 
 
 _BUILDS = {}
@@ -179,7 +197,12 @@ def _start(config, name):
                 shutil.copytree(prebuilt, out)
             _BUILDS[name] = out
         else:
-            _BUILDS[name] = Build(folder, [out if option == "OUT" else option for option in options], out, env)
+            data, prepare = folder.parent / f"{folder.name}.npz", None
+            if name in SHARED_INPUTS:
+                import digits_model
+                prepare = lambda: getattr(digits_model, SHARED_INPUTS[name])(data)  # noqa: E731
+            options = [{"OUT": out, "DATA": data}.get(option, option) for option in options]
+            _BUILDS[name] = Build(folder, options, out, env, prepare)
     return _BUILDS[name]
 
 
@@ -233,6 +256,15 @@ def single_file(pytestconfig):
 
 
 @pytest.fixture(scope="session")
+def digits_report(pytestconfig):
+    """``build.py --data`` on a scikit-learn digits model's logits (tests/digits_model.py), built once per
+    session in the background: ``(data file, site folder, finished process)``."""
+    pytest.importorskip("sklearn")
+    out, done = _finished(pytestconfig, "digits_report")
+    return out.parents[1].parent / "digits-report.npz", out, done
+
+
+@pytest.fixture(scope="session")
 def site_without_simd(pytestconfig):
     """The whole site built with numpy's SIMD paths disabled (``NUMPY_WITHOUT_SIMD``), once per session."""
     return _finished(pytestconfig, "site_without_simd")[0]
@@ -241,9 +273,11 @@ def site_without_simd(pytestconfig):
 @pytest.fixture(scope="session")
 def precomputed():
     """The whole precomputation (every dataset over the shared grid), computed once per test session."""
+    from shared_values import shared_value
+
     from sitegen.precompute import precompute_all
 
-    return precompute_all()
+    return shared_value("precomputed", precompute_all)
 
 
 # --------------------------------------------------------------------------- time per tier

@@ -1,8 +1,7 @@
 """What the page stage needs besides the precomputation, computed once per test session.
 
-Not a test module: ``test_sitegen_page.py`` and ``test_sitegen_tables.py`` both
-import it, and the cache makes them share one computation (the analyses take
-several seconds).
+Not a test module: several test files import it, and they share one computation per test run (the
+analyses take seconds), across the processes of ``pytest -n`` too (tests/shared_values.py).
 """
 
 _CACHE = {}
@@ -11,24 +10,28 @@ _CACHE = {}
 def page_inputs(precomputed):
     """``(analyses, facts, figures)`` for the session's ``precomputed`` fixture (English figures)."""
     if id(precomputed) not in _CACHE:
-        from sitegen.analysis import precompute_analyses
-        from sitegen.analysis_facts import build_analysis_facts
-        from sitegen.facts import build_facts
-        from sitegen.figures import render_figures
+        from shared_values import shared_value
 
-        analyses = precompute_analyses(precomputed)
-        facts = build_facts(precomputed)
-        facts.update(build_analysis_facts(precomputed, analyses))
-        from sitegen.exercise_facts import build_exercise_facts
-
-        facts.update(build_exercise_facts(precomputed))  # as build.py does
-        from sitegen.beyond import build_beyond_facts
-
-        facts.update(build_beyond_facts(precomputed))  # as build.py does: #beyond reads by.* and lit.*
-        from pathlib import Path
-
-        from sitegen.content import load_strings
-
-        english = load_strings(Path(__file__).resolve().parents[1] / "content" / "en")
-        _CACHE[id(precomputed)] = (precomputed, analyses, facts, render_figures(precomputed, english))
+        _CACHE[id(precomputed)] = (precomputed, *shared_value("page_inputs", lambda: _compute(precomputed)))
     return _CACHE[id(precomputed)][1:]
+
+
+def _compute(precomputed):
+    """``(analyses, facts, figures)``, computed as build.py computes them."""
+    from pathlib import Path
+
+    from sitegen.analysis import precompute_analyses
+    from sitegen.analysis_facts import build_analysis_facts
+    from sitegen.beyond import build_beyond_facts
+    from sitegen.content import load_strings
+    from sitegen.exercise_facts import build_exercise_facts
+    from sitegen.facts import build_facts
+    from sitegen.figures import render_figures
+
+    analyses = precompute_analyses(precomputed)
+    facts = build_facts(precomputed)
+    facts.update(build_analysis_facts(precomputed, analyses))
+    facts.update(build_exercise_facts(precomputed))
+    facts.update(build_beyond_facts(precomputed))  # #beyond reads by.* and lit.*
+    english = load_strings(Path(__file__).resolve().parents[1] / "content" / "en")
+    return analyses, facts, render_figures(precomputed, english)

@@ -149,10 +149,11 @@ def test_cli_bad_input_is_one_line_and_exit_2(tmp_path):
 # ------------------------------------------------------------------ the facts
 
 @pytest.fixture(scope="module")
-def by():
-    from sitegen.beyond import build_beyond_facts
+def by(precomputed):
+    """The section's facts as the build makes them (``build_beyond_facts``, computed once per session)."""
+    from sitegen_inputs import page_inputs
 
-    return build_beyond_facts()["by"]
+    return page_inputs(precomputed)[1]["by"]
 
 
 def test_comparison_facts_are_the_engine(by):
@@ -255,12 +256,9 @@ def test_decision_facts_are_direct(by):
 # ------------------------------------------------------------------ the built page
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--lang", "en", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr
-    return (out / "index.html").read_text(encoding="utf-8")
+def page(built_site):
+    """The English page of the session's site (tests/conftest.py)."""
+    return (built_site / "index.html").read_text(encoding="utf-8")
 
 
 def section_text(page, slug):

@@ -140,6 +140,26 @@ def edit(path, old, new):
     path.write_text(text.replace(old, new), encoding="utf-8")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def data_files_once():
+    """The error tests break templates and strings, never the engine's results, so the language-neutral
+    data files (``sitegen.page._data_files``, seconds of payload packing) are computed once per module
+    instead of once per assembly."""
+    import sitegen.page as page
+
+    original, memo = page._data_files, {}
+
+    def once(precomputed, analyses, user=None):
+        key = (id(precomputed), id(analyses), id(user))
+        if key not in memo:
+            memo[key] = original(precomputed, analyses, user)
+        return memo[key]
+
+    page._data_files = once
+    yield
+    page._data_files = original
+
+
 def assemble(root, precomputed):
     analyses, facts, figures = page_inputs(precomputed)
     content = root / "content" / "en"

@@ -5,42 +5,26 @@ and the engine's building blocks on the file's own rows, never read back from th
 import html
 import json
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import numpy as np
 import pytest
+from digits_model import digits_model
 
 from calib import classwise_ece, max_gap, reliability_bins, scaled_probs
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def digits_model():
-    from sklearn.datasets import load_digits
-    from sklearn.linear_model import LogisticRegression
-    x, y = load_digits(return_X_y=True)
-    order = np.random.default_rng(0).permutation(y.size)
-    train, held = order[:1078], order[1078:]
-    model = LogisticRegression(max_iter=5000).fit(x[train], y[train])
-    return model, x[held], y[held]
-
-
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    pytest.importorskip("sklearn")
-    folder = tmp_path_factory.mktemp("decide")
+def built(digits_report):
+    """The session's ``build.py --data`` on the digits model (tests/conftest.py), with the file's own rows."""
+    data, out, done = digits_report
     model, x, y = digits_model()
-    logits = model.decision_function(x)
-    split = np.where(np.arange(y.size) < 359, "calibration", "test")
-    data = folder / "digits.npz"
-    np.savez(data, logits=logits, labels=y, split=split)
-    out = folder / "site"
-    done = subprocess.run([sys.executable, str(ROOT / "build.py"), "--data", str(data), "--out", str(out)],
-                          cwd=str(ROOT), capture_output=True, text=True, timeout=1500)
-    assert done.returncode == 0, done.stderr
+    saved = np.load(data)
+    logits, split = saved["logits"], saved["split"]
+    assert np.array_equal(saved["labels"], y)  # the same model as the file's
     record = json.loads((out / "downloads" / "yours-temperature.json").read_text())
     test = split == "test"
     return dict(out=out, stderr=done.stderr, record=record, logits=logits, labels=y, test=test, model=model, x=x,
