@@ -24,9 +24,10 @@ def test_each_method_shows_the_engines_test_scores(open_explorer, edition_string
     requests = ex.page.monitor.requests
     assert not any(url.endswith("-methods.js") for url in requests), "method data loaded before a choice"
     note = ex.root.locator("#ex1-method-note")
+    picker = ex.root.get_by_role("combobox", name=ui["method"], exact=True)
+    expect(picker).to_have_value("temperature")
     for method in CALIBRATORS:
-        radio = ex.root.get_by_role("radio", name=names[method], exact=True)
-        radio.check()
+        picker.select_option(label=names[method])
         if method == "temperature":
             expect(ex.slider).to_be_enabled()
             expect(ex.slider).not_to_have_attribute("aria-describedby", re.compile("."))
@@ -40,7 +41,7 @@ def test_each_method_shows_the_engines_test_scores(open_explorer, edition_string
         expect(ex.card("brier")).to_have_text(number["fixed"](row.brier.value, 5))
         expect(ex.card("ece-w")).to_have_text(number["pct"](row.ece_w.value))
         expect(ex.card("ece-a")).to_have_text(number["pct"](row.ece_a.value))
-        # the slider is set aside, and says why: the note beside the radios describes it
+        # the slider is set aside, and says why: the note under the picker describes it
         expect(ex.slider).to_be_disabled()
         expect(ex.readout).to_have_text(names[method])
         expect(ex.slider).to_have_attribute("aria-describedby", note.get_attribute("id"))
@@ -51,14 +52,13 @@ def test_each_method_shows_the_engines_test_scores(open_explorer, edition_string
             expect(note).to_contain_text("\u221e")
     assert sum(url.endswith(f"data/{DATASET}-methods.js") for url in requests) == 1, "loaded once, when first chosen"
     # a choice is kept in the link; the calibration rows bring temperature scaling back
-    ex.root.get_by_role("radio", name=names["histogram"], exact=True).check()
+    picker.select_option(label=names["histogram"])
     ex.expect_hash(method="histogram", part="test", dataset=DATASET)
     ex.part("calibration").check()
-    expect(ex.root.get_by_role("radio", name=names["temperature"], exact=True)).to_be_checked()
+    expect(picker).to_have_value("temperature")
     expect(ex.slider).to_be_enabled()
     # a dataset without calibration and test rows offers temperature scaling only, and says so
     ex.choose(dataset="six")
     expect(note).to_have_text(ui["method_none"])
-    for method in CALIBRATORS:
-        radio = ex.root.get_by_role("radio", name=names[method], exact=True)
-        (expect(radio).to_be_enabled if method == "temperature" else expect(radio).to_be_disabled)()
+    expect(picker).to_be_disabled()
+    expect(picker).to_have_value("temperature")
