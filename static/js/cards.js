@@ -35,6 +35,9 @@
     if (acc) {
       acc.querySelector(".value").textContent = CT.pct(accuracy);
       acc.querySelector(".change").textContent = moved == null ? ui.unchanged_by_t : CT.fill(ui.change_vs_t1, { change: CT.points(moved) });
+      var note = acc.querySelector(".note");
+      if (note._t == null) note._t = note.textContent;  // the template's: no T changes the ranking
+      note.textContent = moved == null ? note._t : ui.accuracy_method_note;
     }
     var mceSub = root.querySelector('[data-metric="mce"] .card-sub');
     if (mceSub) mceSub.textContent = CT.fill(ui.scheme_bins, { scheme: ui["scheme_" + scheme], bins: CT.plural("bins", bins) });

@@ -26,10 +26,12 @@ def test_each_method_shows_the_engines_test_scores(open_explorer, edition_string
     note = ex.root.locator("#ex1-method-note")
     picker = ex.root.get_by_role("combobox", name=ui["method"], exact=True)
     expect(picker).to_have_value("temperature")
+    accuracy_note = ex.root.locator('[data-metric="accuracy"] .note')
     for method in CALIBRATORS:
         picker.select_option(label=names[method])
         if method == "temperature":
             expect(ex.slider).to_be_enabled()
+            expect(accuracy_note).to_have_text(ui["cards"]["accuracy"]["note"])
             expect(ex.slider).not_to_have_attribute("aria-describedby", re.compile("."))
             expect(note).to_have_text("")
             continue
@@ -41,6 +43,7 @@ def test_each_method_shows_the_engines_test_scores(open_explorer, edition_string
         expect(ex.card("brier")).to_have_text(number["fixed"](row.brier.value, 5))
         expect(ex.card("ece-w")).to_have_text(number["pct"](row.ece_w.value))
         expect(ex.card("ece-a")).to_have_text(number["pct"](row.ece_a.value))
+        expect(accuracy_note).to_have_text(ui["accuracy_method_note"])  # a calibrator may change the winning class
         # the slider is set aside, and says why: the note under the picker describes it
         expect(ex.slider).to_be_disabled()
         expect(ex.readout).to_have_text(names[method])
