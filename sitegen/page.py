@@ -34,6 +34,7 @@ from .embed_box import box_context, resizer_path, resizer_script
 from .embeds import embed_snippet, oembed_json, page_widgets, render_embed
 from .errors import BuildError
 from .figures import figure_colours, figure_file
+from .methods import methods_payload, offered_methods
 from .numbers import number_filters as localised_number_filters
 from .one_file import one_file_links, tutorial_path, widget_one_file, widget_path
 from .page_strings import filled_strings, require_script_strings
@@ -90,6 +91,8 @@ def _data_files(precomputed, analyses, user=None):
             files[f"data/{name}-{part}-bins.js"] = to_script("bins", bins_payload(result, precomputed, part))
         if result.groups is not None:
             files[f"data/{name}-groups.js"] = to_script("groups", groups_payload(result, precomputed))
+        if offered_methods(name, result.parts):
+            files[f"data/{name}-methods.js"] = to_script("methods", methods_payload(name))
         if name != USER_SLUG:
             files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
         files[f"downloads/{name}-metrics.csv"] = metrics_csv(result, precomputed.grid)

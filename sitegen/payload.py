@@ -390,6 +390,7 @@ def core_payload(precomputed, default_dataset):
     """What every page needs before any dataset, in every language: the grid, T = 1's index, units, the
     dataset list and ``default_dataset``, the one the main explorer opens on. (Words, such as each
     dataset's description, are in the page's own strings.)"""
+    from .methods import offered_methods  # it builds on this module
     if default_dataset not in precomputed.datasets:
         raise ValueError(f"default_dataset must be one of {sorted(precomputed.datasets)}; got {default_dataset!r}")
     return {
@@ -410,6 +411,7 @@ def core_payload(precomputed, default_dataset):
                 "fitted_index": precomputed.index_of(r.fitted_t),
                 "parts": list(r.parts),
                 "groups": list(r.groups.names) if r.groups is not None else [],
+                "methods": list(offered_methods(name, r.parts)),
             }
             for name, r in precomputed.datasets.items()
         ],

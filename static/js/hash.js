@@ -6,8 +6,8 @@
  *   #<id>/state/<fields>   both: the state, shown at that place
  *
  * <fields> are key=value pairs joined by "&" (";" is read as well), each part percent-encoded. The
- * main explorer (data-hash="on") writes dataset, t, scheme, bins, part, and bands and smooth where
- * it offers the overlays; a field nobody here knows (one a language switcher, an embed or a later
+ * main explorer (data-hash="on") writes dataset, t, scheme, bins, part, group and method where the
+ * dataset offers them, and bands and smooth where it offers the overlays; a field nobody here knows (one a language switcher, an embed or a later
  * view adds) is kept when the explorer rewrites the others. Following an in-page link keeps the
  * state: the place changes, the fields stay. parse and build are the only readers and writers.
  *
@@ -73,6 +73,7 @@
     if (CT.core.bin_counts.indexOf(Number(params.bins)) >= 0) state.bins = Number(params.bins);
     if (params.part) state.part = params.part;
     if (params.group) state.group = params.group;  // a group the dataset lacks falls back to pooled
+    if (params.method) state.method = params.method;  // one the dataset lacks falls back to temperature
     if (params.bands) state.bands = params.bands === "1";
     if (params.smooth) state.smooth = params.smooth === "1";
   }
@@ -92,6 +93,9 @@
     var info = CT.datasetInfo(state.dataset);
     if (info && info.groups && info.groups.length) merged.group = state.group;
     else delete merged.group;
+    // the calibrator shown, for a dataset that offers others than temperature scaling only
+    if (info && info.methods && info.methods.length && state.method) merged.method = state.method;
+    else delete merged.method;
     if (widget) merged.widget = widget;
     return build(now.place, merged);
   }
