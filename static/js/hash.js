@@ -6,8 +6,8 @@
  *   #<id>/state/<fields>   both: the state, shown at that place
  *
  * <fields> are key=value pairs joined by "&" (";" is read as well), each part percent-encoded. The
- * main explorer (data-hash="on") writes dataset, t, scheme, bins, part, and bands and smooth where
- * it offers the overlays; a field nobody here knows (one a language switcher, an embed or a later
+ * main explorer (data-hash="on") writes dataset, t, scheme, bins, part, group and own (each group at
+ * its own T) for a dataset with groups, and bands and smooth where it offers the overlays; a field nobody here knows (one a language switcher, an embed or a later
  * view adds) is kept when the explorer rewrites the others. Following an in-page link keeps the
  * state: the place changes, the fields stay. parse and build are the only readers and writers.
  *
@@ -73,6 +73,7 @@
     if (CT.core.bin_counts.indexOf(Number(params.bins)) >= 0) state.bins = Number(params.bins);
     if (params.part) state.part = params.part;
     if (params.group) state.group = params.group;  // a group the dataset lacks falls back to pooled
+    if (params.own) state.own = params.own === "1";  // each group at its own fitted T
     if (params.bands) state.bands = params.bands === "1";
     if (params.smooth) state.smooth = params.smooth === "1";
   }
@@ -90,8 +91,8 @@
     Object.keys(fields).forEach(function (key) { if (!(key in merged) && key !== "widget") merged[key] = fields[key]; });
     // the group shown, for a dataset with groups only
     var info = CT.datasetInfo(state.dataset);
-    if (info && info.groups && info.groups.length) merged.group = state.group;
-    else delete merged.group;
+    if (info && info.groups && info.groups.length) { merged.group = state.group; merged.own = state.own ? 1 : 0; }
+    else { delete merged.group; delete merged.own; }
     if (widget) merged.widget = widget;
     return build(now.place, merged);
   }
