@@ -57,9 +57,11 @@ def start_every_component(page):
 
 TABLE_LAYOUT = """() => {
     const visible = e => e.getClientRects().length > 0;
+    // a header row kept for assistive technology only (a stacked table on a narrow screen) is out of sight
+    const unseen = e => e.closest('thead') && getComputedStyle(e.closest('thead')).clip === 'rect(0px, 0px, 0px, 0px)';
     const spills = [], unscrolled = [], clipped = [];
     for (const cell of document.querySelectorAll('main table th, main table td')) {
-        if (!visible(cell) || !cell.textContent.trim()) continue;
+        if (!visible(cell) || unseen(cell) || !cell.textContent.trim()) continue;
         const box = cell.getBoundingClientRect(), range = document.createRange();
         range.selectNodeContents(cell);
         for (const r of range.getClientRects()) {
