@@ -63,7 +63,8 @@
     });
     this.bindSlider();
     this.watchViews();
-    if (CT.stateHash.isFor(root)) CT.stateHash.read(this.state);
+    this.fromUrl = CT.stateHash.isFor(root);
+    if (this.fromUrl) CT.stateHash.read(this.state);
     this.loadDataset(this.state.dataset, true);
   }
 
@@ -158,9 +159,9 @@
       // (a group it lacks falls back to pooled, and the URL says so)
       var dropped = first && !CT.hasGroup(name, s.group);
       if (changed && !(first && !dropped)) { s.group = "pooled"; s.own = false; }
-      // a dataset the reader switches to opens at the bin count its prose quotes (a first load keeps
-      // the template's or the URL's)
-      if (changed && !first) s.bins = CT.datasetInfo(name).bins || s.bins;
+      // a dataset the reader switches to (perhaps by the input that started the explorer) opens at the
+      // bin count its prose quotes; the template's dataset and the URL's keep their own
+      if (changed && (!first || (name !== self.root.dataset.dataset && !self.fromUrl))) s.bins = CT.datasetInfo(name).bins || s.bins;
       var parts = s.model.partNames;
       if (parts.indexOf(s.part) < 0) s.part = parts.indexOf("test") >= 0 ? "test" : parts[0];
       if (s.example >= s.model.examples.index.length) s.example = 0;

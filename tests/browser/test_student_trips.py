@@ -129,7 +129,7 @@ def test_a_wide_screen_fits_its_tables_and_the_explorer_follows_the_prose(open_p
         root = page.locator("#" + id_)
         root.scroll_into_view_if_needed()
         measured = root.locator(".uncertainty-list dd").first
-        expect(measured).to_have_text(re.compile(r"\d"))
+        expect(measured).to_have_text(re.compile(r"\d"), timeout=15_000)  # its analyses file loads first
         assert root.locator(".cards").count() == 0
         assert CARD_WORD[lang] not in measured.inner_text().lower()
 
