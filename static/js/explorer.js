@@ -63,7 +63,8 @@
     });
     this.bindSlider();
     this.watchViews();
-    if (CT.stateHash.isFor(root)) CT.stateHash.read(this.state);
+    this.fromUrl = CT.stateHash.isFor(root);
+    if (this.fromUrl) CT.stateHash.read(this.state);
     this.loadDataset(this.state.dataset, true);
   }
 
@@ -103,6 +104,12 @@
       slider.value = next;
       self.setIndex(next);
       self.writeHash();
+    });
+    // the step buttons: one grid point each, a fine control where a finger's drag is coarse
+    [["down", -1], ["up", 1]].forEach(function (pair) {
+      self.$(pair[0]).addEventListener("click", function () {
+        self.jumpTo(Math.max(0, Math.min(Number(slider.max), Number(slider.value) + pair[1])));
+      });
     });
     this.$("reset").addEventListener("click", function () { self.jumpTo(CT.core.t1_index); });
     this.$("fit").addEventListener("click", function () {
@@ -152,6 +159,9 @@
       // (a group it lacks falls back to pooled, and the URL says so)
       var dropped = first && !CT.hasGroup(name, s.group);
       if (changed && !(first && !dropped)) { s.group = "pooled"; s.own = false; }
+      // a dataset the reader switches to (perhaps by the input that started the explorer) opens at the
+      // bin count its prose quotes; the template's dataset and the URL's keep their own
+      if (changed && (!first || (name !== self.root.dataset.dataset && !self.fromUrl))) s.bins = CT.datasetInfo(name).bins || s.bins;
       var parts = s.model.partNames;
       if (parts.indexOf(s.part) < 0) s.part = parts.indexOf("test") >= 0 ? "test" : parts[0];
       if (s.example >= s.model.examples.index.length) s.example = 0;
@@ -258,7 +268,7 @@
         .map(function (g) { return CT.fill(ui.own_temp, { name: g, t: CT.temp(data.groups.temperatures[g]) }); });
       data.ownNote = CT.fill(ui.own_note, { temps: temps.join("; ") });
     }
-    ["t", "reset", "fit"].forEach(function (suffix) { self.$(suffix).disabled = !!own; });
+    ["t", "down", "up", "reset", "fit"].forEach(function (suffix) { self.$(suffix).disabled = !!own; });
   };
 
   CT.Explorer = Explorer;

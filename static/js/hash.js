@@ -6,8 +6,8 @@
  *   #<id>/state/<fields>   both: the state, shown at that place
  *
  * <fields> are key=value pairs joined by "&" (";" is read as well), each part percent-encoded. The
- * main explorer (data-hash="on") writes dataset, t, scheme, bins, part, group and method where the
- * dataset offers them, and bands and smooth where it offers the overlays; a field nobody here knows (one a language switcher, an embed or a later
+ * main explorer (data-hash="on") writes dataset, t, scheme, bins, part, group, own (each group at its
+ * own T) and method where the dataset offers them, and bands and smooth where it offers the overlays; a field nobody here knows (one a language switcher, an embed or a later
  * view adds) is kept when the explorer rewrites the others. Following an in-page link keeps the
  * state: the place changes, the fields stay. parse and build are the only readers and writers.
  *
@@ -74,6 +74,7 @@
     if (params.part) state.part = params.part;
     if (params.group) state.group = params.group;  // a group the dataset lacks falls back to pooled
     if (params.method) state.method = params.method;  // one the dataset lacks falls back to temperature
+    if (params.own) state.own = params.own === "1";  // each group at its own fitted T
     if (params.bands) state.bands = params.bands === "1";
     if (params.smooth) state.smooth = params.smooth === "1";
   }
@@ -91,8 +92,8 @@
     Object.keys(fields).forEach(function (key) { if (!(key in merged) && key !== "widget") merged[key] = fields[key]; });
     // the group shown, for a dataset with groups only
     var info = CT.datasetInfo(state.dataset);
-    if (info && info.groups && info.groups.length) merged.group = state.group;
-    else delete merged.group;
+    if (info && info.groups && info.groups.length) { merged.group = state.group; merged.own = state.own ? 1 : 0; }
+    else { delete merged.group; delete merged.own; }
     // the calibrator shown, for a dataset that offers others than temperature scaling only
     if (info && info.methods && info.methods.length && state.method) merged.method = state.method;
     else delete merged.method;
