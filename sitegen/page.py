@@ -38,6 +38,7 @@ from .numbers import number_filters as localised_number_filters
 from .page_strings import filled_strings, require_script_strings
 from .page_strings import strings_json as make_strings_json
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
+from .reading import reading_minutes, section_words
 from .reproduce import run_reproduction
 from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
@@ -259,5 +260,9 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
     rendered = []
     for s in edition.sections:
         section_html = render_section(s, content_env, shared, render_component, strings)
-        rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html)})
-    return render_template(env, "index.html.j2", dict(shared, sections=rendered, strings_json=strings_json, **page))
+        words = section_words(section_html)
+        rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html),
+                         "words": words, "minutes": reading_minutes(words)})
+    total = reading_minutes(sum(s["words"] for s in rendered))
+    return render_template(env, "index.html.j2", dict(shared, sections=rendered, strings_json=strings_json,
+                                                      reading_total=total, **page))
