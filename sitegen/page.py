@@ -40,6 +40,7 @@ from .page_strings import strings_json as make_strings_json
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .reading import reading_minutes, section_words
 from .reproduce import run_reproduction
+from .showme import show_links
 from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
 from .templating import (
@@ -228,6 +229,7 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
         "site_root": site_root, "languages": languages,
         "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),
+        "show": show_links(precomputed.datasets, facts),
         "downloads_root": downloads_root, "embed_page": False, "figure_files": figure_files,
     }, facts)
     return shared, strings, make_strings_json(strings, js), number_filters

@@ -22,8 +22,7 @@ from .numbers import FILTERS
 from .panels import template_globals
 
 __all__ = ["template_environment", "content_environment", "render_template", "page_context", "math_filters",
-           "inline_svg", "static_figure", "figure_path", "FIGURE_FOLDER", "heading_text", "TemplateFailure",
-           "show_me", "MAIN_EXPLORER"]
+           "inline_svg", "static_figure", "figure_path", "FIGURE_FOLDER", "heading_text", "TemplateFailure"]
 
 
 def inline_svg(svg, instance, label):
@@ -103,36 +102,12 @@ def template_environment(templates_dir):
     return env
 
 
-MAIN_EXPLORER = "ex1"  # the explorer that keeps its state in the URL (templates/components/explorer.html.j2)
-
-
-@jinja2.pass_context
-def show_me(context, dataset, t, bins, scheme="equal-width", part=None, group=None, own=False, widget=MAIN_EXPLORER):
-    """The href of a "show me" link (docs/links.md): ``#<widget>/state/…``, a whole state for the explorer
-    ``widget`` (the main one by default), so following it puts that explorer in exactly this state and
-    scrolls there. ``t`` is an engine value (written with five significant digits, as the explorer writes
-    it); ``part`` defaults to the test rows of a split dataset; ``group`` and ``own`` (each group at its own
-    fitted T) are written for a dataset with groups."""
-    result = context["datasets"][dataset]
-    parts = list(result.parts)
-    part = part or ("test" if "test" in parts else parts[0])
-    if part not in parts or scheme not in ("equal-width", "adaptive"):
-        raise TemplateFailure(f"show_me: {dataset} has no part {part!r} or no scheme {scheme!r}")
-    fields = [("dataset", dataset), ("t", f"{float(t):.5g}"), ("scheme", scheme), ("bins", int(bins)), ("part", part)]
-    if result.groups is not None:
-        fields += [("group", group or "pooled"), ("own", int(bool(own)))]
-    if widget != MAIN_EXPLORER:
-        fields.append(("widget", widget))
-    return f"#{widget}/state/" + "&".join(f"{key}={value}" for key, value in fields)
-
-
 def content_environment():
     """The Jinja environment for Markdown sources: no autoescaping (the source is Markdown, not HTML)."""
     # "{#" opens a Jinja comment but also Markdown's attribute lists ({#id .class}); comments use "{##" here.
     env = jinja2.Environment(undefined=MissingName, autoescape=False, keep_trailing_newline=True,
                              comment_start_string="{##", comment_end_string="##}")
     env.filters.update(FILTERS)
-    env.globals["show_me"] = show_me
     return env
 
 
