@@ -40,8 +40,8 @@ from .page_strings import strings_json as make_strings_json
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .reading import reading_minutes, section_words
 from .reproduce import run_reproduction
+from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, REFERENCE_SECTIONS, USER_SLUG
 from .showme import show_links
-from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
 from .tables import build_tables
 from .templating import (
     content_environment,
@@ -265,6 +265,6 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
         words = section_words(section_html)
         rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html),
                          "words": words, "minutes": reading_minutes(words)})
-    total = reading_minutes(sum(s["words"] for s in rendered))
+    total = reading_minutes(sum(s["words"] for s in rendered if s["slug"] not in REFERENCE_SECTIONS))
     return render_template(env, "index.html.j2", dict(shared, sections=rendered, strings_json=strings_json,
                                                       reading_total=total, **page))
