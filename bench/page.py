@@ -22,9 +22,15 @@ Figures, all against the site served on 127.0.0.1 (nothing leaves the machine):
      listener that runs after the explorer's and forces a layout;
    * Event Timing API durations (PerformanceObserver, type "event", durationThreshold 16 ms,
      which also covers rendering up to the next paint), as a p95 over all steps.
+   Also each language's element count at load (a 412 × 823 phone viewport, network idle): the elements
+   outside closed <details>, and how many of them are MathML.
 3. Lighthouse 12.2.3 (node_modules), mobile preset: the median over runs (``--runs``, default 5) of each
    category score and of the paint metrics (FCP, LCP, TBT, Speed Index, CLS); the first run also prints
    the LCP element, Lighthouse's own breakdown of LCP into phases, and the main thread's work by kind.
+
+Last, the targets of issue 17 against these figures (≤ 1,500 elements outside closed <details>, TBT ≤ 150 ms and
+Lighthouse performance ≥ 98 as medians with their range, the explorer's own slider timings median ≤ 4 ms and
+p95 ≤ 10 ms), each met or missed, with the machine's load average (figures on a busy machine are indicative).
 
 Needs what ``bash tools/setup.sh`` installs (Playwright, /usr/bin/chromium, node_modules).
 """
@@ -139,6 +145,34 @@ def embed_first_views(browser, url, site):
         data = [r for r in responses if "data/" in r[0]]
         rows.append((relative, sum(r[3] for r in before), len(before), sum(r[3] for r in data)))
     return rows
+
+
+TARGETS = {"elements": 1500, "tbt_ms": 150, "performance": 98, "slider_median_ms": 4, "slider_p95_ms": 10}
+
+COUNT_ELEMENTS = """() => {
+    let shown = 0, math = 0;
+    for (const e of document.querySelectorAll('*')) {
+        if (e.closest('details:not([open]) > :not(summary)')) continue;
+        shown++;
+        if (e.closest('math')) math++;
+    }
+    return {shown, math, all: document.querySelectorAll('*').length};
+}"""
+
+
+def element_count(browser, url):
+    """Elements at load on a phone viewport: ``{shown, math, all}`` (shown: outside closed <details>)."""
+    context = browser.new_context(viewport={"width": 412, "height": 823})
+    page = context.new_page()
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_timeout(500)  # the components near the viewport start after the first paint
+    counts = page.evaluate(COUNT_ELEMENTS)
+    context.close()
+    return counts
+
+
+def verdict(ok):
+    return "met   " if ok else "MISSED"
 
 
 def slider_timings(browser, url, dataset, steps):
@@ -308,6 +342,11 @@ def main(argv=None):
                 figures = [name for name, *_ in rows if "figures/" in name]
                 print(f"  without JavaScript, the {lang} page: {sum(r[3] for r in rows):,} bytes gzip, "
                       f"{len(rows)} requests ({len(figures)} static figures: {', '.join(figures) or 'none'})")
+            elements = {}
+            for lang, path in pages.items():
+                elements[lang] = counts = element_count(browser, url + path)
+                print(f"  elements at load, the {lang} page (phone viewport): {counts['shown']:,} outside closed "
+                      f"<details> ({counts['math']:,} of them MathML; {counts['all']:,} in all)")
             print("  embed pages (embed/<widget>.html): first view before data, gzip (budget 60,000 bytes)")
             for name, before, count, data in embed_first_views(browser, url, site):
                 print(f"    {name:<38} {before:7,} bytes ({before / 1024:5.1f} KiB), {count} requests;"
@@ -317,11 +356,13 @@ def main(argv=None):
                 print(f"    {name:<38}      raw {kib(raw)}   gzip {kib(packed)}")
 
             print(f"\n2. Slider responsiveness ({args.steps} keyboard steps per dataset, one frame apart)")
+            own_timings = {}
             for lang, dataset in [(lang, d.strip()) for lang in pages for d in args.datasets.split(",") if d.strip()]:
                 timing = slider_timings(browser, url + pages[lang], dataset, args.steps)
                 print(f"  {lang} page, dataset {dataset}: {timing['wall_per_step_ms']:.1f} ms wall time per step "
                       "(driver included)")
                 if timing["own"] is not None:
+                    own_timings[f"{lang}/{dataset}"] = timing["own"]
                     print(describe("explorer's own timings (CalibTutorial.perf)", timing["own"]))
                 else:
                     print("  explorer's own timings: window.CalibTutorial.perf is absent")
@@ -333,6 +374,7 @@ def main(argv=None):
                     print("  Event Timing API: not supported by this browser")
             browser.close()
 
+            scores = None
             if args.no_lighthouse:
                 print("\n3. Lighthouse: skipped (--no-lighthouse)")
             else:
@@ -346,7 +388,36 @@ def main(argv=None):
                         + "; " + ", ".join(
                         f"{label} {format_metric(statistics.median(v for v in scores[a] if v is not None), unit)}"
                         for a, (label, unit) in METRICS.items() if any(v is not None for v in scores[a])))
+            print_targets(elements, own_timings, scores)
     return 0
+
+
+def print_targets(elements, own_timings, scores):
+    """Issue 17's load targets, each met or missed, and the load average they were measured under."""
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    print(f"\nTargets (load average {load} on {os.cpu_count()} CPUs: on a busy machine the times are indicative)")
+    for lang, counts in elements.items():
+        print(f"  {verdict(counts['shown'] <= TARGETS['elements'])} elements outside closed <details>, {lang}: "
+              f"{counts['shown']:,} (target ≤ {TARGETS['elements']:,}; without its {counts['math']:,} MathML "
+              f"{counts['shown'] - counts['math']:,})")
+    for key, values in own_timings.items():
+        median, p95 = statistics.median(values), percentile(values, 95)
+        ok = median <= TARGETS["slider_median_ms"] and p95 <= TARGETS["slider_p95_ms"]
+        print(f"  {verdict(ok)} slider handler, {key}: median {median:.2f} ms, p95 {p95:.2f} ms "
+              f"(targets ≤ {TARGETS['slider_median_ms']} ms, ≤ {TARGETS['slider_p95_ms']} ms)")
+    if not scores:
+        print("  (Lighthouse skipped: no TBT or performance score)")
+        return
+    for key, label, target, better in (("total-blocking-time", "total blocking time", TARGETS["tbt_ms"], min),
+                                       ("performance", "Lighthouse mobile performance", TARGETS["performance"], max)):
+        values = [v for v in scores.get(key, []) if v is not None]
+        if not values:
+            continue
+        median = statistics.median(values)
+        ok = median <= target if better is min else median >= target
+        unit = " ms" if key == "total-blocking-time" else ""
+        print(f"  {verdict(ok)} {label}: median {median:.0f}{unit} (range {min(values):.0f}–{max(values):.0f}{unit}, "
+              f"{len(values)} runs; target {'≤' if better is min else '≥'} {target}{unit})")
 
 
 if __name__ == "__main__":

@@ -171,7 +171,8 @@ def child(path):
             return ({s: np.concatenate([x[s] for x in sweeps]) for s in sweeps[0]},
                     SmoothECE(*(np.concatenate(v) for v in zip(*smooth))),
                     SmoothCurve(mesh, np.concatenate([c.accuracy for c in curves]),
-                                np.concatenate([c.density for c in curves])))
+                                np.concatenate([c.density for c in curves]),
+                                np.concatenate([c.support for c in curves])))
 
         sweep, smooth, curve = stage(f"{part}: sweep + smooth", rest, conf, correct)
         parts[part] = PartAnalysis(part, int(labels.size), spread, floor, sweep, smooth, curve)

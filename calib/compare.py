@@ -167,7 +167,8 @@ def _draws(probs, labels, nll, brier, conf, hits, counts, n_bins):
 
 
 def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resamples=DEFAULT_RESAMPLES, seed=0,
-                        n_bins=COMPARE_BINS, quantiles=SPREAD_QUANTILES, max_affine_classes=MAX_AFFINE_CLASSES):
+                        n_bins=COMPARE_BINS, quantiles=SPREAD_QUANTILES, max_affine_classes=MAX_AFFINE_CLASSES,
+                        fitted=None):
     """Fit every calibrator of :data:`CALIBRATORS` on the calibration rows and compare them on the test rows.
 
     Parameters
@@ -186,6 +187,9 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
         Levels of each change's spread (default 5% and 95%).
     max_affine_classes : int
         Above this many classes, vector, matrix and Dirichlet scaling are skipped.
+    fitted : dict or None
+        Calibrators already fitted on exactly these calibration rows, by method name (a caller that also
+        needs the fits passes them so each is fitted once); the methods it lacks are fitted here.
 
     Returns
     -------
@@ -210,10 +214,10 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     methods = tuple(name for name in CALIBRATORS if name not in skipped)
     n = y_test.size
     counts = resample_counts(n, resamples, as_generator(int(seed)))
-    fitted, scores, draws, zero_rows = {}, {s: [] for s in COMPARE_SCORES}, {s: [] for s in COMPARE_SCORES}, []
+    fits, scores, draws, zero_rows = {}, {s: [] for s in COMPARE_SCORES}, {s: [] for s in COMPARE_SCORES}, []
     for name in methods:
-        calibrator = CALIBRATORS[name]().fit(z_cal, y_cal)
-        fitted[name] = calibrator
+        calibrator = (fitted or {}).get(name) or CALIBRATORS[name]().fit(z_cal, y_cal)
+        fits[name] = calibrator
         probs = calibrator.predict_proba(z_test)
         nll, brier, conf, hits = method_row_scores(probs, y_test)
         zero_rows.append(int(np.sum(~np.isfinite(nll))))
@@ -236,7 +240,7 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
         spread[s] = inf_quantiles(moved, q).T
         lower[s] = np.mean(d < d[:, :1], axis=0)
     return Comparison(methods, int(y_cal.size), int(n), int(k), n_bins, resamples, int(seed), q, table, change,
-                      spread, lower, np.array(zero_rows), skipped, fitted)
+                      spread, lower, np.array(zero_rows), skipped, fits)
 
 
 # ------------------------------------------------------------------ python -m calib compare FILE

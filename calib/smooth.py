@@ -251,12 +251,15 @@ def smooth_ece(f, y):
 
 
 class SmoothCurve(NamedTuple):
-    """The smoothed reliability curve on ``mesh`` (P,): ``accuracy`` (G, P) = t − r̂(t), and
-    ``density`` (G, P), the smoothed density of confidences divided by its maximum (so in [0, 1])."""
+    """The smoothed reliability curve on ``mesh`` (P,): ``accuracy`` (G, P) = t − r̂(t),
+    ``density`` (G, P), the smoothed density of confidences divided by its maximum (so in [0, 1]), and
+    ``support`` (G, 2), the smallest and largest confidence of each row (outside it the curve is the
+    kernel's extrapolation, not data)."""
 
     mesh: np.ndarray
     accuracy: np.ndarray
     density: np.ndarray
+    support: np.ndarray
 
 
 def smooth_reliability(f, y, sigma, mesh):
@@ -280,4 +283,4 @@ def smooth_reliability(f, y, sigma, mesh):
         mass = sums[rows.size:] + DENSITY_FLOOR
         accuracy[rows] = t - sums[:rows.size] / mass
         density[rows] = mass / mass.max(axis=1, keepdims=True)
-    return SmoothCurve(t, accuracy, density)
+    return SmoothCurve(t, accuracy, density, np.stack([f.min(axis=1), f.max(axis=1)], axis=1))

@@ -208,7 +208,8 @@ def analyse_part(name, logits, labels, temperatures, seed=ANALYSIS_SEED, dataset
         curve_parts.append(smooth_reliability(confidence[b], outcome, smooth_parts[-1].sigma, mesh))
     smooth = SmoothECE(*(np.concatenate(v) for v in zip(*smooth_parts)))
     curve = SmoothCurve(mesh, np.concatenate([c.accuracy for c in curve_parts]),
-                        np.concatenate([c.density for c in curve_parts]))
+                        np.concatenate([c.density for c in curve_parts]),
+                        np.concatenate([c.support for c in curve_parts]))
     return PartAnalysis(name, int(labels.size), spread, floor, sweep, smooth, curve)
 
 

@@ -67,9 +67,12 @@ def _surface(table, scale=RATE_SCALE):
 
 
 def _curve_payload(curve, floor):
-    """Smoothed curve (×1000) and density (percent of its peak); both 0 where the density is under ``floor``."""
+    """Smoothed curve (×1000) and density (percent of its peak); both 0 where the density is under ``floor``
+    or the mesh point lies outside the confidences of that temperature (``curve.support``): the curve is
+    drawn over the data only."""
     density = to_units(curve.density, DENSITY_SCALE)
-    shown = density >= floor * DENSITY_SCALE
+    inside = (curve.mesh >= curve.support[:, :1]) & (curve.mesh <= curve.support[:, 1:])
+    shown = (density >= floor * DENSITY_SCALE) & inside
     accuracy = np.where(shown, to_units(np.clip(curve.accuracy, 0.0, 1.0), RATE_SCALE), 0)
     return _surface(accuracy / RATE_SCALE), _surface(np.where(shown, density, 0) / DENSITY_SCALE, DENSITY_SCALE)
 

@@ -54,6 +54,7 @@ from calib import (
 )
 
 from .facts import fact_key
+from .methods import method_fits
 from .settings import ANALYSIS_SEED, REFIT_TOLERANCE, TABLE_BINS
 from .sources import source_link
 
@@ -265,7 +266,7 @@ def build_beyond_facts(precomputed=None):
     for name in COMPARED_DATASETS:
         zc, yc, zt, yt = _split(name)
         result = compare_calibrators(zc, yc, zt, yt, n_resamples=DEFAULT_RESAMPLES, seed=ANALYSIS_SEED,
-                                     n_bins=TABLE_BINS)
+                                     n_bins=TABLE_BINS, fitted=method_fits(name))
         cmp[fact_key(name)], fitted[name] = comparison_view(result), result.calibrators
     study = _split(STUDY_DATASET)
     by = SimpleNamespace(cmp=SimpleNamespace(**cmp), resamples=DEFAULT_RESAMPLES, bins=TABLE_BINS,

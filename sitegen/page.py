@@ -34,13 +34,16 @@ from .embed_box import box_context, resizer_path, resizer_script
 from .embeds import embed_snippet, oembed_json, page_widgets, render_embed
 from .errors import BuildError
 from .figures import figure_colours, figure_file
+from .methods import methods_payload, offered_methods
 from .numbers import number_filters as localised_number_filters
 from .one_file import one_file_links, tutorial_path, widget_one_file, widget_path
 from .page_strings import filled_strings, require_script_strings
 from .page_strings import strings_json as make_strings_json
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
+from .reading import reading_minutes, section_words
 from .reproduce import run_reproduction
-from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, USER_SLUG
+from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, REFERENCE_SECTIONS, USER_SLUG
+from .showme import show_links
 from .tables import build_tables
 from .templating import (
     content_environment,
@@ -90,6 +93,8 @@ def _data_files(precomputed, analyses, user=None):
             files[f"data/{name}-{part}-bins.js"] = to_script("bins", bins_payload(result, precomputed, part))
         if result.groups is not None:
             files[f"data/{name}-groups.js"] = to_script("groups", groups_payload(result, precomputed))
+        if offered_methods(name, result.parts):
+            files[f"data/{name}-methods.js"] = to_script("methods", methods_payload(name))
         if name != USER_SLUG:
             files[f"downloads/{name}-data.csv"] = data_csv(result.dataset)
         files[f"downloads/{name}-metrics.csv"] = metrics_csv(result, precomputed.grid)
@@ -255,6 +260,7 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
         "site_root": site_root, "languages": languages,
         "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),
+        "show": show_links(precomputed.datasets, facts),
         "downloads_root": downloads_root, "embed_page": False, "figure_files": figure_files,
     }, facts)
     return shared, strings, make_strings_json(strings, js), number_filters
@@ -287,5 +293,9 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
     rendered = []
     for s in edition.sections:
         section_html = render_section(s, content_env, shared, render_component, strings)
-        rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html)})
-    return render_template(env, "index.html.j2", dict(shared, sections=rendered, strings_json=strings_json, **page))
+        words = section_words(section_html)
+        rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html),
+                         "words": words, "minutes": reading_minutes(words)})
+    total = reading_minutes(sum(s["words"] for s in rendered if s["slug"] not in REFERENCE_SECTIONS))
+    return render_template(env, "index.html.j2", dict(shared, sections=rendered, strings_json=strings_json,
+                                                      reading_total=total, **page))

@@ -25,13 +25,22 @@ import numpy as np
 
 from calib import SCHEMES
 
-from .settings import GRID_DIGITS, OFFERED_BIN_COUNTS, RATE_SCALE, SCORE_SCALE, SELECTABLE_BIN_COUNTS
+from .settings import (
+    EXAMPLE_LIST_MAX_ROWS,
+    GRID_DIGITS,
+    OFFERED_BIN_COUNTS,
+    RATE_SCALE,
+    SCORE_SCALE,
+    SELECTABLE_BIN_COUNTS,
+    TABLE_BINS,
+    WORKED_EXAMPLE_BINS,
+)
 
 __all__ = [
     "SCHEMA_VERSION", "SCORE_SCALE", "RATE_SCALE",
     "to_units", "displayed_difference", "delta_encode", "delta_decode", "pack", "pack_rows", "unpack",
     "grid_series", "shares_summing_to", "core_payload", "dataset_payload", "bins_payload", "groups_payload",
-    "group_metrics_payload",
+    "group_metrics_payload", "opening_bins",
     "to_script", "to_json",
 ]
 
@@ -386,10 +395,17 @@ def groups_payload(result, precomputed):
     }
 
 
+def opening_bins(rows):
+    """The bin count an explorer opens a dataset of ``rows`` rows at: the one its prose quotes (the
+    worked examples' few bins for a set small enough to list, the tables' count for the others)."""
+    return WORKED_EXAMPLE_BINS if rows <= EXAMPLE_LIST_MAX_ROWS else TABLE_BINS
+
+
 def core_payload(precomputed, default_dataset):
     """What every page needs before any dataset, in every language: the grid, T = 1's index, units, the
     dataset list and ``default_dataset``, the one the main explorer opens on. (Words, such as each
     dataset's description, are in the page's own strings.)"""
+    from .methods import offered_methods  # it builds on this module
     if default_dataset not in precomputed.datasets:
         raise ValueError(f"default_dataset must be one of {sorted(precomputed.datasets)}; got {default_dataset!r}")
     return {
@@ -410,6 +426,8 @@ def core_payload(precomputed, default_dataset):
                 "fitted_index": precomputed.index_of(r.fitted_t),
                 "parts": list(r.parts),
                 "groups": list(r.groups.names) if r.groups is not None else [],
+                "methods": list(offered_methods(name, r.parts)),
+                "bins": opening_bins(r.dataset.labels.size),
             }
             for name, r in precomputed.datasets.items()
         ],

@@ -34,7 +34,7 @@ __all__ = [
     "SHOWCASE_SIZE", "EXAMPLE_LIST_MAX_ROWS", "WORKED_EXAMPLE_BINS", "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T",
     "ANALYSIS_SEED", "RESAMPLES", "DRAWS", "SWEEP_DRAWS", "SUBGRID_STEP", "CURVE_POINTS",
     "QUOTED_RESAMPLES", "MONTE_CARLO_LEVEL", "FIT_SPREAD_TRUTH", "FIT_RESAMPLES", "TRUTH_DRAWS", "FIT_SPREAD_QUANTILES",
-    "REFIT_TOLERANCE", "LARGE_PART_ROWS", "QUOTED_ROW_BUDGET",
+    "REFIT_TOLERANCE", "LARGE_PART_ROWS", "QUOTED_ROW_BUDGET", "WORDS_PER_MINUTE", "REFERENCE_SECTIONS",
 ]
 
 # --- datasets -----------------------------------------------------------------------------------
@@ -138,3 +138,7 @@ USER_CLASS_ROWS = 20            # the per-class table: every class when K ≤ 20
 USER_SPREAD_BUDGET = 8_000_000  # (row, class) values per search step of the fitted T's bootstrap refits
 USER_SPREAD_MIN_RESAMPLES = 100  # … never fewer refits: past the budget they resample a subsample (m-out-of-n)
 __all__ += ["USER_MCE_MIN_ROWS", "USER_CLASS_ROWS", "USER_SPREAD_BUDGET", "USER_SPREAD_MIN_RESAMPLES"]
+
+# --- reading time and the core path (sitegen.reading) -------------------------------------------
+WORDS_PER_MINUTE = 230          # the contents show each section's reading time at this pace, rounded up
+REFERENCE_SECTIONS = ("sources", "terms")  # look-up lists, left out of the main text's total reading time

@@ -14,6 +14,8 @@ from .facts import _examples
 from .payload import RATE_SCALE, SCORE_SCALE, displayed_difference, to_units
 from .settings import TABLE_BINS, WORKED_EXAMPLE
 
+NBSP = "\u00a0"  # a no-break space
+
 __all__ = ["build_tables"]
 
 
@@ -82,10 +84,11 @@ def _subgroups(analyses, fmt, part="test"):
 
 def _six_examples(precomputed, fmt):
     """Markdown rows of the worked example's table: number, logits, true and predicted class, ✓/✗,
-    and the confidence at T = 1 and at the fitted T (three decimals)."""
+    and the confidence at T = 1 and at the fitted T (three decimals). A logit vector never breaks
+    across lines (no-break spaces)."""
     result = precomputed.datasets[WORKED_EXAMPLE]
     return "\n".join(
-        f"| {e.number} | {fmt['vec'](e.logits)} | {e.label} | {e.predicted} | {e.mark} | "
+        f"| {e.number} | {fmt['vec'](e.logits).replace(' ', NBSP)} | {e.label} | {e.predicted} | {e.mark} | "
         f"{fmt['fixed'](e.conf_t1, 3)} | {fmt['fixed'](e.conf_fit, 3)} |"
         for e in _examples(result))
 

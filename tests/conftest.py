@@ -59,6 +59,7 @@ TIERS = {
     "test_panels.py": ("build",),
     "test_terms.py": ("build",),
     "test_exercises.py": ("build",),
+    "test_core_path.py": ("build",),
     "test_lint.py": ("build",),
     "test_beyond.py": ("build",),
     "test_user_decision.py": ("build",),

@@ -284,7 +284,7 @@ def test_page_quotes_the_engine(page, by):
     assert not missing, f"#beyond lacks {missing}"
     # every deep dive: a visible summary paragraph, then a closed disclosure
     section = re.search(r'<section id="beyond"[^>]*>(.*?)</section>', page, re.S).group(1)
-    assert section.count('<details class="deep-dive">') == 4 and "<summary>" in section
+    assert len(re.findall(r'<details class="deep-dive"[ >]', section)) == 4 and "<summary>" in section
     assert 'markdown="' not in section
 
 

@@ -445,6 +445,31 @@ def test_each_languages_page_is_within_the_first_view_budget(builds):
             f"{folder or 'root'}/index.html: {gzip_size(page) + shared}")
 
 
+METHOD_DATASETS = {"sim-60", "sim-600", "overconfident", "mixed"}  # the built-in datasets with calibration, test rows
+
+
+def test_the_method_choice_data_load_only_when_chosen(builds):
+    """The other calibrators' scores: one file per dataset that offers them (the core payload lists them), none
+    of it in the first view (index.html or app.js)."""
+    import json
+    files, _ = builds["first_snapshot"]
+    core = json.loads(re.search(r'\.push\(\["core",(.*?)\]\);', files["app.js"].decode("utf-8")).group(1))
+    offering = {d["name"] for d in core["datasets"] if d["methods"]}
+    assert offering == METHOD_DATASETS
+    assert {name[len("data/"):-len("-methods.js")] for name in files if name.endswith("-methods.js")} == offering
+    for d in core["datasets"]:
+        assert d["methods"] in ([], ["vector", "matrix", "dirichlet", "histogram", "isotonic", "scaling-binning",
+                                     "ensemble-temperature"]), d
+    for name in offering:
+        text = files[f"data/{name}-methods.js"].decode("utf-8")
+        payload = json.loads(text[text.index('["methods",') + len('["methods",'):text.rindex("]);")])
+        listed = next(d["methods"] for d in core["datasets"] if d["name"] == name)
+        assert payload["name"] == name and payload["part"] == "test" and set(payload["methods"]) == set(listed)
+        assert '"Histogram binning"' not in text  # numbers only: the words are each page's
+    for page in ("index.html", "es/index.html"):  # (tests/browser/test_methods.py: not requested before a choice)
+        assert not re.search(r'src="[^"]*-methods\.js"', files[page].decode("utf-8"))
+
+
 def test_static_figures_are_files_per_language_with_their_own_dark_colours(builds):
     import re
 
@@ -536,7 +561,8 @@ def test_the_single_file_is_self_contained_deterministic_and_within_budget(build
     # every data payload but the bins files, each registering itself
     kinds = re.findall(r'\.push\(\["(\w+)",', html)
     assert {kind: kinds.count(kind) for kind in set(kinds)} == {
-        "core": 1, "dataset": len(DATASET_NAMES), "analysis": len(DATASET_NAMES), "groups": 1}, kinds
+        "core": 1, "dataset": len(DATASET_NAMES), "analysis": len(DATASET_NAMES), "groups": 1,
+        "methods": len(METHOD_DATASETS)}, kinds
     assert '"bin_counts":[4,5,10,15,20]' in html
     assert 'class="noscript-note single-file-note"' in html and 'href="downloads/' not in html
     assert gzip_size(first) <= SINGLE_FILE_BUDGET, f"{gzip_size(first)} bytes gzip"

@@ -39,7 +39,7 @@ def answers(page):
     found = {}
     for slug, body in re.findall(r'<section id="([a-z0-9-]+)"[^>]*>(.*?)</section>', page, re.S):
         for question, answer in re.findall(r'<p>(<strong>(?:(?!<p>).)*?)</p>\s*'
-                                           r'<details class="exercise"><summary>[^<]*</summary>(.*?)</details>',
+                                           r'<details class="exercise">\s*<summary>[^<]*</summary>(.*?)</details>',
                                            body, re.S):
             found.setdefault(slug, []).append((plain(question), plain(answer)))
     return found
@@ -58,7 +58,9 @@ def test_every_exercise_is_in_its_place_with_its_answer_in_a_disclosure(edition)
     assert {slug: len(items) for slug, items in found.items()} == PLACES
     assert sum(PLACES.values()) >= 8
     summary = load_strings(ROOT / "content" / lang)["exercise"]["answer"]
-    assert page.count(f'<details class="exercise"><summary>{summary}</summary>') == sum(PLACES.values())
+    # (an exercise inside a deep dive is rendered by Markdown's md_in_html, with a line break before its summary)
+    assert len(re.findall(rf'<details class="exercise">\s*<summary>{re.escape(summary)}</summary>', page)) == \
+        sum(PLACES.values())
     assert '<details class="exercise" open' not in page  # closed until the reader asks
 
 

@@ -166,3 +166,22 @@ def test_rejects_bad_arguments(small):
     data = precomputed.datasets["six"].dataset
     with pytest.raises(ValueError, match="n_resamples"):
         analyse_part("all", data.logits, data.labels, [1.0], n_resamples=0)
+
+
+def test_the_smooth_curve_is_sent_over_the_datas_support_only():
+    """The smoothed reliability curve is drawn where there are predictions: the payload's density (0 =
+    not drawn) is 0 at every mesh point below the smallest or above the largest confidence at that
+    temperature, and drawn inside (a set whose confidences start at 0.55, well above 0)."""
+    from calib.smooth import smooth_ece, smooth_reliability
+    from sitegen.analysis_payload import CURVE_DENSITY_FLOOR, _curve_payload
+    rng = np.random.default_rng(7)
+    f = np.stack([0.55 + 0.4 * rng.random(3000), 0.6 + 0.3 * rng.random(3000)])
+    y = (rng.random(f.shape) < f - 0.1).astype(float)
+    mesh = np.linspace(0.0, 1.0, 201)
+    curve = smooth_reliability(f, y, smooth_ece(f, y).sigma, mesh)
+    density = delta_decode(np.stack([unpack(row) for row in _curve_payload(curve, CURVE_DENSITY_FLOOR)[1]]), axis=0)
+    density = delta_decode(density, axis=-1)
+    for row, conf in zip(density, f):
+        outside = (mesh < conf.min()) | (mesh > conf.max())
+        assert not row[outside].any(), f"drawn outside the data: {mesh[outside & (row > 0)]}"
+        assert row[~outside].all()

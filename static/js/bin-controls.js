@@ -1,7 +1,8 @@
 /* bin-controls.js — controls "bin-controls" (the binning scheme and the bin count) and "overlays" (the
  * consistency bands and the smooth curve over the reliability diagram; their boxes sit in the bin
  * controls' row). They write state.scheme and state.bins (a new configuration) and state.bands and
- * state.smooth (the same configuration, redrawn). A group view offers the offered bin counts only. */
+ * state.smooth (the same configuration, redrawn). A group view and another calibrator offer the offered
+ * bin counts only. */
 (function (CT) {
   "use strict";
 
@@ -13,7 +14,7 @@
     bins.addEventListener("change", function () { s.bins = Number(bins.value); x.redraw(); x.writeHash(); });
     return {
       sync: function (state) {
-        var restricted = state.group !== "pooled" || state.own;
+        var restricted = state.group !== "pooled" || state.own || (!!state.method && state.method !== "temperature");
         if (bins._restricted !== restricted) {
           bins._restricted = restricted;
           Array.prototype.forEach.call(bins.options, function (option) { option.disabled = restricted && !CT.isOffered(option.value); });

@@ -26,14 +26,18 @@
     });
   }
 
-  /* series: {nll, brier, eceW, eceA, mce, confidence} decoded; accuracy in rate units. */
-  Cards.prototype.setData = function (series, accuracy, scheme, bins) {
+  /* series: {nll, brier, eceW, eceA, mce, confidence} decoded; accuracy in rate units; moved: another
+   * calibrator's change of accuracy against T = 1 (rate units), or null (no T changes it). */
+  Cards.prototype.setData = function (series, accuracy, scheme, bins, moved) {
     var ui = CT.strings().ui, root = this.root;
     this.series = series;
     var acc = root.querySelector('[data-metric="accuracy"]');
     if (acc) {
       acc.querySelector(".value").textContent = CT.pct(accuracy);
-      acc.querySelector(".change").textContent = ui.unchanged_by_t;
+      acc.querySelector(".change").textContent = moved == null ? ui.unchanged_by_t : CT.fill(ui.change_vs_t1, { change: CT.points(moved) });
+      var note = acc.querySelector(".note");
+      if (note._t == null) note._t = note.textContent;  // the template's: no T changes the ranking
+      note.textContent = moved == null ? note._t : ui.accuracy_method_note;
     }
     var mceSub = root.querySelector('[data-metric="mce"] .card-sub');
     if (mceSub) mceSub.textContent = CT.fill(ui.scheme_bins, { scheme: ui["scheme_" + scheme], bins: CT.plural("bins", bins) });
@@ -58,7 +62,11 @@
   CT.explorerView("cards", function (x) {
     var cards = x.root.querySelector(".cards") && new Cards(x.root);
     return cards && {
-      config: function (state, data) { cards.setData(data.series, data.part.accuracy, state.scheme, state.bins); },
+      config: function (state, data) {
+        var own = data.method && data.own;  // another calibrator may change which class wins
+        cards.setData(data.series, own ? own.accuracy : data.part.accuracy, state.scheme, state.bins,
+          own ? own.accuracy - data.part.accuracy : null);
+      },
       render: function (state) { cards.setIndex(state.index); },
       saysEce: function (state) { return !!x.root.querySelector('[data-metric="' + (state.scheme === "adaptive" ? "ece-a" : "ece-w") + '"]'); }
     };

@@ -67,11 +67,15 @@
     if (this.current) this.fill(this.current, i);
   };
 
-  /* The T applied when it is off the slider: one group's own T, or each group's ("A 3.16, B 0.708"). */
+  /* The T applied when it is off the slider: one group's own T, or each group's ("A 3.16, B 0.708"); for
+   * another calibrator, its name. */
   function appliedT(state, data) {
+    if (data.method) return data.method.label;
     if (!state.own || data.ownT != null) return data.ownT;
     return data.groups.names.map(function (g) { return g + "\u00a0" + CT.temp(data.groups.temperatures[g]); }).join(", ");
   }
+  /* The accuracy of the row set shown: another calibrator may change which class wins. */
+  function accuracy(data) { return data.method ? data.own.accuracy : data.part.accuracy; }
   /* A dataset's name as the dataset picker shows it (its payload name where there is no picker). */
   function datasetLabel(root, name) {
     var option = root.querySelector('option[value="' + name + '"]');
@@ -86,7 +90,7 @@
       var d = x.data;
       compare = compare || new Compare(table);
       compare.setData({
-        nll: d.series.nll, brier: d.series.brier, ece: d.series.ece, accuracy: d.part.accuracy,
+        nll: d.series.nll, brier: d.series.brier, ece: d.series.ece, accuracy: accuracy(d),
         base: d.base, currentT: appliedT(s, d), own: s.own, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
       });
       var actions = x.root.querySelector(".compare-actions");
@@ -97,18 +101,19 @@
     function pin() {
       var ui = CT.strings().ui, m = s.model, d = x.data, i = s.index;
       if (!m || !d) return;
-      var key = [m.name, s.part, s.group, s.own, s.scheme, s.bins, i].join("|");
+      var key = [m.name, s.part, s.group, s.own, s.method, s.scheme, s.bins, i].join("|");
       if (s.pins.some(function (p) { return p.key === key; })) return;
       var part = m.partNames.length > 1 ? ui["part_short_" + s.part] : ui.part_all;
       if (s.group !== "pooled") part += ", " + CT.fill(ui.group_one, { name: s.group });
       if (s.own) part += ", " + ui.own_t;
+      if (d.method) part += ", " + d.method.label;
       s.pinSerial += 1;
       s.pins.push({
         key: key, index: i, number: s.pinSerial,
         label: CT.fill(ui.pin_config, { number: s.pinSerial, dataset: datasetLabel(x.root, m.name),
           part: part, scheme: ui["scheme_" + s.scheme], bins: CT.plural("bins", s.bins) }),
         values: { nll: d.series.nll.value[i], brier: d.series.brier.value[i], ece: d.series.ece.value[i],
-          accuracy: d.part.accuracy, t: appliedT(s, d) }
+          accuracy: accuracy(d), t: appliedT(s, d) }
       });
       draw();
     }

@@ -64,6 +64,7 @@
   function format() { return CT.strings().format; }
   /* units / 10^digits with exactly `digits` decimals, e.g. (82278, 5) -> "0.82278". */
   CT.fixed = function (units, digits, signed) {
+    if (units === Infinity) return (signed ? "+" : "") + "\u221e";  // an infinite NLL (a label got probability 0)
     var scale = Math.pow(10, digits), a = Math.abs(units);
     var whole = Math.floor(a / scale), frac = String(a - whole * scale);
     while (frac.length < digits) frac = "0" + frac;
@@ -136,9 +137,10 @@
   CT.analyses = {};          // name -> analysis payload (bootstrap, noise floor, sweeps, smooth ECE)
   CT.binsData = {};          // "<name>-<part>" -> diagrams of the bin counts beyond the offered ones (sub-grid)
   CT.groupsData = {};        // name -> per-group series and each group at its own fitted T
-  var stores = { dataset: CT.datasets, analysis: CT.analyses, bins: CT.binsData, groups: CT.groupsData };
-  var suffix = { dataset: ".js", analysis: "-analysis.js", bins: "-bins.js", groups: "-groups.js" };
-  CT.rejected = { dataset: {}, analysis: {}, bins: {}, groups: {} };
+  CT.methodsData = {};       // name -> the other calibrators' test-row scores (the explorer's method choice)
+  var stores = { dataset: CT.datasets, analysis: CT.analyses, bins: CT.binsData, groups: CT.groupsData, methods: CT.methodsData };
+  var suffix = { dataset: ".js", analysis: "-analysis.js", bins: "-bins.js", groups: "-groups.js", methods: "-methods.js" };
+  CT.rejected = { dataset: {}, analysis: {}, bins: {}, groups: {}, methods: {} };
   /* A payload's key in its store (and in its file name, data/<key><suffix>). */
   function keyOf(kind, payload) { return kind === "bins" ? payload.name + "-" + payload.part : payload.name; }
   /* Where the site's root is, relative to this page ("" for index.html, "../" for es/index.html):
@@ -161,15 +163,16 @@
     dataset: accept("dataset"),
     analysis: accept("analysis"),
     bins: accept("bins"),
-    groups: accept("groups")
+    groups: accept("groups"),
+    methods: accept("methods")
   };
   CT.register = function (kind, payload) { handlers[kind](payload); };
   // Data scripts push [kind, payload] onto CT.pending; from now on, pushes register at once.
   CT.pending = { push: function (item) { CT.register(item[0], item[1]); } };
   pending.forEach(function (item) { CT.register(item[0], item[1]); });
 
-  /* Load data/<key>.js (kind "dataset"), data/<key>-analysis.js, data/<name>-<part>-bins.js or
-   * data/<key>-groups.js with a classic <script> (fetch is refused from file://). Calls back with null,
+  /* Load data/<key>.js (kind "dataset"), data/<key>-analysis.js, data/<name>-<part>-bins.js,
+   * data/<key>-groups.js or data/<key>-methods.js with a classic <script> (fetch is refused from file://). Calls back with null,
    * "missing" or "version". */
   var loading = {};
   CT.load = function (kind, name, done) {

@@ -29,7 +29,7 @@
     if (select.value) s.dataset = select.value;
     var part = x.radios("part"), group = x.radios("group");
     select.addEventListener("change", function () { x.loadDataset(select.value, false); });
-    if (own) own.addEventListener("change", function () { s.own = own.checked; x.redraw(); });
+    if (own) own.addEventListener("change", function () { s.own = own.checked; x.redraw(); x.writeHash(); });
     return {
       sync: function (state) {
         var m = state.model, info = CT.datasetInfo(m.name), groupBox = x.$("groups");

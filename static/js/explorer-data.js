@@ -10,7 +10,9 @@
  *   series      {nll, brier, confidence, eceW, eceA, ece, mce}: decoded series over the grid; each
  *               group at its own T (state.own): constant series at that view's values
  *   base        the row set's series under the slider's T (the T = 1 and fitted rows read these)
- *   own         the row set with each group at its own fitted T (groupModel own), or null
+ *   own         the row set with each group at its own fitted T (groupModel own), or a calibrator's test
+ *               rows (state.method, method.js: pointScores), or null
+ *   method      the calibrator shown other than temperature scaling (method.js), or null
  *   ownT        the T applied when one group is shown at its own fitted T (null: the slider's)
  *   ownIndex    the grid index nearest to ownT (the curves' marker and the thumb show it), or null
  *   groups      the decoded groups of the dataset (when a group view is shown), ownNote the words for them
@@ -28,23 +30,26 @@
     return group === "pooled" || !!(info && info.groups && info.groups.indexOf(group) >= 0);
   };
 
-  /* A series that does not follow the slider: `value` everywhere, its change against `t1` (T = 1). */
+  /* A series that does not follow the slider: `value` everywhere (Infinity: an infinite NLL), its change
+   * against `t1` (T = 1). */
   function constant(value, t1) {
-    var size = CT.core.grid.length, v = new Int32Array(size), c = new Int32Array(size);
+    var size = CT.core.grid.length, v = new Float64Array(size), c = new Float64Array(size);
     v.fill(value); c.fill(value - t1);
     return { value: v, change: c };
   }
 
   /* The data a group view needs: its groups file; a pooled view of a bin count beyond the offered
-   * ones: its part's bins file. Loads it and redraws when it arrives; false while it is on its way. */
+   * ones: its part's bins file; another calibrator: the methods file. Loads it and redraws when it
+   * arrives; false while it is on its way. */
   CT.Explorer.prototype.needs = function (kind, key, errorText) {
     var self = this, s = this.state;
-    if ((kind === "groups" ? CT.groupsData : CT.binsData)[key]) return true;
+    if ({ groups: CT.groupsData, bins: CT.binsData, methods: CT.methodsData }[kind][key]) return true;
     CT.load(kind, key, function (error) {
       if (!s.model) return;
       if (error) {
         self.status(CT.fill(errorText, { file: CT.dataFile(kind, key) }));
         if (kind === "groups") { s.group = "pooled"; s.own = false; }
+        if (kind === "methods") s.method = "temperature";
       }
       self.redraw();
     });
@@ -60,36 +65,41 @@
     else if (!CT.hasGroup(m.name, s.group)) s.group = "pooled";
     // The snapped-count note stays while a group view shows the count it snapped to; a redraw for
     // anything else (a late bins file, say) must not wipe it.
-    var grouping = !(s.group === "pooled" && !s.own);
-    if (this.groupNote && !(grouping && s.bins === this.groupNote)) {
+    var grouping = !(s.group === "pooled" && !s.own), other = s.method && s.method !== "temperature";
+    if (this.groupNote && !((grouping || other) && s.bins === this.groupNote)) {
       this.groupNote = null; this.status("");
     }
     if (!grouping) return m.part(s.part);
     if (!this.needs("groups", m.name, ui.error_groups)) return null;
-    if (!CT.isOffered(s.bins)) {
-      // group views are computed for the offered bin counts: take the nearest one
-      var counts = CT.core.offered_bin_counts, best = counts[0];
-      counts.forEach(function (b) { if (Math.abs(b - s.bins) < Math.abs(best - s.bins)) best = b; });
-      this.status(CT.fill(ui.group_bins_note, { counts: counts.join(", "), bins: CT.plural("bins", best) }));
-      this.groupNote = best;
-      s.bins = best;
-    }
+    this.snapBins(ui.group_bins_note);
     this.groups = CT.groupModel(m.name);
     return s.group === "pooled" ? m.part(s.part) : this.groups.part(s.part, s.group);
   };
 
-  /* The data of the current configuration, or null while a groups file loads. */
+  /* Views computed for the offered bin counts only (groups, other calibrators): the nearest one, and a
+   * note in `template` that says so. */
+  CT.Explorer.prototype.snapBins = function (template) {
+    var s = this.state, counts = CT.core.offered_bin_counts, best = counts[0];
+    if (CT.isOffered(s.bins)) return;
+    counts.forEach(function (b) { if (Math.abs(b - s.bins) < Math.abs(best - s.bins)) best = b; });
+    this.status(CT.fill(template, { counts: counts.join(", "), bins: CT.plural("bins", best) }));
+    this.groupNote = best;
+    s.bins = best;
+  };
+
+  /* The data of the current configuration, or null while a groups or methods file loads. */
   CT.Explorer.prototype.derive = function () {
     var s = this.state, m = s.model, ui = CT.strings().ui;
-    var part = this.viewPart();
-    if (!part) return null;
+    var part = this.viewPart(), method = part && this.method ? this.method() : null;  // method.js
+    if (!part || method === false) return null;
     if (!CT.isOffered(s.bins) && !part.hasDetail()) this.needs("bins", m.name + "-" + s.part, ui.error_bins);  // the other bin counts' MCE and diagrams
     var series = {
       nll: part.nll, brier: part.brier, confidence: part.confidence,
       eceW: part.ece("equal-width", s.bins), eceA: part.ece("adaptive", s.bins),
       ece: part.ece(s.scheme, s.bins), mce: part.mce(s.scheme, s.bins)
     };
-    var groups = this.groups, own = s.own ? groups.own(s.part, s.group) : null, t1 = CT.core.t1_index, shown = series;
+    var groups = this.groups, own = method ? method.own : s.own ? groups.own(s.part, s.group) : null;
+    var t1 = CT.core.t1_index, shown = series;
     if (own) {
       shown = {
         nll: constant(own.nll, part.nll.value[t1]), brier: constant(own.brier, part.brier.value[t1]),
@@ -104,8 +114,10 @@
     return {
       serial: ++serial, model: m, part: part, series: shown, base: series,
       own: own, ownT: ownT, ownIndex: ownT != null ? CT.nearestIndex(CT.core.grid, ownT) : null, groups: groups,
-      // the analyses are of every row: a group view shows none of them
-      aside: s.own ? CT.fill(ui.unc_own_only, { own: ui.own_t }) : s.group !== "pooled" ? ui.unc_pooled_only : null
+      method: method,
+      // the analyses are of every row at one T: a group view or another calibrator shows none of them
+      aside: method ? ui.method_aside : s.own ? CT.fill(ui.unc_own_only, { own: ui.own_t })
+        : s.group !== "pooled" ? ui.unc_pooled_only : null
     };
   };
 })(window.CalibTutorial);

@@ -63,7 +63,8 @@
     });
     this.bindSlider();
     this.watchViews();
-    if (CT.stateHash.isFor(root)) CT.stateHash.read(this.state);
+    this.fromUrl = CT.stateHash.isFor(root);
+    if (this.fromUrl) CT.stateHash.read(this.state);
     this.loadDataset(this.state.dataset, true);
   }
 
@@ -103,6 +104,12 @@
       slider.value = next;
       self.setIndex(next);
       self.writeHash();
+    });
+    // the step buttons: one grid point each, a fine control where a finger's drag is coarse
+    [["down", -1], ["up", 1]].forEach(function (pair) {
+      self.$(pair[0]).addEventListener("click", function () {
+        self.jumpTo(Math.max(0, Math.min(Number(slider.max), Number(slider.value) + pair[1])));
+      });
     });
     this.$("reset").addEventListener("click", function () { self.jumpTo(CT.core.t1_index); });
     this.$("fit").addEventListener("click", function () {
@@ -152,6 +159,9 @@
       // (a group it lacks falls back to pooled, and the URL says so)
       var dropped = first && !CT.hasGroup(name, s.group);
       if (changed && !(first && !dropped)) { s.group = "pooled"; s.own = false; }
+      // a dataset the reader switches to (perhaps by the input that started the explorer) opens at the
+      // bin count its prose quotes; the template's dataset and the URL's keep their own
+      if (changed && (!first || (name !== self.root.dataset.dataset && !self.fromUrl))) s.bins = CT.datasetInfo(name).bins || s.bins;
       var parts = s.model.partNames;
       if (parts.indexOf(s.part) < 0) s.part = parts.indexOf("test") >= 0 ? "test" : parts[0];
       if (s.example >= s.model.examples.index.length) s.example = 0;
@@ -233,29 +243,32 @@
   /* The readout and the slider's valuetext at the current state. */
   Explorer.prototype.renderSlider = function () {
     var s = this.state, d = this.data, ui = CT.strings().ui, i = s.index, t = d.ownT != null ? d.ownT : CT.core.grid[i];
-    // Both groups each at its own T: no one T applies, and the readout says so; one group at its own
-    // T: the thumb shows that T (the reader's own index comes back when the box is cleared).
-    var words = s.own && d.ownT == null, readout = this.$("t-readout"), slider = this.$("t");
-    CT.setText(readout, words ? ui.own_readout : CT.temp(t));
-    readout.classList.toggle("words", words);
+    // Both groups each at its own T, or another calibrator: no one T applies, and the readout says so
+    // (the calibrator's name); one group at its own T: the thumb shows that T (the reader's own index
+    // comes back when the box is cleared).
+    var words = d.method ? d.method.label : s.own && d.ownT == null ? ui.own_readout : "";
+    var readout = this.$("t-readout"), slider = this.$("t");
+    CT.setText(readout, words || CT.temp(t));
+    readout.classList.toggle("words", !!words);
     if (d.ownIndex != null) slider.value = d.ownIndex;
     // The valuetext says what the widget shows: the ECE only where a view prints it at this T.
-    var text = words ? ui.own_readout : CT.fill(ui.slider_valuetext, { t: CT.temp(t) });
+    var text = words || CT.fill(ui.slider_valuetext, { t: CT.temp(t) });
     var says = this.views.some(function (v) { return v.saysEce && v.saysEce(s, d); });
     if (says) text = CT.fill(ui.slider_valuetext_ece, { at: text, ece: CT.pct(d.series.ece.value[i]) });
     CT.setAttrs(slider, { "aria-valuetext": text });
   };
 
-  /* Each group at its own fitted T: the slider and its buttons are set aside, a note says why. */
+  /* Each group at its own fitted T, or another calibrator: the slider and its buttons are set aside, a
+   * note says why. */
   Explorer.prototype.setOwn = function (data) {
     var s = this.state, ui = CT.strings().ui, self = this, own = data.own;
-    data.ownNote = "";
-    if (own) {
+    data.ownNote = data.method ? data.method.diagram : "";
+    if (own && !data.method) {
       var temps = data.groups.names.filter(function (g) { return s.group === "pooled" || g === s.group; })
         .map(function (g) { return CT.fill(ui.own_temp, { name: g, t: CT.temp(data.groups.temperatures[g]) }); });
       data.ownNote = CT.fill(ui.own_note, { temps: temps.join("; ") });
     }
-    ["t", "reset", "fit"].forEach(function (suffix) { self.$(suffix).disabled = !!own; });
+    ["t", "down", "up", "reset", "fit"].forEach(function (suffix) { self.$(suffix).disabled = !!own; });
   };
 
   CT.Explorer = Explorer;

@@ -6,10 +6,12 @@
  *   #<id>/state/<fields>   both: the state, shown at that place
  *
  * <fields> are key=value pairs joined by "&" (";" is read as well), each part percent-encoded. The
- * main explorer (data-hash="on") writes dataset, t, scheme, bins, part, and bands and smooth where
- * it offers the overlays; a field nobody here knows (one a language switcher, an embed or a later
+ * main explorer (data-hash="on") writes dataset, t, scheme, bins, part, group, own (each group at its
+ * own T) and method where the dataset offers them, and bands and smooth where it offers the overlays; a field nobody here knows (one a language switcher, an embed or a later
  * view adds) is kept when the explorer rewrites the others. Following an in-page link keeps the
  * state: the place changes, the fields stay. parse and build are the only readers and writers.
+ * A link that carries fields ("show me" links of the prose, #<explorer id>/state/…) puts the explorer
+ * the state is for into that state, opening a deep dive around it, and scrolls to the place.
  *
  * One field is the URL's own: widget=<id> says which explorer the state is for (an embed page's link
  * to the full tutorial sets it to the widget it came from); without it, the state is the main
@@ -73,6 +75,8 @@
     if (CT.core.bin_counts.indexOf(Number(params.bins)) >= 0) state.bins = Number(params.bins);
     if (params.part) state.part = params.part;
     if (params.group) state.group = params.group;  // a group the dataset lacks falls back to pooled
+    if (params.method) state.method = params.method;  // one the dataset lacks falls back to temperature
+    if (params.own) state.own = params.own === "1";  // each group at its own fitted T
     if (params.bands) state.bands = params.bands === "1";
     if (params.smooth) state.smooth = params.smooth === "1";
   }
@@ -90,8 +94,11 @@
     Object.keys(fields).forEach(function (key) { if (!(key in merged) && key !== "widget") merged[key] = fields[key]; });
     // the group shown, for a dataset with groups only
     var info = CT.datasetInfo(state.dataset);
-    if (info && info.groups && info.groups.length) merged.group = state.group;
-    else delete merged.group;
+    if (info && info.groups && info.groups.length) { merged.group = state.group; merged.own = state.own ? 1 : 0; }
+    else { delete merged.group; delete merged.own; }
+    // the calibrator shown, for a dataset that offers others than temperature scaling only
+    if (info && info.methods && info.methods.length && state.method) merged.method = state.method;
+    else delete merged.method;
     if (widget) merged.widget = widget;
     return build(now.place, merged);
   }
@@ -127,10 +134,19 @@
     })();
   }
 
-  /* Scroll to the element a place names and move the keyboard's starting point there; false if none. */
+  /* Open the closed deep dives (<details class="deep-dive">) around `target`. */
+  function reveal(target) {
+    for (var box = target.closest("details.deep-dive"); box; box = box.parentElement.closest("details.deep-dive")) {
+      if (!box.open) box.open = true;
+    }
+  }
+
+  /* Scroll to the element a place names (opening a deep dive around it) and move the keyboard's starting
+   * point there; false if none. */
   function go(place) {
     var target = place && document.getElementById(place);
     if (!target) return false;
+    reveal(target);
     target.scrollIntoView();
     hold(target);
     if (!target.hasAttribute("tabindex") && !/^(A|BUTTON|INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) {
@@ -140,14 +156,39 @@
     return true;
   }
 
+  /* The URL's state shown by the explorer it is for (started now if it was not), and the page at its
+   * place (or at that explorer): what a "show me" link, or going back to one, asks. */
+  function show() {
+    var now = current();
+    if (!now.fields || !CT.Explorer) return;
+    var root = Array.prototype.filter.call(document.querySelectorAll('[data-component="explorer"]'), isFor)[0];
+    if (!root) return;
+    reveal(root);
+    var x = root.explorer;
+    if (!x) root.explorer = new CT.Explorer(root);  // a new explorer reads the URL's state itself
+    else {
+      x.options.hash = true;
+      read(x.state);
+      x.loadDataset(x.state.dataset, true);  // true: keep the URL's group, as on a first load
+    }
+    if (!go(now.place)) { root.scrollIntoView(); hold(root); }
+  }
+  window.addEventListener("hashchange", show);
+
   /* An in-page link: go to the link's place and keep the URL's state, if any (a new history entry, as
-   * any link makes). A link that carries a state of its own is left to the browser. */
+   * any link makes). A link that carries a state of its own shows that state (show). */
   document.addEventListener("click", function (event) {
     if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
     var link = event.target.closest && event.target.closest('a[href^="#"]');
     if (!link) return;
     var now = current(), to = parse(link.getAttribute("href"));
-    if (to.fields || !to.place || !document.getElementById(to.place)) return;
+    if (to.fields) {
+      event.preventDefault();
+      if (window.location.hash !== link.getAttribute("href")) history.pushState(null, "", link.getAttribute("href"));
+      show();
+      return;
+    }
+    if (!to.place || !document.getElementById(to.place)) return;
     event.preventDefault();
     var hash = build(to.place, now.fields);
     if (window.location.hash !== hash) history.pushState(null, "", hash);
@@ -155,5 +196,5 @@
   });
 
   CT.stateHash = { parse: parse, build: build, isFor: isFor, read: read, format: format, write: write, go: go,
-    place: function () { return current().place; } };
+    show: show, reveal: reveal, place: function () { return current().place; } };
 })(window.CalibTutorial);

@@ -88,18 +88,30 @@
   }
 
   /* Narrow screens show the contents once, at the top of a long page: past them, a small fixed button
-   * named as their summary opens them and takes focus back there (hidden on wide screens by base.css). */
+   * named as their summary opens them and takes focus back there (hidden on wide screens by base.css).
+   * It shows while the reader scrolls back up (looking for something) and hides while they read on
+   * downwards, so it never sits over the text, a caption or a table header being read. */
   function returnButton(box) {
     var summary = box.querySelector("summary"), button = document.createElement("button");
     if (!summary || !("IntersectionObserver" in window)) return;
+    var past = false, upward = false, lastY = window.scrollY;
     button.type = "button";
     button.className = "toc-return";
     button.textContent = summary.textContent.trim();
     button.hidden = true;
     button.addEventListener("click", function () { box.open = true; summary.focus(); box.scrollIntoView(); });
     document.body.appendChild(button);
+    function show() { button.hidden = !(past && (upward || document.activeElement === button)); }
+    window.addEventListener("scroll", function () {
+      var y = window.scrollY;
+      if (Math.abs(y - lastY) < 8) return;  // a jitter is no direction
+      upward = y < lastY;
+      lastY = y;
+      show();
+    }, { passive: true });
     new IntersectionObserver(function (entries) {
-      button.hidden = entries[0].isIntersecting || entries[0].boundingClientRect.top > 0;
+      past = !entries[0].isIntersecting && entries[0].boundingClientRect.top <= 0;
+      show();
     }).observe(box);
   }
 

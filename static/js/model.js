@@ -125,9 +125,24 @@
     return model;
   };
 
+  /* One row set scored at one point (a group at its own T, a calibrator's test rows): {n, accuracy,
+   * confidence, nll (Infinity where the payload's is null), brier, ece[scheme][B], mce[scheme][B],
+   * bins(scheme, B) (one point, decoded once)}. */
+  CT.pointScores = function (raw) {
+    var memo = {};
+    return {
+      n: raw.n, accuracy: raw.accuracy, confidence: raw.confidence, nll: raw.nll == null ? Infinity : raw.nll,
+      brier: raw.brier, ece: raw.ece, mce: raw.mce,
+      bins: function (scheme, bins) {
+        var k = scheme + bins;
+        if (!(k in memo)) memo[k] = raw.bins[scheme][bins] ? decodeBins(raw.bins[scheme][bins]) : null;
+        return memo[k];
+      }
+    };
+  };
+
   /* The decoded groups of dataset `name` (already registered): part(key, group) is a Part over the grid;
-   * own(key, who) the row set (a group or "pooled") with each row at its own group's fitted T:
-   * {n, accuracy, confidence, nll, brier, ece[scheme][B], mce[scheme][B], bins(scheme, B) (one point)}. */
+   * own(key, who) the row set (a group or "pooled") with each row at its own group's fitted T (pointScores). */
   CT.groupModel = function (name) {
     if (groupCache[name]) return groupCache[name];
     var payload = CT.groupsData[name], parts = {}, own = {};
@@ -141,18 +156,7 @@
       },
       own: function (key, who) {
         var id = key + ":" + who;
-        if (own[id]) return own[id];
-        var raw = payload.own[key][who], memo = {};
-        own[id] = {
-          n: raw.n, accuracy: raw.accuracy, confidence: raw.confidence, nll: raw.nll, brier: raw.brier,
-          ece: raw.ece, mce: raw.mce,
-          bins: function (scheme, bins) {
-            var k = scheme + bins;
-            if (!(k in memo)) memo[k] = raw.bins[scheme][bins] ? decodeBins(raw.bins[scheme][bins]) : null;
-            return memo[k];
-          }
-        };
-        return own[id];
+        return own[id] || (own[id] = CT.pointScores(payload.own[key][who]));
       }
     };
     groupCache[name] = model;

@@ -39,6 +39,8 @@
     this.tbody = table.querySelector("tbody");
     this.totalCount = table.querySelector("tfoot .total-count");
     this.totalEce = table.querySelector("tfoot .total-ece");
+    // each cell's column name, shown beside it where narrow screens stack the rows (explorer.css)
+    this.labels = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) { return th.textContent; });
   }
 
   /* New bins (dataset, part, scheme or bin count changed): rebuild the per-bin nodes. */
@@ -64,7 +66,10 @@
       this.dotNodes.push(S.el("circle", { r: 5, class: "dot" }, this.dots));
       this.barNodes.push(S.el("rect", { class: scheme === "adaptive" ? "range-bar" : "count-bar" }, this.hist));
       var row = document.createElement("tr");
-      for (var c = 0; c < 6; c++) row.appendChild(document.createElement(c ? "td" : "th"));
+      for (var c = 0; c < 6; c++) {
+        var cell = row.appendChild(document.createElement(c ? "td" : "th"));
+        if (c) cell.setAttribute("data-label", this.labels[c]);
+      }
       row.lastChild.className = "band-col";
       row.firstChild.setAttribute("scope", "row");
       this.tbody.appendChild(row);
@@ -122,7 +127,7 @@
    * draws them at each bin's mean confidence. null hides both. */
   Reliability.prototype.setBands = function (band, gi, k, draw) {
     var layer = this.bandLayer, bins = this.bins, ui = CT.strings().ui;
-    this.table.classList.toggle("no-band", !band);
+    this.table.classList.toggle("no-band", !band || !draw);
     if (band) {
       for (var r = 0; r < this.rows.length; r++) {
         var cell = this.rows[r].lastChild, filled = r < band.lo.length && bins.count[r][gi] > 0;
@@ -226,7 +231,7 @@
       // Bands exist for the offered bin counts, on the grid's own diagram: listed in the table, and drawn if asked.
       var band = diagram && diagram.mode === "grid" ? part.band(state.scheme, state.bins) : null;
       view.setBands(band, gi, k, state.bands);
-      view.setBandNote(band && ex.$("band-note"), CT.fill(ui.bin_table_band_note, where));
+      view.setBandNote(band && state.bands && ex.$("band-note"), CT.fill(ui.bin_table_band_note, where));
       var smooth = state.smooth ? part.smooth() : null;
       view.setSmooth(smooth && smooth.curve[k], smooth && smooth.density[k]);
       if (state.bands && !band) text += " " + CT.fill(ui.bands_offered_only, { counts: CT.core.offered_bin_counts.join(", ") });

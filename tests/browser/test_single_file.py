@@ -63,6 +63,7 @@ def test_every_explorer_works_from_disk_with_the_network_off(open_offline, engli
     expect(ex.status).to_have_text("")
     # every dataset, in every explorer that offers a picker
     names = page.evaluate("() => CalibTutorial.core.datasets.map(d => d.name)")
+    page.evaluate("() => document.querySelectorAll('details.deep-dive').forEach(box => { box.open = true; })")
     for root in page.locator('[data-component="explorer"]').all():
         root.scroll_into_view_if_needed()
         picker = root.locator('select[id$="-dataset"]')

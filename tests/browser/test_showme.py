@@ -1,0 +1,88 @@
+"""Issue 17 in the browser: every "show me" link of the core path puts its explorer into the state it
+names and scrolls there, in both languages; deep dives open from a link into them (with and without a
+state), show whole when printed, and open by hand without JavaScript.
+
+One page load per language for the links (each clicked in turn, after the reader has moved the
+explorer, so a link must set every field it names). The expected state is read from the link itself
+(its fields) and the engine's grid (the nearest grid point to its ``t``), never from the page's scripts.
+"""
+
+import re
+from urllib.parse import parse_qsl
+
+import numpy as np
+
+STATE = """id => {
+    const root = document.getElementById(id), x = root && root.explorer, s = x && x.state;
+    if (!s || !s.model) return null;
+    const own = document.getElementById(id + '-own'), select = document.getElementById(id + '-dataset');
+    return {dataset: s.dataset, index: s.index, bins: String(s.bins), scheme: s.scheme, part: s.part,
+            group: s.group, own: s.own ? '1' : '0', slider: Number(document.getElementById(id + '-t').value),
+            select: select ? select.value : null, ownBox: own ? own.checked : null,
+            top: root.getBoundingClientRect().top, height: window.innerHeight};
+}"""
+
+
+def core_links(page):
+    """``[href]`` of the links that set a state, outside closed details (the core path), in page order."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll('main a[href*="/state/"]'))
+        .filter(a => !a.closest('details:not([open])')).map(a => a.getAttribute('href'))""")
+
+
+def test_every_show_me_link_sets_its_explorer(open_page, engine, lang, expect):
+    page = open_page(lang=lang)
+    hrefs = core_links(page)
+    assert len(hrefs) >= 8, hrefs
+    grid = np.asarray(engine.grid)
+    for n, href in enumerate(hrefs):
+        place, fields = re.match(r"#([a-z0-9-]+)/state/(.+)$", href).groups()
+        fields = dict(parse_qsl(fields))
+        if n:  # move the explorer away first, as a reader would have
+            page.evaluate("id => { const x = document.getElementById(id).explorer; if (x) x.jumpTo(5); }", place)
+        page.locator(f'main a[href="{href}"]').first.click()
+        # drawn: the explorer's data are the new dataset's (set when it has redrawn with them)
+        page.wait_for_function("""([id, name]) => { const x = document.getElementById(id).explorer;
+            return x && x.state.model && x.state.model.name === name && x.data && x.data.model === x.state.model
+                && x.state.index !== 5; }""", arg=[place, fields["dataset"]])
+        got = page.evaluate(STATE, place)
+        index = int(np.argmin(np.abs(grid - float(fields["t"]))))
+        want = {key: fields[key] for key in ("dataset", "bins", "scheme", "part")}
+        assert {key: got[key] for key in want} == want, (href, got)
+        if fields.get("own") == "1":
+            assert got["own"] == "1" and got["ownBox"] is True, (href, got)
+        else:
+            assert got["index"] == index and got["slider"] == index, (href, got, index)
+        if "group" in fields:
+            assert (got["group"], got["own"]) == (fields["group"], fields["own"]), (href, got)
+        if got["select"] is not None:
+            assert got["select"] == fields["dataset"]
+        assert -2 <= got["top"] < got["height"] / 2, f"{href}: the explorer is not at the top ({got['top']})"
+        expect(page).to_have_url(re.compile(re.escape(f"#{place}/state/")))
+
+
+def test_deep_dives_open_from_links_print_whole_and_work_without_javascript(open_page, expect):
+    """English only: the same ids and structure in Spanish are checked at build time (test_core_path.py)."""
+    # a link to a term defined inside a closed deep dive (the glossary's) opens it and scrolls there
+    page = open_page()
+    dive = page.locator("#chance-more")
+    expect(dive).not_to_have_attribute("open", "")
+    page.locator('#terms a[href="#term-monte-carlo-error"]').click()
+    expect(dive).to_have_attribute("open", "")
+    expect(page.locator("#term-monte-carlo-error")).to_be_in_viewport()
+    # printing shows every deep dive's content, closed ones included
+    page.emulate_media(media="print")
+    for ident in ("pairing", "groups-more", "data-more", "sklearn"):
+        expect(page.locator(f"#{ident} > :not(summary)").first).to_be_visible()
+    page.emulate_media(media="screen")
+    expect(page.locator("#pairing > :not(summary)").first).to_be_hidden()
+    # a URL whose place is inside a deep dive, with a state, opens it at load
+    page = open_page("#term-bonferroni-correction/state/dataset=overconfident&bins=15")
+    expect(page.locator("#bins-more")).to_have_attribute("open", "")
+    expect(page.locator("#term-bonferroni-correction")).to_be_in_viewport()
+    # without JavaScript a deep dive opens from its summary
+    plain = open_page(java_script_enabled=False)
+    summary = plain.locator("#smooth-more > summary")
+    summary.scroll_into_view_if_needed()
+    expect(plain.locator("#smooth-more > :not(summary)").first).to_be_hidden()
+    summary.click()
+    expect(plain.locator("#smooth-more > :not(summary)").first).to_be_visible()

@@ -1,0 +1,73 @@
+"""The explorer's method choice (sitegen/methods.py): the other calibrators' test-row scores in the payload,
+checked against formulas written out here on the engine's fitted probabilities."""
+
+import numpy as np
+import pytest
+
+from calib import CALIBRATORS, compare_calibrators, ece, load, part_masks
+from sitegen.methods import METHODS, method_fits, methods_payload, offered_methods
+from sitegen.payload import unpack
+from sitegen.settings import OFFERED_BIN_COUNTS, USER_SLUG
+
+
+def _split(name):
+    data = load(name)
+    masks = part_masks(data)
+    return (data.logits[masks["calibration"]], data.labels[masks["calibration"]],
+            data.logits[masks["test"]], data.labels[masks["test"]])
+
+
+def units(value, scale):
+    """``value`` in display units, rounded half away from zero (docs/payload.md)."""
+    return int(np.sign(value) * np.floor(abs(value) * scale + 0.5))
+
+
+def test_each_method_scores_its_test_rows_as_the_formulas_say():
+    name = "sim-60"  # small, and one of its methods gives a test label probability 0
+    zc, yc, zt, yt = _split(name)
+    fits = method_fits(name)
+    payload = methods_payload(name)
+    assert payload["part"] == "test" and payload["n_calibration"] == yc.size
+    assert tuple(payload["methods"]) == METHODS and "temperature" not in payload["methods"]
+    infinite = 0
+    for method, shown in payload["methods"].items():
+        probs = fits[method].predict_proba(zt)  # the engine's fit; the scores below are written out here
+        picked = probs[np.arange(yt.size), yt]
+        onehot = np.eye(probs.shape[1])[yt]
+        conf, hits = probs.max(axis=1), probs.argmax(axis=1) == yt
+        assert shown["n"] == yt.size and shown["zero_rows"] == int(np.sum(picked == 0))
+        if shown["zero_rows"]:
+            infinite += 1
+            assert shown["nll"] is None  # an infinite NLL: JSON has no infinity
+        else:
+            # one unit of slack: a fit's last bits may differ from the build's on another CPU
+            assert abs(shown["nll"] - units(np.mean(-np.log(picked)), 100_000)) <= 1, method
+        assert abs(shown["brier"] - units(np.mean(((probs - onehot) ** 2).sum(axis=1)), 100_000)) <= 1, method
+        assert abs(shown["accuracy"] - units(hits.mean(), 1000)) <= 1, method
+        assert abs(shown["confidence"] - units(conf.mean(), 1000)) <= 1, method
+        for scheme in ("equal-width", "adaptive"):
+            for b in OFFERED_BIN_COUNTS:
+                assert abs(shown["ece"][scheme][str(b)] - units(ece(conf, hits, b, scheme), 1000)) <= 1, (method, b)
+                table = shown["bins"][scheme][str(b)]
+                counts = [unpack(c)[0] for c in table["count"]]
+                assert sum(counts) == yt.size  # one point: every test row in one of the bins
+                assert sum(unpack(g)[0] for g in table["gap"]) == shown["ece"][scheme][str(b)]
+    assert infinite >= 1, "a method with an infinite NLL: the null path is tested"
+
+
+def test_methods_are_offered_on_the_built_in_datasets_with_a_split_only():
+    assert offered_methods("mixed", ("calibration", "test")) == METHODS
+    assert offered_methods("six", ("all",)) == ()
+    assert offered_methods(USER_SLUG, ("calibration", "test")) == ()  # the reader's model: not (yet) offered
+    assert METHODS == tuple(m for m in CALIBRATORS if m != "temperature")
+
+
+def test_comparison_reuses_the_fits_it_is_given():
+    zc, yc, zt, yt = _split("sim-60")
+    fits = method_fits("sim-60")
+    shared = compare_calibrators(zc, yc, zt, yt, n_resamples=20, fitted=fits)
+    assert all(shared.calibrators[m] is fits[m] for m in shared.methods)
+    for i, m in enumerate(shared.methods):  # the given fits are the ones scored
+        probs = fits[m].predict_proba(zt)
+        brier = np.mean(((probs - np.eye(3)[yt]) ** 2).sum(axis=1))
+        assert shared.scores["brier"][i] == pytest.approx(brier, abs=1e-12)
