@@ -54,7 +54,9 @@ public API (documented in the README):
 * :func:`compare_calibrators` (:mod:`calib.compare`) — every calibrator of :data:`CALIBRATORS` fitted on
   calibration rows and set against temperature scaling on test rows with paired bootstrap ranges
   (a :class:`Comparison`; :data:`COMPARE_SCORES`, :data:`MAX_AFFINE_CLASSES`; ``python -m calib compare FILE``),
-  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness) and :func:`inf_quantiles`.
+  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness); :func:`compare_parts` runs it on
+  a file's split and :func:`compare_verdict` says which calibrator beats temperature scaling beyond its range (the
+  paired ranges are :func:`paired_against` with :func:`inf_quantiles`, :mod:`calib.paired`).
 
 Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only these names (a test checks it).
 """
@@ -80,9 +82,11 @@ from .compare import (
     CALIBRATORS,
     COMPARE_SCORES,
     MAX_AFFINE_CLASSES,
+    CompareVerdict,
     Comparison,
     compare_calibrators,
-    inf_quantiles,
+    compare_parts,
+    compare_verdict,
     method_row_scores,
 )
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
@@ -101,7 +105,7 @@ from .io import (
 )
 from .io_checks import BOUND_MARGIN, fit_warnings
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
-from .paired import PairedDifference, paired_difference
+from .paired import PairedDifference, inf_quantiles, paired_against, paired_difference
 from .quantiles import (
     FLOOR_QUANTILES,
     SPREAD_QUANTILES,
@@ -190,5 +194,5 @@ __all__ = [
     "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
     "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
     "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
-    "inf_quantiles", "method_row_scores",
+    "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
 ]
