@@ -34,14 +34,14 @@ from typing import Dict, NamedTuple, Tuple
 import numpy as np
 
 from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
-from .binning import ece, equal_width_ids
+from .binning import adaptive_ece_resampled, ece, equal_width_ids
 from .bootstrap import DEFAULT_RESAMPLES, resample_counts
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
 from .paired import paired_against
 from .quantiles import SPREAD_QUANTILES
 from .scaling import as_labels, as_logits
-from .smooth import smooth_ece
+from .smooth import smooth_ece, smooth_ece_resampled
 from .validation import as_generator, as_quantile_levels, positive_int
 
 __all__ = ["CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "COMPARE_SCORES", "COMPARE_BINS", "Comparison",
@@ -59,7 +59,7 @@ _SHARE_T = ("scaling-binning", "ensemble-temperature")  # fit T as temperature s
 MAX_AFFINE_CLASSES = 100   # above this many classes the affine calibrators are skipped
 COMPARE_SCORES = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")
 COMPARE_BINS = 15          # bins of every binned score (as Guo et al. report)
-_BLOCK_ELEMENTS = 1 << 23  # resampled values (resamples × rows × classes) held at once
+_BLOCK_ELEMENTS = 1 << 22  # (resample, row) weights of the adaptive and smooth ECE draws held at once
 
 
 class Comparison(NamedTuple):
@@ -104,12 +104,6 @@ def method_row_scores(probs, labels):
     return nll, np.clip(brier, 0.0, 2.0), probs[rows, top], top == labels
 
 
-def _resample_indices(counts):
-    """Row indices of each resample (R, n), ascending, from counts (R, n)."""
-    r, n = counts.shape
-    return np.repeat(np.tile(np.arange(n), r), counts.ravel()).reshape(r, n)
-
-
 def _binned_gap_draws(weights, probs, hit_column, n_bins):
     """Σ_b |Σ_i w[i, r] · ([hit_column[i] = k] − p[i, k]) · [p[i, k] in bin b]| / n per resample r, column k: (R, K).
 
@@ -152,12 +146,11 @@ def _draws(probs, labels, nll, brier, conf, hits, counts, n_bins):
     out["ece_w"] = _binned_gap_draws(columns, conf[:, None], np.where(hits, 0, -1), n_bins)[:, 0]
     out["ece_a"], out["smooth"] = np.empty(counts.shape[0]), np.empty(counts.shape[0])
     block = max(1, _BLOCK_ELEMENTS // n)
-    for r0 in range(0, counts.shape[0], block):
-        idx = _resample_indices(counts[r0:r0 + block])
-        rows = slice(r0, r0 + idx.shape[0])
-        c, h = conf[idx], hits[idx]
-        out["ece_a"][rows] = ece(c, h, n_bins, "adaptive")
-        out["smooth"][rows] = smooth_ece(c, h).value
+    for r0 in range(0, counts.shape[0], block):  # weighted by the counts: no resample's rows are gathered
+        part = counts[r0:r0 + block]
+        rows = slice(r0, r0 + part.shape[0])
+        out["ece_a"][rows] = adaptive_ece_resampled(conf, hits, part, n_bins)
+        out["smooth"][rows] = smooth_ece_resampled(conf, hits, part).value
     return out, point
 
 

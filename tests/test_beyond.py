@@ -109,6 +109,25 @@ def test_verdict_names_each_calibrator_and_score_beyond_its_range(sim):
     assert v.code == "beats" and v.beats == {"isotonic": ("brier",)} and v.worse == {"vector": ("nll",)}
 
 
+@pytest.mark.parametrize("n", [7, 501])
+def test_resampled_adaptive_and_smooth_ece_equal_the_gathered_resamples(n):
+    """By counts, as calib.compare draws them, against gathering each resample's rows (ties included)."""
+    from calib.binning import adaptive_ece_resampled
+    from calib.smooth import smooth_ece_resampled
+    rng = np.random.default_rng(n)
+    f = np.round(rng.uniform(0.3, 1.0, n), 2)
+    y = rng.random(n) < f ** 1.3
+    counts = calib.resample_counts(n, 25, np.random.default_rng(3))
+    for r, row in enumerate(counts):
+        rows = np.repeat(np.arange(n), row)
+        assert adaptive_ece_resampled(f, y, counts, 15)[r] == pytest.approx(calib.ece(f[rows], y[rows], 15, "adaptive"),
+                                                                             abs=1e-12)
+    gathered = np.stack([np.repeat(np.arange(n), row) for row in counts])
+    expected = calib.smooth_ece(f[gathered], y[gathered].astype(float))
+    got = smooth_ece_resampled(f, y.astype(float), counts)
+    assert np.allclose(got.value, expected.value, atol=1e-12, rtol=0) and np.array_equal(got.sigma, expected.sigma)
+
+
 def test_inf_quantiles():
     finite = np.random.default_rng(0).random((31, 3))
     assert np.allclose(calib.inf_quantiles(finite, (0.05, 0.5, 0.95)), np.quantile(finite, [0.05, 0.5, 0.95], axis=0))
