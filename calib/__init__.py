@@ -63,7 +63,16 @@ Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only the
 
 from . import datasets, rng
 from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
-from .binning import SCHEMES, ReliabilityBins, ece, equal_mass_bounds, max_gap, mce, reliability_bins
+from .binning import (
+    SCHEMES,
+    ReliabilityBins,
+    adaptive_ece_resampled,
+    ece,
+    equal_mass_bounds,
+    max_gap,
+    mce,
+    reliability_bins,
+)
 from .blocks import BLOCK_ELEMENTS, block_shape, row_chunks
 from .bootstrap import (
     DEFAULT_RESAMPLES,
@@ -151,6 +160,7 @@ from .smooth import (
     reflected_gaussian_smooth,
     smooth_ece,
     smooth_ece_at,
+    smooth_ece_resampled,
     smooth_on,
     smooth_reliability,
 )
@@ -181,7 +191,8 @@ __all__ = [
     "BinLayout", "bin_layout", "bin_positions", "ece_from_prefix", "ece_sweep", "sort_rows", "rows_order",
     "prefix_sums", "binnings_over_counts", "mce_over_counts", "bins_by_count",
     "row_scores", "row_scores_over_grid", "log_normaliser",
-    "SmoothECE", "SmoothCurve", "smooth_ece", "smooth_reliability", "smooth_ece_at", "smooth_on",
+    "SmoothECE", "SmoothCurve", "smooth_ece", "smooth_ece_resampled", "adaptive_ece_resampled",
+    "smooth_reliability", "smooth_ece_at", "smooth_on",
     "reflected_gaussian_smooth", "deposit", "interpolate", "mesh_points", "eval_points",
     "CONDITIONS", "POOLED", "GroupMetrics", "SubgroupAnalysis", "group_metrics", "fit_group_temperatures",
     "subgroup_analysis",

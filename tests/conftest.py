@@ -47,6 +47,7 @@ TIERS = {
     "test_i18n.py": ("build", "slow"),
     "test_setup.py": ("build", "slow"),
     "test_user_model.py": ("build", "slow"),
+    "test_user_decision.py": ("build", "slow"),
     "test_workflow.py": ("build",),
     "test_cli.py": ("build",),
     "test_io_exports.py": ("build",),
