@@ -268,13 +268,15 @@ def _pipeline(args, cache):
         facts = build_facts(precomputed, sources)
         facts.update(build_analysis_facts(precomputed, analyses))
         facts.update(build_exercise_facts(precomputed))
-        facts.update(build_beyond_facts(precomputed))
+        facts.update(beyond)
         if user is not None:
             user_model.add_user_facts(facts, precomputed)
         return facts
 
     with stage("facts"):
-        facts = cache.get_or_compute("facts", (precomputed, analyses, user, sources, literature), all_facts)
+        # the deep dives read only the built-in datasets: their own entry, shared by builds with and without --data
+        beyond = cache.get_or_compute("beyond", (literature,), build_beyond_facts)
+        facts = cache.get_or_compute("facts", (precomputed, analyses, user, sources, literature, beyond), all_facts)
     with stage("figures"):  # drawn in each language: keyed by the tables of its strings that the figures read
         editions = [Edition(lang, folder, *content[lang],
                             cache.get_or_compute_reading("figures", (precomputed, lang), content[lang][0],

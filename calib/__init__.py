@@ -54,14 +54,25 @@ public API (documented in the README):
 * :func:`compare_calibrators` (:mod:`calib.compare`) — every calibrator of :data:`CALIBRATORS` fitted on
   calibration rows and set against temperature scaling on test rows with paired bootstrap ranges
   (a :class:`Comparison`; :data:`COMPARE_SCORES`, :data:`MAX_AFFINE_CLASSES`; ``python -m calib compare FILE``),
-  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness) and :func:`inf_quantiles`.
+  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness); :func:`compare_parts` runs it on
+  a file's split and :func:`compare_verdict` says which calibrator beats temperature scaling beyond its range (the
+  paired ranges are :func:`paired_against` with :func:`inf_quantiles`, :mod:`calib.paired`).
 
 Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only these names (a test checks it).
 """
 
 from . import datasets, rng
 from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
-from .binning import SCHEMES, ReliabilityBins, ece, equal_mass_bounds, max_gap, mce, reliability_bins
+from .binning import (
+    SCHEMES,
+    ReliabilityBins,
+    adaptive_ece_resampled,
+    ece,
+    equal_mass_bounds,
+    max_gap,
+    mce,
+    reliability_bins,
+)
 from .blocks import BLOCK_ELEMENTS, block_shape, row_chunks
 from .bootstrap import (
     DEFAULT_RESAMPLES,
@@ -80,9 +91,11 @@ from .compare import (
     CALIBRATORS,
     COMPARE_SCORES,
     MAX_AFFINE_CLASSES,
+    CompareVerdict,
     Comparison,
     compare_calibrators,
-    inf_quantiles,
+    compare_parts,
+    compare_verdict,
     method_row_scores,
 )
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
@@ -101,7 +114,7 @@ from .io import (
 )
 from .io_checks import BOUND_MARGIN, fit_warnings
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
-from .paired import PairedDifference, paired_difference
+from .paired import PairedDifference, inf_quantiles, paired_against, paired_difference
 from .quantiles import (
     FLOOR_QUANTILES,
     SPREAD_QUANTILES,
@@ -147,6 +160,7 @@ from .smooth import (
     reflected_gaussian_smooth,
     smooth_ece,
     smooth_ece_at,
+    smooth_ece_resampled,
     smooth_on,
     smooth_reliability,
 )
@@ -177,7 +191,8 @@ __all__ = [
     "BinLayout", "bin_layout", "bin_positions", "ece_from_prefix", "ece_sweep", "sort_rows", "rows_order",
     "prefix_sums", "binnings_over_counts", "mce_over_counts", "bins_by_count",
     "row_scores", "row_scores_over_grid", "log_normaliser",
-    "SmoothECE", "SmoothCurve", "smooth_ece", "smooth_reliability", "smooth_ece_at", "smooth_on",
+    "SmoothECE", "SmoothCurve", "smooth_ece", "smooth_ece_resampled", "adaptive_ece_resampled",
+    "smooth_reliability", "smooth_ece_at", "smooth_on",
     "reflected_gaussian_smooth", "deposit", "interpolate", "mesh_points", "eval_points",
     "CONDITIONS", "POOLED", "GroupMetrics", "SubgroupAnalysis", "group_metrics", "fit_group_temperatures",
     "subgroup_analysis",
@@ -190,5 +205,5 @@ __all__ = [
     "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
     "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
     "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
-    "inf_quantiles", "method_row_scores",
+    "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
 ]

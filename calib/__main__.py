@@ -167,7 +167,7 @@ def _main(argv):
                      help=f"seed of the random split (default {DEFAULT_SPLIT_SEED})")
     fit.add_argument("--workers", type=int, default=_default_workers(),
                      help="threads for the engine (default: the usable cores); results do not depend on it")
-    add_compare_command(commands, SPLIT_RULES)
+    add_compare_command(commands, SPLIT_RULES, INPUT_KINDS)
     args = parser.parse_args(argv)
     if args.command == "compare":
         return run_compare_command(args, PROG)

@@ -50,7 +50,7 @@ A. Kumar, P. Liang and T. Ma, "Verified Uncertainty Calibration", NeurIPS 2019.
 import numpy as np
 
 from .binning import SCHEMES, equal_mass_bounds, equal_width_ids
-from .calibrators import Calibrator, renormalise
+from .calibrators import Calibrator, given_temperature, renormalise
 from .corp import pav
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .scaling import scaled_probs
@@ -158,14 +158,17 @@ class ScalingBinning(_Binned):
     to ``tolerance``); then, one-vs-rest on q = softmax(z / T), each q_k is
     replaced by the mean of q_k over its bin's calibration rows, and rows are
     renormalised. The default scheme is ``"adaptive"`` (equal mass, as in the
-    paper); the same rows fit T and the bins. Fitted attributes:
+    paper); the same rows fit T and the bins; ``temperature`` (None: search) is a T already fitted by
+    :class:`calib.TemperatureScaling` on the same rows with the same ``bounds`` and ``tolerance``, used instead
+    of a second, identical search. Fitted attributes:
     ``temperature_``, ``edges_`` (K, B + 1), ``bin_values_`` (K, B) and
     ``bin_counts_`` (K, B).
     """
 
     def __init__(self, n_bins=DEFAULT_CALIBRATOR_BINS, scheme="adaptive", bounds=DEFAULT_BOUNDS,
-                 tolerance=DEFAULT_TOLERANCE):
+                 tolerance=DEFAULT_TOLERANCE, temperature=None):
         super().__init__(n_bins, scheme)
+        self.temperature = given_temperature(temperature)
         low, high = bounds
         if not (0 < low < high and np.isfinite(high)):
             raise ValueError(f"bounds must satisfy 0 < low < high < inf; got {bounds!r}")
@@ -174,13 +177,14 @@ class ScalingBinning(_Binned):
         self.bounds, self.tolerance = (float(low), float(high)), float(tolerance)
 
     def _params(self):
-        return {**super()._params(), "bounds": self.bounds, "tolerance": self.tolerance}
+        given = {} if self.temperature is None else {"temperature": self.temperature}
+        return {**super()._params(), "bounds": self.bounds, "tolerance": self.tolerance, **given}
 
     def _inputs(self, z):
         return scaled_probs(z, self.temperature_)
 
     def _fit(self, z, y):
-        self.temperature_ = fit_temperature(z, y, bounds=self.bounds, tolerance=self.tolerance)
+        self.temperature_ = self.temperature or fit_temperature(z, y, bounds=self.bounds, tolerance=self.tolerance)
         scaled = self._inputs(z)
         self._bin(scaled, scaled)
 

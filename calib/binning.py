@@ -29,7 +29,7 @@ from .validation import as_correct, as_probabilities, check_choice, positive_int
 __all__ = [
     "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce", "max_gap",
     "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins", "equal_width_ids", "equal_width_sums",
-    "equal_mass_bounds", "bin_sums", "adaptive_sums", "finish_bins", "stable_order",
+    "equal_mass_bounds", "bin_sums", "adaptive_sums", "finish_bins", "stable_order", "adaptive_ece_resampled",
 ]
 
 SCHEMES = ("equal-width", "adaptive")
@@ -281,6 +281,38 @@ def ece(confidence, correct, n_bins, scheme="equal-width"):
     """
     values = reliability_bins(confidence, correct, n_bins, scheme).weighted_gap.sum(axis=-1)
     return float(values) if np.ndim(values) == 0 else values
+
+
+def adaptive_ece_resampled(confidence, correct, counts, n_bins):
+    """Adaptive-bin ECE of resamples of one set of rows: array (R,), a probability per resample.
+
+    ``confidence`` (n,) and ``correct`` (n,) are the rows; ``counts`` (R, n) how often resample r draws each
+    row (every resample drawing the same number of rows). Equal, to rounding, to :func:`ece` with
+    ``"adaptive"`` bins of each resample's rows taken in ascending row order: the stable sort of such a
+    resample is the stable sort of all rows with each row repeated as often as it is drawn, so the equal-mass
+    groups are cut from cumulative counts along one sort of the rows, and no resample is sorted.
+    """
+    conf = np.asarray(confidence, dtype=np.float64)
+    order = np.argsort(conf, kind="stable")
+    c, h = conf[order], np.asarray(correct, dtype=np.float64)[order]
+    w = np.asarray(counts, dtype=np.float64)[:, order]
+    r, n = w.shape
+    m = int(round(w[0].sum()))
+    bounds = equal_mass_bounds(m, n_bins).astype(np.float64)
+    drawn = np.cumsum(w, axis=1)  # (R, n): copies up to and including each sorted row
+    prefix = {name: np.cumsum(w * v, axis=1) for name, v in (("conf", c), ("hits", h))}
+    offset = (np.arange(r) * (m + 1.0))[:, None]
+    full = np.searchsorted((drawn + offset).ravel(), (bounds[None, :] + offset).ravel(), side="right")
+    full = full.reshape(r, -1) - (np.arange(r) * n)[:, None]  # (R, B + 1): sorted rows wholly before each cut
+    rows = np.arange(r)[:, None]
+    before = np.where(full > 0, drawn[rows, np.maximum(full - 1, 0)], 0.0)
+    partial = bounds[None, :] - before  # copies of the next row still before the cut
+    nxt = np.minimum(full, n - 1)
+    sums = {}
+    for name, values in (("conf", c), ("hits", h)):
+        upto = np.where(full > 0, prefix[name][rows, np.maximum(full - 1, 0)], 0.0) + partial * values[nxt]
+        sums[name] = np.diff(upto, axis=1)
+    return np.abs(sums["hits"] - sums["conf"]).sum(axis=1) / m
 
 
 def max_gap(bins):

@@ -128,6 +128,15 @@ def _check_bounds(bounds):
     return (float(low), float(high))
 
 
+def given_temperature(temperature):
+    """A temperature given instead of a search: None, or a positive finite float (else ValueError)."""
+    if temperature is None:
+        return None
+    if isinstance(temperature, bool) or not (np.isfinite(temperature) and temperature > 0):
+        raise ValueError(f"temperature must be None or positive and finite; got {temperature!r}")
+    return float(temperature)
+
+
 class _TemperatureSearch(Calibrator):
     """A calibrator that fits a temperature by bounded search: its ``bounds`` and ``tolerance``, checked once."""
 
@@ -186,7 +195,9 @@ class EnsembleTemperatureScaling(_TemperatureSearch):
     L-BFGS-B over unnormalised weights v ≥ 0 with w = v / Σv, whose every
     stationary point is the simplex minimum (the loss is constant along
     rays). Fitted attributes: ``temperature_`` and ``weights_`` (3,), in the
-    order above.
+    order above. ``temperature`` (None: search) is a T already fitted by
+    :class:`TemperatureScaling` on the same rows with the same ``bounds`` and
+    ``tolerance``, used instead of a second, identical search.
 
     >>> z = np.array([[3, 1, 0], [2.5, 1, 0], [3, .5, 0], [1.5, 2, 0], [.5, 0, 1.5], [2, 2.2, 0]])
     >>> ets = EnsembleTemperatureScaling().fit(z, [0, 0, 1, 1, 2, 0])
@@ -195,12 +206,20 @@ class EnsembleTemperatureScaling(_TemperatureSearch):
     """
 
 
+    def __init__(self, bounds=DEFAULT_BOUNDS, tolerance=DEFAULT_TOLERANCE, temperature=None):
+        super().__init__(bounds, tolerance)
+        self.temperature = given_temperature(temperature)
+
+    def _params(self):
+        given = {} if self.temperature is None else {"temperature": self.temperature}
+        return {**super()._params(), **given}
+
     def _components(self, z):
         k = z.shape[1]
         return scaled_probs(z, self.temperature_), scaled_probs(z, 1.0), np.full(z.shape, 1.0 / k)
 
     def _fit(self, z, y):
-        self.temperature_ = fit_temperature(z, y, bounds=self.bounds, tolerance=self.tolerance)
+        self.temperature_ = self.temperature or fit_temperature(z, y, bounds=self.bounds, tolerance=self.tolerance)
         rows = np.arange(z.shape[0])
         parts = np.stack([component[rows, y] for component in self._components(z)], axis=1)
         start = np.full(3, 1.0 / 3.0)

@@ -34,18 +34,19 @@ from typing import Dict, NamedTuple, Tuple
 import numpy as np
 
 from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
-from .binning import ece, equal_width_ids
+from .binning import adaptive_ece_resampled, ece, equal_width_ids
 from .bootstrap import DEFAULT_RESAMPLES, resample_counts
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
-from .classwise import classwise_ece
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
+from .paired import paired_against
 from .quantiles import SPREAD_QUANTILES
 from .scaling import as_labels, as_logits
-from .smooth import smooth_ece
+from .smooth import smooth_ece, smooth_ece_resampled
 from .validation import as_generator, as_quantile_levels, positive_int
 
 __all__ = ["CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "COMPARE_SCORES", "COMPARE_BINS", "Comparison",
-           "compare_calibrators", "method_row_scores", "inf_quantiles"]
+           "CompareVerdict", "compare_calibrators", "compare_parts", "compare_verdict", "comparison_record",
+           "method_row_scores"]
 
 # name → calibrator class, in the order of the table; "temperature" is the reference
 CALIBRATORS = {
@@ -54,10 +55,11 @@ CALIBRATORS = {
     "scaling-binning": ScalingBinning, "ensemble-temperature": EnsembleTemperatureScaling,
 }
 AFFINE_METHODS = ("vector", "matrix", "dirichlet")
+_SHARE_T = ("scaling-binning", "ensemble-temperature")  # fit T as temperature scaling does, with its defaults
 MAX_AFFINE_CLASSES = 100   # above this many classes the affine calibrators are skipped
 COMPARE_SCORES = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")
 COMPARE_BINS = 15          # bins of every binned score (as Guo et al. report)
-_BLOCK_ELEMENTS = 1 << 23  # resampled values (resamples × rows × classes) held at once
+_BLOCK_ELEMENTS = 1 << 22  # (resample, row) weights of the adaptive and smooth ECE draws held at once
 
 
 class Comparison(NamedTuple):
@@ -87,26 +89,6 @@ class Comparison(NamedTuple):
     calibrators: Dict[str, object]
 
 
-def inf_quantiles(values, quantiles):
-    """Linear-rule quantiles along axis 0 of ``values`` (R, ...) that may hold ``+inf``: array (Q, ...).
-
-    Equal to ``numpy.quantile(values, quantiles, axis=0)`` for finite values; where the interpolation
-    involves an infinite draw the quantile is ``inf`` (numpy would give NaN for inf − inf).
-    """
-    ordered = np.sort(np.asarray(values, dtype=np.float64), axis=0)
-    out = []
-    for level in quantiles:
-        position = level * (ordered.shape[0] - 1)
-        low = int(np.floor(position))
-        high = min(low + 1, ordered.shape[0] - 1)
-        frac = position - low
-        a, b = ordered[low], ordered[high]
-        with np.errstate(invalid="ignore"):
-            value = np.where(frac == 0, a, np.where(np.isinf(b), b, a + (b - a) * frac))
-        out.append(value)
-    return np.stack(out)
-
-
 def method_row_scores(probs, labels):
     """Per test row: ``(nll, brier, confidence, correct)`` of probability rows ``probs`` (n, K) and ``labels`` (n,).
 
@@ -122,48 +104,54 @@ def method_row_scores(probs, labels):
     return nll, np.clip(brier, 0.0, 2.0), probs[rows, top], top == labels
 
 
-def _resample_indices(counts):
-    """Row indices of each resample (R, n), ascending, from counts (R, n)."""
-    r, n = counts.shape
-    return np.repeat(np.tile(np.arange(n), r), counts.ravel()).reshape(r, n)
+def _binned_gap_draws(weights, probs, hit_column, n_bins):
+    """Σ_b |Σ_i w[i, r] · ([hit_column[i] = k] − p[i, k]) · [p[i, k] in bin b]| / n per resample r, column k: (R, K).
 
-
-def _binned_gap_draws(counts, residual, ids, n_bins):
-    """Σ_b |Σ_i counts[r, i] · residual[i, k] · [ids[i, k] = b]| / n per resample and column k: (R, K).
-
-    Equal-width bins do not move when rows are resampled, so every bin's residual sum is one product of the
-    counts with a sparse (n, K·B) matrix holding each row's residual in its bin's column.
+    ``weights`` (n, R): each row's count in each resample; ``probs`` (n, K) probabilities binned per column in
+    ``n_bins`` equal-width bins (:func:`calib.binning.equal_width_ids`); ``hit_column`` (n,) the column that is
+    right in each row (−1: none). Equal-width bins do not move when rows are resampled, so every bin's sum is a
+    product with the weights: the bins above the first hold few values per row (a row's probabilities sum to
+    1), one sparse product; the first bin's sum is the column's total (one dense product, as BLAS runs it) minus
+    theirs, so the cost is one (K × n) by (n × R) product whatever K.
     """
     import scipy.sparse  # imported on first use, as in calib.calibrators
 
-    n, k = residual.shape
-    columns = (np.arange(k)[None, :] * n_bins + ids).ravel()
-    rows = np.repeat(np.arange(n), k)
-    spread = scipy.sparse.csr_matrix((residual.ravel(), (rows, columns)), shape=(n, k * n_bins))
-    sums = np.asarray((spread.T @ counts.T.astype(np.float64)).T)  # (R, K·B)
-    return np.abs(sums).reshape(-1, k, n_bins).sum(axis=2) / n
+    n, k = probs.shape
+    r = weights.shape[1]
+    hit_rows = np.flatnonzero(hit_column >= 0)
+    hits = scipy.sparse.csr_matrix((np.ones(hit_rows.size), (hit_column[hit_rows], hit_rows)), shape=(k, n))
+    total = hits @ weights - probs.T @ weights  # (K, R)
+    rows, cols = np.nonzero(probs >= np.linspace(0.0, 1.0, n_bins + 1)[1])
+    values = probs[rows, cols]
+    ids = equal_width_ids(values, n_bins)
+    upper = scipy.sparse.csr_matrix(((cols == hit_column[rows]) - values, (cols * n_bins + ids, rows)),
+                                    shape=(k * n_bins, n))
+    sums = np.asarray(upper @ weights).reshape(k, n_bins, r)
+    sums[:, 0, :] = total - sums[:, 1:, :].sum(axis=1)
+    return np.abs(sums).sum(axis=1).T / n
 
 
 def _draws(probs, labels, nll, brier, conf, hits, counts, n_bins):
-    """Every resample's six scores for one method: ``{score: (R,)}``."""
+    """Every resample's six scores for one method, ``{score: (R,)}``, and the class-wise ECE of the sample itself
+    (the same product with every row counted once: :func:`calib.classwise_ece`'s value, to rounding)."""
     n, k = probs.shape
     weights = counts.astype(np.float64)
     zero = ~np.isfinite(nll)
     out = {"nll": weights @ np.where(zero, 0.0, nll) / n, "brier": weights @ brier / n}
     out["nll"][counts[:, zero].sum(axis=1) > 0] = np.inf
-    onehot = labels[:, None] == np.arange(k)[None, :]
-    out["cw_ece"] = _binned_gap_draws(counts, onehot - probs, equal_width_ids(probs, n_bins), n_bins).mean(axis=1)
-    out["ece_w"] = _binned_gap_draws(counts, (hits - conf)[:, None], equal_width_ids(conf, n_bins)[:, None],
-                                     n_bins)[:, 0]
+    columns = np.concatenate([weights.T, np.ones((n, 1))], axis=1)  # (n, R + 1): the last is the sample itself
+    classwise = _binned_gap_draws(columns, probs, labels, n_bins).mean(axis=1)
+    out["cw_ece"], point = classwise[:-1], float(classwise[-1])
+    columns = columns[:, :-1]
+    out["ece_w"] = _binned_gap_draws(columns, conf[:, None], np.where(hits, 0, -1), n_bins)[:, 0]
     out["ece_a"], out["smooth"] = np.empty(counts.shape[0]), np.empty(counts.shape[0])
     block = max(1, _BLOCK_ELEMENTS // n)
-    for r0 in range(0, counts.shape[0], block):
-        idx = _resample_indices(counts[r0:r0 + block])
-        rows = slice(r0, r0 + idx.shape[0])
-        c, h = conf[idx], hits[idx]
-        out["ece_a"][rows] = ece(c, h, n_bins, "adaptive")
-        out["smooth"][rows] = smooth_ece(c, h).value
-    return out
+    for r0 in range(0, counts.shape[0], block):  # weighted by the counts: no resample's rows are gathered
+        part = counts[r0:r0 + block]
+        rows = slice(r0, r0 + part.shape[0])
+        out["ece_a"][rows] = adaptive_ece_resampled(conf, hits, part, n_bins)
+        out["smooth"][rows] = smooth_ece_resampled(conf, hits, part).value
+    return out, point
 
 
 def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resamples=DEFAULT_RESAMPLES, seed=0,
@@ -216,29 +204,30 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     counts = resample_counts(n, resamples, as_generator(int(seed)))
     fits, scores, draws, zero_rows = {}, {s: [] for s in COMPARE_SCORES}, {s: [] for s in COMPARE_SCORES}, []
     for name in methods:
-        calibrator = (fitted or {}).get(name) or CALIBRATORS[name]().fit(z_cal, y_cal)
+        calibrator = (fitted or {}).get(name)
+        if calibrator is None:
+            # the calibrators built on temperature scaling take its T: the search they would run is the same one
+            known = name in _SHARE_T and "temperature" in fits
+            shared = {"temperature": fits["temperature"].temperature_} if known else {}
+            calibrator = CALIBRATORS[name](**shared).fit(z_cal, y_cal)
         fits[name] = calibrator
         probs = calibrator.predict_proba(z_test)
         nll, brier, conf, hits = method_row_scores(probs, y_test)
         zero_rows.append(int(np.sum(~np.isfinite(nll))))
+        resampled, classwise = _draws(probs, y_test, nll, brier, conf, hits, counts, n_bins)
+        del probs
         point = {"nll": float(np.mean(nll)), "brier": float(np.mean(brier)),
                  "ece_w": ece(conf, hits, n_bins, "equal-width"), "ece_a": ece(conf, hits, n_bins, "adaptive"),
-                 "cw_ece": classwise_ece(probs, y_test, n_bins),
-                 "smooth": float(smooth_ece(conf, hits).value[0])}
+                 "cw_ece": classwise, "smooth": float(smooth_ece(conf, hits).value[0])}
         for s in COMPARE_SCORES:
             scores[s].append(point[s])
-        for s, values in _draws(probs, y_test, nll, brier, conf, hits, counts, n_bins).items():
-            draws[s].append(values)
+            draws[s].append(resampled[s])
     table = {s: np.array(v) for s, v in scores.items()}
     change, spread, lower = {}, {}, {}
     for s in COMPARE_SCORES:
-        d = np.stack(draws[s], axis=1)  # (R, M)
         with np.errstate(invalid="ignore"):
-            moved = d - d[:, :1]
             change[s] = table[s] - table[s][0]
-        moved[np.isinf(d) & np.isinf(d[:, :1])] = 0.0  # both infinite on one resample: no measurable change
-        spread[s] = inf_quantiles(moved, q).T
-        lower[s] = np.mean(d < d[:, :1], axis=0)
+        spread[s], lower[s] = paired_against(np.stack(draws[s], axis=1), q)  # draws (R, M): paired on the rows
     return Comparison(methods, int(y_cal.size), int(n), int(k), n_bins, resamples, int(seed), q, table, change,
                       spread, lower, np.array(zero_rows), skipped, fits)
 
@@ -254,34 +243,75 @@ def _plain(value):
     return float(value) if np.isfinite(value) else None
 
 
-def comparison_report(path, split=None, seed=None, n_resamples=DEFAULT_RESAMPLES, bootstrap_seed=0):
-    """What ``python -m calib compare FILE`` prints, as a dict of plain values (raises :class:`calib.InputError`).
+class CompareVerdict(NamedTuple):
+    """Whether any calibrator beats temperature scaling beyond its range: ``code`` is ``"beats"`` or ``"none"``;
+    ``beats`` ``{method: (score, …)}`` (table order) the scores on which the method's whole range of change
+    (every quantile of :attr:`Comparison.spread`) lies below zero; ``worse`` the same above zero."""
 
-    The rows are split as ``python -m calib fit`` splits them; ``None`` in a score means ``inf``.
-    """
-    from .io import DEFAULT_SPLIT_SEED, load_predictions, split_masks
+    code: str
+    beats: Dict[str, Tuple[str, ...]]
+    worse: Dict[str, Tuple[str, ...]]
 
-    seed = DEFAULT_SPLIT_SEED if seed is None else seed
-    data = load_predictions(path)
-    parts = split_masks(data.labels.size, split, data.split, seed=seed, source=str(path))
-    rule = split or ("file" if data.split is not None else "random")
+
+def compare_verdict(result):
+    """The :class:`CompareVerdict` of a :class:`Comparison` (a change is beyond its range when its 5% and 95%
+    points, or whichever quantiles it carries, are all on one side of zero)."""
+    beats, worse = {}, {}
+    for i, name in enumerate(result.methods[1:], start=1):
+        below = tuple(s for s in COMPARE_SCORES if np.all(result.spread[s][i] < 0))
+        above = tuple(s for s in COMPARE_SCORES if np.all(result.spread[s][i] > 0))
+        if below:
+            beats[name] = below
+        if above:
+            worse[name] = above
+    return CompareVerdict("beats" if beats else "none", beats, worse)
+
+
+def compare_parts(logits, labels, parts, n_resamples=DEFAULT_RESAMPLES, seed=0):
+    """:func:`compare_calibrators` on a split as ``python -m calib fit`` uses it: ``parts`` {name: mask (n,)} from
+    :func:`calib.io.split_masks`; fitted on ``calibration`` (or ``all``), scored on ``test`` (or ``all``); ``seed``
+    the bootstrap's. ``python -m calib compare`` and the "Your model" report both call it."""
     fit_rows = parts.get("calibration", parts.get("all"))
     eval_rows = parts.get("test", parts.get("all"))
-    logits = data.logits.astype(np.float64, copy=False)
-    result = compare_calibrators(logits[fit_rows], data.labels[fit_rows], logits[eval_rows], data.labels[eval_rows],
-                                 n_resamples=n_resamples, seed=bootstrap_seed)
+    z = np.asarray(logits)  # each part is taken, then made float64: no float64 copy of every row at once
+    return compare_calibrators(z[fit_rows].astype(np.float64), labels[fit_rows], z[eval_rows].astype(np.float64),
+                               labels[eval_rows], n_resamples=n_resamples, seed=seed)
+
+
+def comparison_record(result):
+    """A :class:`Comparison` and its :func:`compare_verdict` as plain values (``None`` for ``inf``): what
+    ``compare --json`` prints besides the file and the split."""
     methods = []
     for i, name in enumerate(result.methods):
         methods.append({"method": name, "zero_probability_rows": int(result.zero_rows[i]), "scores": {
             s: {"value": _plain(result.scores[s][i]), "change": _plain(result.change[s][i]),
                 "range": [_plain(v) for v in result.spread[s][i]], "share_lower": float(result.share_lower[s][i])}
             for s in COMPARE_SCORES}})
-    return {"file": str(path), "sha256": data.sha256, "n": int(data.labels.size), "k": result.n_classes,
+    v = compare_verdict(result)
+    return {"k": result.n_classes, "reference": "temperature", "n_bins": result.n_bins,
+            "n_resamples": result.n_resamples, "bootstrap_seed": result.seed, "quantiles": list(result.quantiles),
+            "skipped": dict(result.skipped), "methods": methods,
+            "verdict": {"code": v.code, "beats": {m: list(s) for m, s in v.beats.items()},
+                        "worse": {m: list(s) for m, s in v.worse.items()}}}
+
+
+def comparison_report(path, split=None, seed=None, n_resamples=DEFAULT_RESAMPLES, bootstrap_seed=0, kind=None):
+    """What ``python -m calib compare FILE`` prints, as a dict of plain values (raises :class:`calib.InputError`).
+
+    The rows are split as ``python -m calib fit`` splits them; ``kind`` is ``--input``; ``None`` in a score
+    means ``inf``.
+    """
+    from .io import DEFAULT_SPLIT_SEED, load_predictions, split_masks
+
+    seed = DEFAULT_SPLIT_SEED if seed is None else seed
+    data = load_predictions(path, kind)
+    parts = split_masks(data.labels.size, split, data.split, seed=seed, source=str(path))
+    rule = split or ("file" if data.split is not None else "random")
+    result = compare_parts(data.logits, data.labels, parts, n_resamples=n_resamples, seed=bootstrap_seed)
+    return {"file": str(path), "sha256": data.sha256, "n": int(data.labels.size),
             "split": {"rule": rule, "seed": seed if rule == "random" else None,
                       "parts": {name: int(mask.sum()) for name, mask in parts.items()}},
-            "reference": "temperature", "n_bins": result.n_bins, "n_resamples": result.n_resamples,
-            "bootstrap_seed": result.seed, "quantiles": list(result.quantiles),
-            "skipped": dict(result.skipped), "methods": methods}
+            **comparison_record(result)}
 
 
 def _cell(value, digits=4):
@@ -306,10 +336,14 @@ def comparison_text(report):
             low, high = cell["range"]
             lines.append(f"  {m['method']:22s} {_cell(cell['value']):>8s}  change {_cell(cell['change']):>8s}"
                          f"  [{_cell(low)}, {_cell(high)}]")
+    beats = report["verdict"]["beats"]
+    lines.append("verdict: " + ("; ".join(f"{m} beats temperature scaling beyond its range on {', '.join(v)}"
+                                          for m, v in beats.items())
+                                or "no calibrator beats temperature scaling beyond its range on any score"))
     return "\n".join(lines)
 
 
-def add_compare_command(commands, split_rules):
+def add_compare_command(commands, split_rules, input_kinds):
     """Add the ``compare`` subcommand to an argparse subparsers object."""
     command = commands.add_parser("compare", help="compare every calibrator with temperature scaling on FILE",
                                   description=__doc__.splitlines()[0])
@@ -317,6 +351,8 @@ def add_compare_command(commands, split_rules):
     command.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     command.add_argument("--split", choices=split_rules, default=None, help="how rows are split, as for 'fit'")
     command.add_argument("--seed", type=int, default=None, help="seed of the random split, as for 'fit'")
+    command.add_argument("--input", choices=input_kinds, default=None,
+                         help="what the numbers are (logits or probabilities), as for 'fit'")
     command.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
                          help=f"paired bootstrap resamples (default {DEFAULT_RESAMPLES}; seed 0)")
 
@@ -332,7 +368,7 @@ def run_compare_command(args, prog):
         print(f"{prog} compare: error: --resamples must be at least 2 and --seed non-negative", file=sys.stderr)
         return 2
     try:
-        report = comparison_report(args.file, args.split, args.seed, args.resamples)
+        report = comparison_report(args.file, args.split, args.seed, args.resamples, kind=args.input)
     except InputError as error:
         print(f"{prog}: error: " + " ".join(str(error).split()), file=sys.stderr)
         return 2

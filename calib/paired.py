@@ -3,7 +3,9 @@
 :func:`paired_difference` takes the draws of :func:`calib.bootstrap.bootstrap_draws` and returns the
 change of each score between two temperatures and the quantiles of that change over the *same*
 resamples: the rows a resample over- or under-weights move both scores alike, so the change is usually
-much steadier than either score.
+much steadier than either score. :func:`paired_against` does the same for the draws of several methods
+scored on the same resamples, against the first of them (the calibrator comparison, :mod:`calib.compare`),
+with :func:`inf_quantiles` keeping an infinite draw (an infinite NLL) infinite.
 """
 
 from typing import NamedTuple, Tuple
@@ -14,7 +16,7 @@ from .bootstrap import ScoreSet
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 from .validation import as_quantile_levels
 
-__all__ = ["PairedDifference", "paired_difference"]
+__all__ = ["PairedDifference", "paired_difference", "inf_quantiles", "paired_against"]
 
 
 class PairedDifference(NamedTuple):
@@ -100,3 +102,38 @@ def paired_difference(sample, i, j, quantiles=SPREAD_QUANTILES):
 
     return PairedDifference(q, sample.n_resamples, over(sample.observed, change), over(sample.draws, spread),
                             over(sample.draws, lower))
+
+
+def inf_quantiles(values, quantiles):
+    """Linear-rule quantiles along axis 0 of ``values`` (R, ...) that may hold ``+inf``: array (Q, ...).
+
+    Equal to ``numpy.quantile(values, quantiles, axis=0)`` for finite values; where the interpolation
+    involves an infinite draw the quantile is ``inf`` (numpy would give NaN for inf − inf).
+    """
+    ordered = np.sort(np.asarray(values, dtype=np.float64), axis=0)
+    out = []
+    for level in quantiles:
+        position = level * (ordered.shape[0] - 1)
+        low = int(np.floor(position))
+        high = min(low + 1, ordered.shape[0] - 1)
+        frac = position - low
+        a, b = ordered[low], ordered[high]
+        with np.errstate(invalid="ignore"):
+            value = np.where(frac == 0, a, np.where(np.isinf(b), b, a + (b - a) * frac))
+        out.append(value)
+    return np.stack(out)
+
+
+def paired_against(draws, quantiles=SPREAD_QUANTILES):
+    """The paired change of every column of ``draws`` (R, M) against column 0, over the same R resamples.
+
+    ``draws[r, m]`` is method m's score on resample r (lower is better, ``+inf`` allowed). Returns
+    ``(spread, share_lower)``: ``spread`` (M, Q), the ``quantiles`` of ``draws[:, m] − draws[:, 0]``
+    (:func:`inf_quantiles`; a resample where both are infinite counts as no change), and ``share_lower`` (M,),
+    the share of resamples in which method m scores strictly lower than column 0. Units: the score's.
+    """
+    d = np.asarray(draws, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        moved = d - d[:, :1]
+    moved[np.isinf(d) & np.isinf(d[:, :1])] = 0.0
+    return inf_quantiles(moved, as_quantile_levels(quantiles)).T, np.mean(d < d[:, :1], axis=0)

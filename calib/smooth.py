@@ -46,7 +46,8 @@ from .validation import as_probability_rows
 __all__ = [
     "MIN_EVAL_POINTS", "DENSITY_FLOOR", "SMALLEST_BANDWIDTH", "BISECTION_STEPS",
     "mesh_points", "eval_points", "deposit", "reflected_gaussian_smooth", "interpolate",
-    "smooth_on", "smooth_ece_at", "SmoothECE", "smooth_ece", "SmoothCurve", "smooth_reliability",
+    "smooth_on", "smooth_ece_at", "SmoothECE", "smooth_ece", "smooth_ece_resampled", "SmoothCurve",
+    "smooth_reliability",
 ]
 
 MIN_EVAL_POINTS = 200      # relplot.config.smECE_mesh_pts
@@ -169,8 +170,8 @@ class _Meshes:
     They do not depend on σ beyond the mesh size, so the bisection reuses them.
     """
 
-    def __init__(self, f, y):
-        self.f, self.y, self.cache = f, y, {}
+    def __init__(self, f, y, weights=None):
+        self.f, self.y, self.cache, self.cache_weights = f, y, {}, weights
 
     def rows(self, m, rows):
         """``(spectrum, size)`` for ``rows``: residual rows first, then count rows."""
@@ -229,8 +230,56 @@ def smooth_ece(f, y):
     """
     f = as_probability_rows(f, "f")
     y = np.broadcast_to(as_probability_rows(y, "y"), f.shape)
-    rows = f.shape[0]
-    meshes = _Meshes(f, y)
+    return _fixed_point(_Meshes(f, y), f.shape[0])
+
+
+def smooth_ece_resampled(f, y, counts):
+    """:func:`smooth_ece` of resamples of one set of rows, each given by how often it draws every row.
+
+    ``f`` (n,) confidences, ``y`` (n,) outcomes in {0, 1}, ``counts`` (R, n) non-negative integers (row i
+    drawn ``counts[r, i]`` times in resample r). Equal, to rounding, to ``smooth_ece`` of the R resampled row
+    sets: a mesh deposit is linear in the rows' weights, so each resample's deposit is one sparse product of
+    its counts, and no (R, n) array of resampled values is built.
+    """
+    f = as_probability_rows(f, "f")[0]
+    y = np.broadcast_to(as_probability_rows(y, "y")[0], f.shape)
+    weights = np.asarray(counts, dtype=np.float64)
+    if weights.ndim != 2 or weights.shape[1] != f.size:
+        raise ValueError(f"counts must have shape (R, {f.size}); got {np.shape(counts)}")
+    return _fixed_point(_ResampledMeshes(f, y, weights), weights.shape[0])
+
+
+class _ResampledMeshes(_Meshes):
+    """:class:`_Meshes` of resamples: row r of the deposits is ``counts[r] @ D`` with D the (n, m) split of
+    each row's weight between its two mesh points (:func:`deposit`'s rule)."""
+
+    def __init__(self, f, y, weights):
+        super().__init__(f[None], y[None], weights)
+
+    def rows(self, m, rows):
+        if m not in self.cache:
+            import scipy.sparse  # imported on first use, as in calib.calibrators
+
+            f = self.f[0]
+            n = f.size
+            position = f * (m - 1)
+            left = np.clip(position.astype(np.int64), 0, m - 2)
+            frac = position - left
+            columns = np.concatenate([left, left + 1])
+            split = np.concatenate([1.0 - frac, frac])
+            at = np.tile(np.arange(n), 2)
+            deposits = []
+            for values in (f - self.y[0], np.ones(n)):
+                spread = scipy.sparse.csc_matrix((split * np.tile(values, 2), (at, columns)), shape=(n, m))
+                deposits.append(np.asarray((spread.T @ self.cache_weights.T).T))
+            spectrum, _, size = _mirrored_spectrum(np.concatenate(deposits))
+            self.cache[m] = (spectrum, size)
+        spectrum, size = self.cache[m]
+        return spectrum[np.concatenate([rows, rows + self.cache_weights.shape[0]])], size
+
+
+def _fixed_point(meshes, rows):
+    """The bisection of :func:`smooth_ece` over ``rows`` rows of ``meshes``: :class:`SmoothECE`."""
     at_one = _smooth_ece_rows(meshes, np.arange(rows), np.ones(rows))
     done = 1.0 < at_one
     upper, lower = np.ones(rows), np.zeros(rows)

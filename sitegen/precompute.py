@@ -389,12 +389,19 @@ def softmax_walkthrough(result, sharp_t=SOFTMAX_SHARP_T, soft_t=SOFTMAX_SOFT_T):
                               probs=probs, top=probs.max(axis=1), ratio=probs[:, 0] / probs[:, 1])
 
 
-def _plain_grid_fit(dataset, fitted_on):
-    """NLL argmin on the fitting part over the plain :func:`base_grid`, and its NLL (nats)."""
+def _plain_grid_fit(dataset, fitted_on, grid, part):
+    """NLL argmin on the fitting part over the plain :func:`base_grid`, and its NLL (nats): read from the part's
+    NLL over the shared ``grid`` (``part``, a :class:`PartResult`; the base grid is a subset of it), the same
+    kernel :func:`calib.fit_temperature` with ``method="grid"`` runs, instead of a second pass over the rows."""
+    base = base_grid()
     rows = part_masks(dataset)[fitted_on]
     logits, labels = dataset.logits[rows], dataset.labels[rows]
-    t = fit_temperature(logits, labels, method="grid", grid=base_grid(), workers=_workers_for(logits))
-    return float(t), float(nll(logits, labels, t))
+    at = np.minimum(np.searchsorted(grid, base), grid.size - 1)
+    if np.array_equal(grid[at], base):
+        t = float(base[np.argmin(np.asarray(part.nll)[at])])
+    else:  # a grid without the base grid (not the page's): the direct search
+        t = float(fit_temperature(logits, labels, method="grid", grid=base, workers=_workers_for(logits)))
+    return t, float(nll(logits, labels, t))
 
 
 def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
@@ -409,7 +416,7 @@ def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
     conf1 = scores_over_grid(dataset.logits, dataset.labels, np.array([1.0]))[2][0]
     showcase = showcase_examples(conf1, np.argmax(dataset.logits, axis=1) == dataset.labels)
     probs = scaled_probs(dataset.logits[showcase], grid)
-    base_t, base_nll = _plain_grid_fit(dataset, fitted_on)
+    base_t, base_nll = _plain_grid_fit(dataset, fitted_on, grid, parts[fitted_on])
     examples = None
     if dataset.labels.size <= EXAMPLE_LIST_MAX_ROWS:
         examples = example_table(dataset, grid[[t1_index, fitted_index]])

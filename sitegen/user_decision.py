@@ -1,5 +1,11 @@
 """The decision part of the "Your model" report: whether the fitted T helps on the reader's rows, by how much
-T itself could move, MCE without one-row bins, the per-class view and the code to deploy T.
+T itself could move, MCE without one-row bins, the per-class view, every calibrator against temperature scaling
+and the code to deploy T.
+
+The calibrator comparison is :func:`calib.compare_parts` on the reader's split with its defaults (paired
+resamples, bootstrap seed 0), the call ``python -m calib compare FILE`` makes, so the page's table and that
+command's agree; :func:`calib.compare_verdict` says whether any calibrator beats temperature scaling beyond
+its range.
 
 The paired change from T = 1 to the fitted T is the one the analyses already computed for the reported part
 (:func:`sitegen.analysis.quote_part`, ``quoted[part].paired``); the verdict is :func:`calib.decision.verdict`
@@ -17,9 +23,12 @@ import numpy as np
 from calib import (
     DECISION_BINS,
     DECISION_METRICS,
+    MAX_AFFINE_CLASSES,
     ScoreSet,
     classwise_bins,
     classwise_ece,
+    compare_parts,
+    compare_verdict,
     max_gap,
     metric_changes,
     part_masks,
@@ -29,6 +38,7 @@ from calib import (
 )
 
 from .analysis import part_generator
+from .beyond import comparison_view
 from .precompute import grid_index
 from .settings import (
     ANALYSIS_SEED,
@@ -128,7 +138,9 @@ _LAST = {}  # the last decision, keyed by the objects it was computed from: ever
 
 def decision(user, precomputed, analyses):
     """Everything the decision part shows (a namespace; natural units): ``changes`` {metric: MetricChange},
-    ``verdict``, ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``.
+    ``verdict``, ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``,
+    ``compare`` (:func:`sitegen.beyond.comparison_view`) with ``compare_verdict``, ``compare_q``,
+    ``compare_resamples``, ``compare_bins`` and ``compare_max`` (the affine calibrators' class limit).
     Computed once per build (the editions, the downloads and build.py's last line share it)."""
     sources = (user, precomputed, analyses)
     if not (_LAST and all(a is b for a, b in zip(_LAST["sources"], sources))):
@@ -150,7 +162,11 @@ def _decide(user, precomputed, analyses):
     spread = temperature_spread(data.logits[fit_rows], data.labels[fit_rows], result.fitted_t, FIT_RESAMPLES,
                                 part_generator(ANALYSIS_SEED, USER_SLUG, result.fitted_on, "refit"),
                                 USER_SPREAD_BUDGET, USER_SPREAD_MIN_RESAMPLES, tolerance=REFIT_TOLERANCE)
+    compared = compare_parts(user.predictions.logits, user.predictions.labels, user.parts)
     return SimpleNamespace(
+        compare=comparison_view(compared), compare_verdict=compare_verdict(compared),
+        compare_q=compared.quantiles, compare_resamples=compared.n_resamples, compare_bins=compared.n_bins,
+        compare_max=MAX_AFFINE_CLASSES,
         reported=reported, rows=int(masks[reported].sum()), changes=changes, verdict=verdict(changes),
         spread=spread, resamples=int(quoted.paired.n_resamples), quantiles=quoted.paired.quantiles,
         mce=_mce_view(part, t1, fit, USER_MCE_MIN_ROWS), mce_min_rows=USER_MCE_MIN_ROWS,

@@ -52,6 +52,7 @@ TIERS = {
     "test_i18n.py": ("build", "slow"),
     "test_setup.py": ("build", "slow"),
     "test_user_model.py": ("build", "slow"),
+    "test_user_decision.py": ("build", "slow"),
     "test_workflow.py": ("build",),
     "test_cli.py": ("build",),
     "test_io_exports.py": ("build",),
@@ -62,7 +63,6 @@ TIERS = {
     "test_core_path.py": ("build",),
     "test_lint.py": ("build",),
     "test_beyond.py": ("build",),
-    "test_user_decision.py": ("build",),
 }
 ORDER = ("unit", "build", "browser")
 

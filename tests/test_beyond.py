@@ -94,6 +94,40 @@ def test_deterministic_and_skips_affine_above_the_class_limit(sim):
     assert calib.MAX_AFFINE_CLASSES == 100
 
 
+def test_verdict_names_each_calibrator_and_score_beyond_its_range(sim):
+    result = sim[-1]
+    straddle = {s: np.tile([-1.0, 1.0], (len(result.methods), 1)) for s in calib.COMPARE_SCORES}
+    none = calib.compare_verdict(result._replace(spread=straddle))
+    assert none.code == "none" and none.beats == {} and none.worse == {}
+    moved = {s: v.copy() for s, v in straddle.items()}
+    iso, vec = result.methods.index("isotonic"), result.methods.index("vector")
+    moved["brier"][iso] = [-0.02, -0.01]   # the whole range below zero: beats
+    moved["smooth"][iso] = [-0.02, 0.0]    # touches zero: not beyond
+    moved["nll"][vec] = [0.01, 0.02]       # the whole range above zero: worse
+    moved["nll"][0] = [-0.5, -0.1]         # temperature scaling's own row is never judged
+    v = calib.compare_verdict(result._replace(spread=moved))
+    assert v.code == "beats" and v.beats == {"isotonic": ("brier",)} and v.worse == {"vector": ("nll",)}
+
+
+@pytest.mark.parametrize("n", [7, 501])
+def test_resampled_adaptive_and_smooth_ece_equal_the_gathered_resamples(n):
+    """By counts, as calib.compare draws them, against gathering each resample's rows (ties included)."""
+    from calib.binning import adaptive_ece_resampled
+    from calib.smooth import smooth_ece_resampled
+    rng = np.random.default_rng(n)
+    f = np.round(rng.uniform(0.3, 1.0, n), 2)
+    y = rng.random(n) < f ** 1.3
+    counts = calib.resample_counts(n, 25, np.random.default_rng(3))
+    for r, row in enumerate(counts):
+        rows = np.repeat(np.arange(n), row)
+        assert adaptive_ece_resampled(f, y, counts, 15)[r] == pytest.approx(calib.ece(f[rows], y[rows], 15, "adaptive"),
+                                                                             abs=1e-12)
+    gathered = np.stack([np.repeat(np.arange(n), row) for row in counts])
+    expected = calib.smooth_ece(f[gathered], y[gathered].astype(float))
+    got = smooth_ece_resampled(f, y.astype(float), counts)
+    assert np.allclose(got.value, expected.value, atol=1e-12, rtol=0) and np.array_equal(got.sigma, expected.sigma)
+
+
 def test_inf_quantiles():
     finite = np.random.default_rng(0).random((31, 3))
     assert np.allclose(calib.inf_quantiles(finite, (0.05, 0.5, 0.95)), np.quantile(finite, [0.05, 0.5, 0.95], axis=0))
@@ -133,8 +167,12 @@ def test_cli_json_agrees_with_the_engine(sim_file):
             if cell["value"] is not None:
                 assert cell["value"] == pytest.approx(value, abs=1e-12)
                 assert cell["range"] == pytest.approx(list(result.spread[score][i]), abs=1e-12)
+    verdict = calib.compare_verdict(result)
+    assert report["verdict"] == {"code": verdict.code, "beats": {m: list(s) for m, s in verdict.beats.items()},
+                                 "worse": {m: list(s) for m, s in verdict.worse.items()}}
     text = run_cli("compare", sim_file, "--resamples", "30")
     assert text.returncode == 0 and "isotonic" in text.stdout and "inf" in text.stdout
+    assert text.stdout.strip().splitlines()[-1].startswith("verdict: ")
     assert f"{result.scores['nll'][0]:.4f}" in text.stdout
 
 

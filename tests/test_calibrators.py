@@ -186,3 +186,17 @@ def test_ensemble_uses_the_uniform_part_when_labels_are_noise():
     assert model.weights_[2] > 0.5
     assert oracle_nll(model.predict_proba(z), y) == pytest.approx(ets_oracle(z, y, model.temperature_),
                                                                   abs=NLL_TOLERANCE)
+
+
+def test_a_given_temperature_replaces_the_identical_search():
+    """Scaling-binning and ensemble temperature scaling given temperature scaling's T (as calib.compare does)
+    predict exactly what their own search gives; a bad temperature is refused."""
+    z, y = random_problem(13)
+    t = TemperatureScaling().fit(z, y).temperature_
+    for cls in (ScalingBinning, EnsembleTemperatureScaling):
+        own, given = cls().fit(z, y), cls(temperature=t).fit(z, y)
+        assert own.temperature_ == given.temperature_ == t
+        assert np.array_equal(own.predict_proba(z), given.predict_proba(z))
+        for bad in (0.0, -1.0, np.inf, True):
+            with pytest.raises(ValueError, match="^temperature"):
+                cls(temperature=bad)

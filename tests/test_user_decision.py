@@ -5,6 +5,8 @@ and the engine's building blocks on the file's own rows, never read back from th
 import html
 import json
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -28,6 +30,7 @@ def built(digits_report):
     record = json.loads((out / "downloads" / "yours-temperature.json").read_text())
     test = split == "test"
     return dict(out=out, stderr=done.stderr, record=record, logits=logits, labels=y, test=test, model=model, x=x,
+                data=data,
                 pages={"en": (out / "index.html").read_text(), "es": (out / "es" / "index.html").read_text()})
 
 
@@ -149,3 +152,42 @@ def test_the_sklearn_wrapper_scales_decision_function_and_keeps_a_binary_models_
     binary = LogisticRegression().fit(x[:200], built["labels"][:200] % 2)
     at_one = space["TemperatureScaled"](binary, temperature=1.0)
     assert np.allclose(at_one.predict_proba(x), binary.predict_proba(x), rtol=1e-9)
+
+
+def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built):
+    """The report's table, cell by cell, and its verdict are what ``python -m calib compare FILE --json`` prints
+    for the same file (another entry point: the command reads the file itself)."""
+    from sitegen.numbers import fixed, pct, pp
+    done = subprocess.run([sys.executable, "-m", "calib", "compare", str(built["data"]), "--json"], cwd=str(ROOT),
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["split"]["parts"] == {"calibration": 359, "test": 360} and report["skipped"] == {}
+    fmt = {"decimal": ".", "percent": "{value}%", "points": "{value} pp"}
+    for lang, page in built["pages"].items():
+        table = re.search(r'<table class="beyond-table" aria-labelledby="yours-compare-caption">(.*?)</table>',
+                          page, re.S).group(1)
+        assert table.count("<tr data-method=") == len(report["methods"]) == 8, lang
+        verdict = re.search(r'<p class="yours-compare-verdict" data-verdict="([a-z]+)">(.*?)</p>', page, re.S)
+        assert verdict.group(1) == report["verdict"]["code"] and "360" in verdict.group(2), lang
+        assert "yours-compare-skipped" not in page
+        if lang != "en":
+            continue
+        for m in report["methods"]:
+            row = re.search(rf'<tr data-method="{m["method"]}">(.*?)</tr>', table, re.S).group(1)
+            for score, cell in m["scores"].items():
+                text = text_of(re.search(rf'<td data-score="{score}"[^>]*>(.*?)</td>', row, re.S).group(1))
+                money = score in ("nll", "brier")
+                show = (lambda v: "∞" if v is None else fixed(v, 4, fmt)) if money else (lambda v: pct(v, 1, fmt))
+                assert text.startswith(show(cell["value"])), (m["method"], score, text)
+                if m["method"] != "temperature":
+                    lo, hi = cell["range"]
+                    span = f"{show(lo)} to {show(hi)}" if money else f"{pp(lo, 1, fmt)} to {pp(hi, 1, fmt)}"
+                    assert text.endswith(span), (m["method"], score, text, span)
+                    beyond = "better" if hi is not None and hi < 0 else "worse" if lo is not None and lo > 0 else ""
+                    assert (f'data-score="{score}" class="{beyond}"' in row) == bool(beyond)
+        sentence = text_of(verdict.group(2))
+        for method, scores in report["verdict"]["beats"].items():
+            assert method.split("-")[0].lower() in sentence.lower(), (method, sentence)
+        if report["verdict"]["code"] == "none":
+            assert sentence.startswith("On these 360 test rows, no other calibrator beats temperature scaling")

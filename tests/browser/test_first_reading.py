@@ -60,7 +60,8 @@ def test_a_first_click_on_set_fitted_t_is_honoured_in_every_widget(open_page, en
         page.route("**/data/**", lambda route: route.continue_() if held is None else held.append(route))
         root = page.locator("#" + id_)
         # a widget inside a deep dive: the reader opens the disclosure first
-        page.evaluate("id => { const box = document.getElementById(id).closest('details'); if (box) box.open = true; }", id_)
+        page.evaluate("id => { const box = document.getElementById(id).closest('details');"
+                      " if (box) box.open = true; }", id_)
         root.scroll_into_view_if_needed()
         root.get_by_role("button", name=named(ui["button_fitted_plain"])).click()
         held, waiting = None, held
