@@ -10,7 +10,7 @@ and each slimmer version of sitegen.settings.EMBED_PANEL_CHOICES (``#state/panel
 ``<widget>#panels=<value>``) is served on 127.0.0.1 and opened in Debian's Chromium (/usr/bin/chromium,
 headless, Playwright) in a viewport as wide as each width of sitegen.settings.EMBED_MEASURED_WIDTHS
 (320 px, the narrowest common course column: a 360 px phone less its page's padding; 720 px). After
-the page's load event, its fonts and every explorer's dataset, the
+the page's load event, its fonts and every explorer's dataset (and analyses, where it shows them), the
 tool waits until the page's height has not changed for 500 ms and reads it: the root element's box
 height, CSS pixels rounded up, which is the number the page posts to its host. Output: a Markdown
 table (docs/teaching.md keeps one) and, unless --check, the [widgets] table of
@@ -39,7 +39,8 @@ TABLE_MARK = "# Embeddable widgets"  # the comment that opens the generated part
 SETTLED = """async () => {
   await document.fonts.ready;
   const ready = () => Array.from(document.querySelectorAll('[data-component="explorer"]'))
-    .every(root => root.explorer && root.explorer.state && root.explorer.state.model);
+    .every(root => root.explorer && root.explorer.state && root.explorer.state.model
+      && (!root.explorer.options.analysis || root.explorer.analysis));  // and its analyses, where it shows them
   const height = () => Math.ceil(document.documentElement.getBoundingClientRect().height);
   const start = performance.now();
   while (!ready() && performance.now() - start < 15000) await new Promise(r => setTimeout(r, 50));

@@ -63,9 +63,17 @@
     });
     this.bindSlider();
     this.watchViews();
-    if (CT.stateHash.isFor(root)) CT.stateHash.read(this.state);
+    this.preset = CT.stateHash.isFor(root);  // set up by the address, not its first view
+    if (this.preset) CT.stateHash.read(this.state);
     this.loadDataset(this.state.dataset, true);
   }
+
+  /* What an address's #state/ can set, as one string: the Embed box compares it with the first view's
+   * (firstView, null when the address preset the explorer) to say when a measured height may not fit. */
+  Explorer.prototype.view = function () {
+    var s = this.state;
+    return [s.dataset, s.index, s.scheme, s.bins, s.part, s.group, s.method, s.bands, s.smooth].join("|");
+  };
 
   Explorer.prototype.$ = function (suffix) {
     return document.getElementById(this.id + "-" + suffix);
@@ -156,6 +164,7 @@
       if (parts.indexOf(s.part) < 0) s.part = parts.indexOf("test") >= 0 ? "test" : parts[0];
       if (s.example >= s.model.examples.index.length) s.example = 0;
       self.redraw();
+      if (first && self.firstView === undefined) self.firstView = self.preset ? null : self.view();
       if (!first || dropped) self.writeHash();
       if (self.options.analysis) self.loadAnalysis(name);
       (self.waiting || []).splice(0).forEach(function (fn) { fn(); });
