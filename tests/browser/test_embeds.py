@@ -420,7 +420,8 @@ def test_the_embed_box_embeds_what_the_reader_sees_in_the_colours_chosen(open_pa
     # the main explorer is at its first view: no such note; "only the reliability diagram" cuts the
     # snippet to that panel, at the height measured for it, and the box quotes that version's heights
     page.locator("#ex1").scroll_into_view_if_needed()
-    page.wait_for_function("() => { const e = document.querySelector('#ex1').explorer; return !!(e && e.state.model); }")
+    page.wait_for_function("() => { const e = document.querySelector('#ex1').explorer;"
+                           " return !!(e && e.state.model); }")
     main = page.locator("details.embed-box").filter(has=page.locator("#embed-explorer-code"))
     main.locator("summary").click()
     main_code = main.get_by_role("textbox")
