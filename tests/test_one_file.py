@@ -3,8 +3,8 @@ which datasets a widget's file carries, the size cap, and the downloads section 
 a build wrote (none in a build without the option: tests/test_content.py checks the session's site)."""
 
 import gzip
-import re
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
