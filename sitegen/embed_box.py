@@ -3,9 +3,9 @@ so the page's renderer passes one dict: ``box_context(root, lang, widget)``."""
 
 from pathlib import Path
 
-from .embed_heights import wide_height
+from .embed_heights import measured, panels_key, wide_height
 from .embed_theme import THEMES
-from .settings import EMBED_MEASURED_WIDTHS
+from .settings import EMBED_MEASURED_WIDTHS, EMBED_PANEL_CHOICES
 
 __all__ = ["RESIZER", "box_context", "resizer_path", "resizer_script"]
 
@@ -15,10 +15,22 @@ RESIZER = "resizer.js"  # static/js/resizer.js, published once, in the root's em
 def box_context(root, lang, widget):
     """The names the embed box template reads beyond ``widget`` and ``snippet``: the measured widths
     and the height for the widest (``None`` when unmeasured), CSS pixels; the colour schemes offered;
-    the address of the resizer script (absolute with a base URL, else relative to the page)."""
+    the address of the resizer script (absolute with a base URL, else relative to the page); the slimmer
+    versions offered (``panels``: each ``{value, height, wide_height}``, measured ones only)."""
     return {"narrow_width": EMBED_MEASURED_WIDTHS[0], "wide_width": EMBED_MEASURED_WIDTHS[-1],
             "wide_height": wide_height(root, lang, widget.name), "themes": THEMES,
-            "resizer_src": _resizer_src(widget)}
+            "resizer_src": _resizer_src(widget), "panels": _panel_choices(root, lang, widget.name)}
+
+
+def _panel_choices(root, lang, name):
+    """The slimmer versions of widget ``name`` whose heights were measured in ``lang``."""
+    choices = []
+    for value in EMBED_PANEL_CHOICES.get(name, ()):
+        heights = measured(root, lang, panels_key(name, value))
+        if heights:
+            choices.append({"value": value, "height": heights[EMBED_MEASURED_WIDTHS[0]],
+                            "wide_height": heights[EMBED_MEASURED_WIDTHS[-1]]})
+    return choices
 
 
 def resizer_path(widget):

@@ -11,13 +11,19 @@ fits any wider one); the Embed box also quotes the height for the widest.
 from .panels import widget_heights
 from .settings import EMBED_DEFAULT_HEIGHT, EMBED_MEASURED_WIDTHS
 
-__all__ = ["measured", "snippet_height", "wide_height"]
+__all__ = ["measured", "panels_key", "snippet_height", "wide_height"]
 
 
 def measured(root, lang, name):
     """``{width: height}`` (CSS pixels) of widget ``name`` in language ``lang``, or ``{}`` when unmeasured."""
     heights = widget_heights(root).get(name, {}).get(lang)
     return dict(zip(EMBED_MEASURED_WIDTHS, heights)) if heights else {}
+
+
+def panels_key(name, panels):
+    """The manifest key of widget ``name`` cut to ``panels`` (a ``#state/panels=`` value), such as
+    ``explorer#panels=reliability``."""
+    return f"{name}#panels={panels}"
 
 
 def snippet_height(root, lang, name):

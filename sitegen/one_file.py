@@ -42,8 +42,8 @@ def widget_one_file(env, shared, widget, strings_json, css, embed_script, script
     :data:`ONE_FILE_WIDGET_MAX_GZIP` bytes or more once gzipped. ``scripts`` is app.js's text (its core
     payload limited to the bin counts whose diagrams it carries); ``data_files`` the site's data scripts,
     of which it inlines those of the datasets the widget can show (:func:`widget_datasets`), bins files
-    left out as in the one-file edition; ``full_page`` its "open in the full tutorial" address;
-    ``favicon_href`` its icon (a data URL)."""
+    left out as in the one-file edition; ``full_page`` its "open in the full tutorial" address (absolute:
+    None leaves the link out); ``favicon_href`` its icon (a data URL)."""
     probe = render_embed(env, shared, widget, strings_json, css, embed_script)
     names = widget_datasets(probe, shared["datasets"])
     wanted = [f"data/{name}{suffix}" for name in names for suffix in (".js", "-analysis.js", "-groups.js")]

@@ -187,7 +187,8 @@ def _one_file_editions(root, files, env, shared, strings_json, static, edition, 
                                   published_folder=edition.folder, user=user)
     files[tutorial_path(edition.lang)] = single
     offered = app_script(dict(core, bin_counts=list(core["offered_bin_counts"])), js)
-    page = f"{base_url}/{_page_path(edition)}" if base_url else "../" + _page_path(edition)
+    # A downloaded file has no site beside it: link the full tutorial only where its address is known.
+    page = f"{base_url}/{_page_path(edition)}" if base_url else None
     icon = _favicon_data_url(root)
     for widget in widgets:
         text = widget_one_file(env, shared, widget, strings_json, css, embed_script, offered, files, page, icon)

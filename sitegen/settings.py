@@ -117,18 +117,22 @@ LANGUAGES = {
 REFERENCE_LANGUAGE = next(iter(LANGUAGES))
 
 # --- embeds -------------------------------------------------------------------------------------
-# Each embed page's height is measured (tools/embed_heights.py) at these widths, CSS pixels: 360, the
-# narrowest common course column (a phone), and 720, a wide one. The results are the [widgets] table of
+# Each embed page's height is measured (tools/embed_heights.py) at these widths, CSS pixels: 320, the
+# narrowest common course column (a 360 px phone less 16 px page padding each side leaves 328 px; 320 is
+# the round width below it), and 720, a wide one. The results are the [widgets] table of
 # templates/panels/manifest.toml; a widget's iframe snippet starts at its height at the first width.
-EMBED_MEASURED_WIDTHS = (360, 720)
+EMBED_MEASURED_WIDTHS = (320, 720)
 EMBED_DEFAULT_HEIGHT = 800      # CSS pixels, a widget not measured yet
 ONE_FILE_WIDGET_MAX_GZIP = 200_000  # bytes gzip: a widget alone is published as one file only below this
 EMBED_WIDTH = EMBED_MEASURED_WIDTHS[0]  # the width an oEmbed response states (the snippet itself is 100% wide)
+# The slimmer versions of a widget its Embed box offers: {widget: (a #state/panels= value, …)}, each measured
+# like a whole widget (manifest key "<widget>#panels=<value>"). "reliability": the diagram and its slider only.
+EMBED_PANEL_CHOICES = {"explorer": ("reliability",)}
 
 __all__ += ["USER_SLUG", "USER_MAX_NAME_CHARS", "USER_MAX_DESCRIPTION_CHARS", "USER_MAX_LABEL_CHARS",
             "USER_MAX_GROUPS", "USER_BAR_CLASSES", "USER_SWEEP_ROWS"]
 __all__ += ["VERDICT_MAX_BINS", "LANGUAGES", "REFERENCE_LANGUAGE", "EMBED_DEFAULT_HEIGHT", "EMBED_WIDTH",
-            "SCORE_SCALE", "RATE_SCALE", "GRID_DIGITS", "EMBED_MEASURED_WIDTHS",
+            "SCORE_SCALE", "RATE_SCALE", "GRID_DIGITS", "EMBED_MEASURED_WIDTHS", "EMBED_PANEL_CHOICES",
             "ONE_FILE_WIDGET_MAX_GZIP"]
 
 # --- your own model: the decision part of the report (sitegen.user_decision) ------------------------

@@ -4,6 +4,7 @@ a build wrote (none in a build without the option: tests/test_content.py checks 
 
 import gzip
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,18 @@ def test_the_downloads_section_lists_the_links_it_is_given_and_nothing_without(l
     assert shown.count("<li>") == 2 and 'href="one-file/w-en.html" download' in shown
     assert strings["downloads"]["one_file_tutorial"] in shown and "Widget" in shown
     assert "2,837" in shown or "2837" in shown or "2 837" in shown or "2.837" in shown
+
+
+@pytest.mark.parametrize("full_page", [None, "https://example.org/index.html"])
+def test_a_widget_file_links_the_full_tutorial_only_at_an_absolute_address(full_page):
+    """A downloaded widget has no site beside it: with a base URL its link is absolute, without one the
+    link is left out (a relative ``../index.html`` would lead nowhere)."""
+    strings = load_strings(ROOT / "content" / "en")
+    env = template_environment(ROOT / "templates")
+    page = render_template(env, "embed.html.j2", {
+        "t": strings, "lang": "en", "site_root": "", "widget": widget("w"), "widget_html": "", "strings_json": "{}",
+        "inline_css": "", "embed_script": "", "inline_scripts": "<script></script>", "full_page": full_page,
+        "favicon_href": "data:,", "explorer_id": "ex1", "main_explorer": False})
+    assert (strings["embed"]["open_full"] in page) == (full_page is not None)
+    links = re.findall(r'<a href="([^"]*)"[^>]*data-full-tutorial', page)
+    assert links == ([] if full_page is None else [full_page + "#s"]), links

@@ -6,9 +6,11 @@
     .venv/bin/python tools/embed_heights.py --check        # prints the table, writes nothing
 
 Each embed page (embed/<widget>.html, and es/embed/… for every language of sitegen.settings.LANGUAGES)
-is served on 127.0.0.1 and opened in Debian's Chromium (/usr/bin/chromium, headless, Playwright) in a
-viewport as wide as each width of sitegen.settings.EMBED_MEASURED_WIDTHS (360 px, the narrowest common
-course column; 720 px). After the page's load event, its fonts and every explorer's dataset, the
+and each slimmer version of sitegen.settings.EMBED_PANEL_CHOICES (``#state/panels=…``, manifest key
+``<widget>#panels=<value>``) is served on 127.0.0.1 and opened in Debian's Chromium (/usr/bin/chromium,
+headless, Playwright) in a viewport as wide as each width of sitegen.settings.EMBED_MEASURED_WIDTHS
+(320 px, the narrowest common course column: a 360 px phone less its page's padding; 720 px). After
+the page's load event, its fonts and every explorer's dataset (and analyses, where it shows them), the
 tool waits until the page's height has not changed for 500 ms and reads it: the root element's box
 height, CSS pixels rounded up, which is the number the page posts to its host. Output: a Markdown
 table (docs/teaching.md keeps one) and, unless --check, the [widgets] table of
@@ -25,10 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sitegen.embed_heights import measured  # noqa: E402
+from sitegen.embed_heights import measured, panels_key  # noqa: E402
 from sitegen.panels import MANIFEST  # noqa: E402
 from sitegen.serve import serving  # noqa: E402
-from sitegen.settings import EMBED_MEASURED_WIDTHS, LANGUAGES  # noqa: E402
+from sitegen.settings import EMBED_MEASURED_WIDTHS, EMBED_PANEL_CHOICES, LANGUAGES  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -37,7 +39,8 @@ TABLE_MARK = "# Embeddable widgets"  # the comment that opens the generated part
 SETTLED = """async () => {
   await document.fonts.ready;
   const ready = () => Array.from(document.querySelectorAll('[data-component="explorer"]'))
-    .every(root => root.explorer && root.explorer.state && root.explorer.state.model);
+    .every(root => root.explorer && root.explorer.state && root.explorer.state.model
+      && (!root.explorer.options.analysis || root.explorer.analysis));  // and its analyses, where it shows them
   const height = () => Math.ceil(document.documentElement.getBoundingClientRect().height);
   const start = performance.now();
   while (!ready() && performance.now() - start < 15000) await new Promise(r => setTimeout(r, 50));
@@ -61,11 +64,14 @@ def measure(site):
             for lang, folder in LANGUAGES.items():
                 prefix = f"{folder}/" if folder else ""
                 names = sorted(p.stem for p in (Path(site) / prefix / "embed").glob("*.html"))
-                for name in names:
+                pages = [(name, "") for name in names] + [
+                    (panels_key(name, panels), f"#state/panels={panels}")
+                    for name in names for panels in EMBED_PANEL_CHOICES.get(name, ())]
+                for name, fragment in pages:
                     row = []
                     for width in EMBED_MEASURED_WIDTHS:
                         page = browser.new_page(viewport={"width": width, "height": 900})
-                        page.goto(f"{url}{prefix}embed/{name}.html", wait_until="load")
+                        page.goto(f"{url}{prefix}embed/{name.split('#')[0]}.html{fragment}", wait_until="load")
                         row.append(int(page.evaluate(SETTLED)))
                         page.close()
                     results.setdefault(lang, {})[name] = row
@@ -87,7 +93,8 @@ def manifest_table(results, chromium):
     for name in names:
         cells = ", ".join(f"{lang} = [{', '.join(str(h) for h in results[lang][name])}]"
                           for lang in LANGUAGES if name in results.get(lang, {}))
-        lines.append(f"{name} = {{ {cells} }}")
+        key = f'"{name}"' if "#" in name else name  # a slimmer version's key is quoted
+        lines.append(f"{key} = {{ {cells} }}")
     return "\n".join(lines) + "\n"
 
 

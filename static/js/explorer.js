@@ -63,10 +63,17 @@
     });
     this.bindSlider();
     this.watchViews();
-    this.fromUrl = CT.stateHash.isFor(root);
-    if (this.fromUrl) CT.stateHash.read(this.state);
+    this.preset = CT.stateHash.isFor(root);  // set up by the address, not its first view
+    if (this.preset) CT.stateHash.read(this.state);
     this.loadDataset(this.state.dataset, true);
   }
+
+  /* What an address's #state/ can set, as one string: the Embed box compares it with the first view's
+   * (firstView, null when the address preset the explorer) to say when a measured height may not fit. */
+  Explorer.prototype.view = function () {
+    var s = this.state;
+    return [s.dataset, s.index, s.scheme, s.bins, s.part, s.group, s.method, s.bands, s.smooth].join("|");
+  };
 
   Explorer.prototype.$ = function (suffix) {
     return document.getElementById(this.id + "-" + suffix);
@@ -161,11 +168,12 @@
       if (changed && !(first && !dropped)) { s.group = "pooled"; s.own = false; }
       // a dataset the reader switches to (perhaps by the input that started the explorer) opens at the
       // bin count its prose quotes; the template's dataset and the URL's keep their own
-      if (changed && (!first || (name !== self.root.dataset.dataset && !self.fromUrl))) s.bins = CT.datasetInfo(name).bins || s.bins;
+      if (changed && (!first || (name !== self.root.dataset.dataset && !self.preset))) s.bins = CT.datasetInfo(name).bins || s.bins;
       var parts = s.model.partNames;
       if (parts.indexOf(s.part) < 0) s.part = parts.indexOf("test") >= 0 ? "test" : parts[0];
       if (s.example >= s.model.examples.index.length) s.example = 0;
       self.redraw();
+      if (first && self.firstView === undefined) self.firstView = self.preset ? null : self.view();
       if (!first || dropped) self.writeHash();
       if (self.options.analysis) self.loadAnalysis(name);
       (self.waiting || []).splice(0).forEach(function (fn) { fn(); });

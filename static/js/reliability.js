@@ -220,6 +220,9 @@
     /* The bands and the smooth curve at the analyses' sub-grid point (the analyses are of every row). */
     function overlay(state, data) {
       var a = data.analysis, ui = CT.strings().ui, note = ex.$("overlay-at");
+      var bandsCaption = ex.$("caption-bands"), smoothCaption = ex.$("caption-smooth");
+      if (bandsCaption) bandsCaption.hidden = !(a && !data.aside && state.bands);  // said only of what is drawn
+      if (smoothCaption) smoothCaption.hidden = !(a && !data.aside && state.smooth);
       if (!a) { view.setBands(null); view.setSmooth(null); view.setBandNote(null); return; }
       if (data.aside) {
         view.setBands(null); view.setSmooth(null);

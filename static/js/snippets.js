@@ -7,6 +7,10 @@
  *     #state/… (hash.js's grammar, as the explorer writes it; no widget= field, since the embed page
  *     has one explorer), refreshed when the box opens and whenever a control changes;
  *   - the colour choice adds theme=dark or theme=auto (light, the embed's default, adds nothing);
+ *   - the explorer's panels choice adds panels=… and sets the snippet's height to that version's measured
+ *     one (data-height), showing its height note;
+ *   - when the widget is set up otherwise than its first view (the view measured), a note says the
+ *     height may not fit and recommends the resizer;
  *   - a button copies it (the Clipboard API; where it is refused, the code is selected and the status
  *     line asks the reader to copy it). */
 (function (CT) {
@@ -27,18 +31,26 @@
   }
   /* The #state/ fields of the snippet: the widget's state (once its data is there) and the colours. */
   function fields(box) {
-    var explorer = explorerOf(box), choice = box.querySelector("select"), result = {};
+    var explorer = explorerOf(box), choice = box.querySelector("select[data-embed-theme]"), result = {};
+    var panels = box.querySelector("select[data-embed-panels]");
     if (explorer && explorer.state.model && CT.stateHash) {
       result = CT.stateHash.parse(CT.stateHash.format(explorer.state, explorer.options.analysis, "")).fields || {};
       delete result.widget;
       delete result.theme;
     }
     if (choice && choice.value !== choice.options[0].value) result.theme = choice.value;
+    if (panels && panels.value) result.panels = panels.value;
     return result;
+  }
+  /* Whether the widget shows another state than its first view, whose height was measured. */
+  function changed(box) {
+    var explorer = explorerOf(box);
+    return !!(explorer && explorer.state.model && explorer.firstView !== explorer.view());
   }
   function start(box) {
     var area = box.querySelector("textarea"), button = box.querySelector("button"), status = box.querySelector("[role=status]");
-    var base = absolute(area.value), choice = box.querySelector("select");
+    var base = absolute(area.value), choice = box.querySelector("select[data-embed-theme]");
+    var panels = box.querySelector("select[data-embed-panels]"), preset = box.querySelector("[data-preset-note]");
     var resizer = box.querySelector(".embed-guide code");
     if (resizer) resizer.textContent = absolute(resizer.textContent);
     function refresh() {
@@ -46,13 +58,21 @@
       area.value = base.replace(/ src="([^"#]*)[^"]*"/, function (whole, src) {
         return ' src="' + src + hash.replace(/&/g, "&amp;") + '"';
       });
+      if (panels) {
+        var height = panels.options[panels.selectedIndex].getAttribute("data-height");
+        area.value = area.value.replace(/ height="\d+"/, ' height="' + height + '"');
+        Array.prototype.forEach.call(box.querySelectorAll("[data-height-note]"), function (note) {
+          note.hidden = note.getAttribute("data-height-note") !== panels.value;
+        });
+      }
+      if (preset) preset.hidden = !changed(box);
     }
     box.refresh = refresh;
     refresh();
     button.hidden = false;
     Array.prototype.forEach.call(box.querySelectorAll("[data-js-only]"), function (el) { el.hidden = false; });
     box.addEventListener("toggle", refresh);
-    if (choice) choice.addEventListener("change", refresh);
+    [choice, panels].forEach(function (select) { if (select) select.addEventListener("change", refresh); });
     button.addEventListener("click", function () {
       var ui = CT.strings().ui;
       refresh();

@@ -8,10 +8,12 @@ page offers, unchanged but for the address made absolute, as a ``--base-url`` bu
 * ``canvas``: sets a frame's height on ``lti.frameResize`` and answers the frame at ``event.origin`` as
   Canvas does (a frame of origin ``"null"`` makes that throw, an uncaught error); a 720 px column, so
   the heights the Embed boxes quote for a wide column are checked too; it also holds the slimmer
-  explorer (``panels=cards,reliability``), whose T slider must be usable with its diagram in view;
-* ``fixed``: resizes nothing (Moodle without the resizer, Canvas's phone apps), in a 360 px column: the
-  snippet's own height must hold the widget, with no more than :data:`GAP` px to spare;
-* ``resizer``: includes the site's ``embed/resizer.js`` and nothing else, in a 360 px column.
+  explorer (``panels=reliability``), whose T slider must be usable with its diagram in view;
+* ``fixed``: resizes nothing (Moodle without the resizer, Canvas's phone apps), in a 320 px column (the
+  narrowest measured width, sitegen.settings.EMBED_MEASURED_WIDTHS[0]): the
+  snippet's own height must hold the widget, with no more than :data:`GAP` px to spare; it also holds the
+  slimmer explorer at the height the Embed box's panels choice writes;
+* ``resizer``: includes the site's ``embed/resizer.js`` and nothing else, in a 320 px column.
 
 Dark: only the Canvas-style host in English, in each browser. The theme changes colours, not sizes
 (sitegen/embed_theme.py swaps custom properties only), so heights, scrollbars and errors are already
@@ -21,8 +23,8 @@ judged by the light loads; the dark load checks that a dark course page gets dar
 import html
 import re
 
-from sitegen.embed_heights import wide_height
-from sitegen.settings import LANGUAGES
+from sitegen.embed_heights import panels_key, snippet_height, wide_height
+from sitegen.settings import EMBED_MEASURED_WIDTHS, LANGUAGES
 
 from .conftest import ROOT, page_path
 
@@ -31,7 +33,7 @@ WIDE_TOLERANCE = 0.05   # the 720 px height an Embed box quotes, against the one
 TALL = 24000            # px: the host's viewport height while measuring, so that every frame is in view
 VIEW = 900              # px: the viewport height of the slider check
 LIGHT_BG, DARK_BG = "rgb(253, 253, 251)", "rgb(21, 22, 26)"  # base.css --bg of each scheme
-WIDTHS = {"canvas": 720, "fixed": 360, "resizer": 360}
+WIDTHS = {"canvas": EMBED_MEASURED_WIDTHS[-1], "fixed": EMBED_MEASURED_WIDTHS[0], "resizer": EMBED_MEASURED_WIDTHS[0]}
 SLIM = "panels=reliability"
 LOADS = [(kind, lang, "light") for kind in WIDTHS for lang in LANGUAGES] + [("canvas", "en", "dark")]
 _SNIPPET = re.compile(r'<textarea id="embed-([a-z0-9-]+)-code"[^>]*>(.*?)</textarea>', re.S)
@@ -131,13 +133,17 @@ def write_hosts(folder, site_dir, site_url):
         for name, snippet in sorted(offered.items()):
             src = site_url + page_path(lang, re.search(r' src="([^"#]*)', snippet).group(1))
             fields = [] if scheme == "light" else [f"theme={scheme}"]
-            slim = kind == "canvas" and scheme == "light" and name == "explorer"
+            slim = kind in ("canvas", "fixed") and scheme == "light" and name == "explorer"
             extras = [fields] + ([fields + [SLIM]] if slim else [])
             for fields_of in extras:
                 address = src + ("#state/" + "&".join(fields_of) if fields_of else "")
-                parts.append(f"<p>{name}</p>\n" + _framed(snippet, address))
-                frames.append({"widget": name, "height": int(re.search(r' height="(\d+)"', snippet).group(1)),
-                               "slim": SLIM in fields_of, "wide": wide_height(ROOT, lang, name)})
+                measured_as = panels_key(name, SLIM.split("=")[1]) if SLIM in fields_of else name
+                code = snippet
+                if SLIM in fields_of:  # as the Embed box's panels choice writes it: that version's height
+                    code = re.sub(r' height="\d+"', f' height="{snippet_height(ROOT, lang, measured_as)}"', snippet)
+                parts.append(f"<p>{name}</p>\n" + _framed(code, address))
+                frames.append({"widget": name, "height": int(re.search(r' height="(\d+)"', code).group(1)),
+                               "slim": SLIM in fields_of, "wide": wide_height(ROOT, lang, measured_as)})
         resizer = f'<script src="{site_url}embed/resizer.js" async></script>' if kind == "resizer" else ""
         dark = scheme == "dark"
         text = _HOST.format(lang=lang, kind=kind, scheme=scheme, width=WIDTHS[kind], resizer=resizer,
@@ -145,7 +151,7 @@ def write_hosts(folder, site_dir, site_url):
                             canvas="true" if kind == "canvas" else "false", frames="\n".join(parts))
         name = f"{kind}-{lang}-{scheme}.html"
         (folder / name).write_text(text, encoding="utf-8")
-        slim = next((i for i, f in enumerate(frames) if f["slim"]), None)
+        slim = next((i for i, f in enumerate(frames) if f["slim"] and kind == "canvas"), None)  # its slider is tried
         loads.append({"file": name, "kind": kind, "lang": lang, "scheme": scheme, "width": WIDTHS[kind],
                       "frames": frames, "slim": slim})
     return loads
@@ -181,7 +187,7 @@ def problems(load, state, probes, site_origin):
                 f"(frame {probe['viewHeight']}, content {probe['content']})")
         if load["kind"] == "fixed" and host["attr"] != frame["height"]:
             say(f"{where}: {name}: the host resized nothing, yet the frame is {host['attr']} px, not {frame['height']}")
-        if load["kind"] == "canvas" and not frame["slim"] and frame["wide"] and load["scheme"] == "light":
+        if load["kind"] == "canvas" and frame["wide"] and load["scheme"] == "light":
             if abs(frame["wide"] - probe["content"]) > WIDE_TOLERANCE * probe["content"]:
                 say(f"{where}: {name}: the Embed box quotes {frame['wide']} px for a {load['width']} px column, "
                     f"measured {probe['content']}")

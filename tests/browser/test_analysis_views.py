@@ -100,9 +100,14 @@ def test_bands_follow_the_engine_and_the_hash(open_explorer, engine, analyses, u
             for b in range(15) if counts[b] > 0]
     assert want
     expect(ex.diagram.locator(".bands rect[visibility=visible]")).to_have_text(want)
+    # the caption describes the bands while they are drawn, and the smooth curve only when it is on
+    bands_caption, smooth_caption = ex.root.locator("[id$=-caption-bands]"), ex.root.locator("[id$=-caption-smooth]")
+    expect(bands_caption).to_be_visible()
+    expect(smooth_caption).to_be_hidden()
     ex.expect_hash(dataset="overconfident", bands="1")
     ex.bands.uncheck()
     expect(ex.diagram.locator(".bands")).to_have_attribute("visibility", "hidden")
+    expect(bands_caption).to_be_hidden()
     ex.expect_hash(dataset="overconfident", bands="0")
     assert bands.count() >= len(want)
 
@@ -113,6 +118,8 @@ def test_smooth_curve_toggle_round_trips_through_the_hash(open_explorer, expect)
     ex.smooth.check()
     curve = ex.diagram.locator(".smooth-curve")
     expect(curve).to_have_attribute("visibility", "visible")
+    expect(ex.root.locator("[id$=-caption-smooth]")).to_be_visible()
+    expect(ex.root.locator("[id$=-caption-bands]")).to_be_hidden()
     assert re.match(r"M[\d.]+ [\d.]+L", curve.get_attribute("d"))
     ex.expect_hash(smooth="1", dataset="sim-600")
     again = open_explorer("#" + urlsplit(ex.page.url).fragment)

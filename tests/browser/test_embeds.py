@@ -25,9 +25,11 @@ import urllib.request
 import numpy as np
 import pytest
 
+from sitegen.embed_heights import measured
 from sitegen.serve import serving
+from sitegen.settings import EMBED_MEASURED_WIDTHS
 
-from .conftest import page_path
+from .conftest import ROOT, page_path
 from .explorer_ui import Explorer
 from .test_explorer import expected_bin_counts, expected_cards
 
@@ -345,7 +347,7 @@ def test_an_embed_page_has_no_page_chrome_and_works_without_a_frame(open_page, l
     expect(page.get_by_role("heading", level=1)).to_have_count(1)
 
 
-# Measured heights: the snippets' heights (360 px) and those the boxes quote for a wide column (720 px)
+# Measured heights: the snippets' heights (320 px) and those the boxes quote for a wide column (720 px)
 # are checked in test_embed_hosts.py, on the non-resizing and the Canvas-style hosts.
 
 
@@ -413,6 +415,29 @@ def test_the_embed_box_embeds_what_the_reader_sees_in_the_colours_chosen(open_pa
     expect(framed.scheme("adaptive")).to_be_checked()
     expect(frame.locator("html")).to_have_attribute("data-theme", "dark")
     expect(frame.locator("html")).to_have_css("background-color", DARK_BG)
+    # set up otherwise than its first view, the widget may outgrow the measured height: the box says so
+    expect(box.locator("[data-preset-note]")).to_be_visible()
+    # the main explorer is at its first view: no such note; "only the reliability diagram" cuts the
+    # snippet to that panel, at the height measured for it, and the box quotes that version's heights
+    page.locator("#ex1").scroll_into_view_if_needed()
+    page.wait_for_function("() => { const e = document.querySelector('#ex1').explorer;"
+                           " return !!(e && e.state.model); }")
+    main = page.locator("details.embed-box").filter(has=page.locator("#embed-explorer-code"))
+    main.locator("summary").click()
+    main_code = main.get_by_role("textbox")
+    expect(main.locator("[data-preset-note]")).to_be_hidden()
+    main.locator("select[data-embed-panels]").select_option("reliability")
+    slim = measured(ROOT, lang, "explorer#panels=reliability")
+    assert slim, "the slimmer explorer's height is measured (tools/embed_heights.py)"
+    narrow, wide = slim[EMBED_MEASURED_WIDTHS[0]], slim[EMBED_MEASURED_WIDTHS[-1]]
+    expect(main_code).to_have_value(re.compile("panels=reliability"))
+    assert re.search(rf'#state/[^"]*panels=reliability" [^>]* height="{narrow}"', main_code.input_value())
+    expect(main.locator('[data-height-note="reliability"]')).to_be_visible()
+    expect(main.locator('[data-height-note="reliability"]')).to_contain_text(f'height="{wide}"')
+    expect(main.locator('[data-height-note=""]')).to_be_hidden()
+    Explorer(page, ui, expect, number=number).choose(bins=10)
+    expect(main.locator("[data-preset-note]")).to_be_visible()
+    expect(main_code).to_have_value(re.compile(r"bins=10.*panels=reliability|panels=reliability.*bins=10"))
 
 
 # --------------------------------------------------------------------------- a slimmer explorer
