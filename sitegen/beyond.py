@@ -168,7 +168,8 @@ def rows_study(zc, yc, zt, yt, fitted):
     NLL quantiles; ``nll_vector`` None below ``VECTOR_ROWS_PER_PARAMETER`` rows per parameter), ``vector_beta``
     (mean of the vector weights), ``matrix_excess`` (quantiles of matrix − TS test
     NLL on the same subsets: negative where matrix scaling pays) and ``matrix_pays`` (its median > 0);
-    ``vector_params`` (vector scaling's 2K parameters, one fewer identifiable), ``enough`` (the first size whose ``within`` ≥ ``T_WITHIN_SHARE``, else None), ``matrix_from`` (the first size
+    ``vector_params`` (vector scaling's 2K parameters, one fewer identifiable),
+    ``enough`` (the first size whose ``within`` ≥ ``T_WITHIN_SHARE``, else None), ``matrix_from`` (the first size
     from which matrix scaling's median gain stays positive, else None), ``full`` (the all-rows fits' test NLLs)
     and ``se`` (delta-method and bootstrap standard errors of T̂ on all rows, see :func:`delta_method_se`).
     """
