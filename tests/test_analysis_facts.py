@@ -356,7 +356,7 @@ EXPECTED_IDENTIFIERS = {
     "minderer": "arXiv:2106.07998", "brocker_smith": "doi:10.1175/WAF993.1",
     "platt": None, "numerical_recipes": None,
     "sklearn": "https://scikit-learn.org/stable/modules/calibration.html",
-    "wang_feng_zhang": "https://proceedings.neurips.cc/paper/2021/hash/61f3a6dbc9120ea78ef75544826c814e-Abstract.html",
+    "wang_feng_zhang": None,
     "white": "doi:10.2307/1912526",
 }
 
