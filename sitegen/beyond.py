@@ -8,7 +8,8 @@ dataset's calibration and test rows: ``n_cal``, ``n_test``, ``rows`` (the table,
 (method − temperature scaling), ``lo``/``hi`` (the paired 5–95% range), ``lower`` (share of resamples where the
 method scores lower), ``finite`` / ``lo_finite`` / ``hi_finite`` (False where that value is infinite);
 ``<method key>.zero_rows``.
-``by.resamples``, ``by.bins`` — the comparison's resamples and bins; ``by.q`` (``lo``, ``hi``: 0.05, 0.95).
+``by.resamples``, ``by.bins`` — the comparison's resamples and bins; ``by.calibrator_bins`` — the binned
+calibrators' bins per class; ``by.q`` (``lo``, ``hi``: 0.05, 0.95).
 
 ``by.binned`` — what binned ECE sees (overconfident): for histogram binning (``hist``) and temperature scaling
 (``ts``), ``cal_cw`` (class-wise ECE on the calibration rows, fifteen equal-width bins: the bins histogram binning
@@ -35,6 +36,7 @@ from calib import (
     COMPARE_SCORES,
     DEFAULT_RESAMPLES,
     SPREAD_QUANTILES,
+    HistogramBinning,
     MatrixScaling,
     VectorScaling,
     classwise_ece,
@@ -166,6 +168,7 @@ def rows_study(zc, yc, zt, yt, fitted):
     NLL quantiles; ``nll_vector`` None below ``VECTOR_ROWS_PER_PARAMETER`` rows per parameter), ``vector_beta``
     (mean of the vector weights), ``matrix_excess`` (quantiles of matrix − TS test
     NLL on the same subsets: negative where matrix scaling pays) and ``matrix_pays`` (its median > 0);
+    ``vector_params`` (vector scaling's 2K parameters, one fewer identifiable),
     ``enough`` (the first size whose ``within`` ≥ ``T_WITHIN_SHARE``, else None), ``matrix_from`` (the first size
     from which matrix scaling's median gain stays positive, else None), ``full`` (the all-rows fits' test NLLs)
     and ``se`` (delta-method and bootstrap standard errors of T̂ on all rows, see :func:`delta_method_se`).
@@ -201,7 +204,7 @@ def rows_study(zc, yc, zt, yt, fitted):
     return SimpleNamespace(full_t=full_t, n_full=int(n), sizes=list(ROW_SIZES), at=at, enough=enough,
                            matrix_from=matrix_from, strength=strength, full=full, se=_se_view(zc, yc, full_t),
                            t_draws=T_DRAWS, affine_draws=AFFINE_DRAWS, within_pct=T_WITHIN, share=T_WITHIN_SHARE,
-                           vector_rows=vector_rows)
+                           vector_rows=vector_rows, vector_params=2 * zc.shape[1])
 
 
 def _se_view(zc, yc, full_t):
@@ -272,5 +275,6 @@ def build_beyond_facts(precomputed=None):
     by = SimpleNamespace(cmp=SimpleNamespace(**cmp), resamples=DEFAULT_RESAMPLES, bins=TABLE_BINS,
                          q=SimpleNamespace(lo=SPREAD_QUANTILES[0], hi=SPREAD_QUANTILES[-1]),
                          binned=_binned_view(*study), rows=rows_study(*study, fitted[STUDY_DATASET]),
-                         decide=_decide_view(*study), contrasts=list(BIN_CONTRASTS))
+                         decide=_decide_view(*study), contrasts=list(BIN_CONTRASTS),
+                         calibrator_bins=HistogramBinning().n_bins)
     return {"by": by, "lit": literature()}

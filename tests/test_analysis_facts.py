@@ -356,6 +356,8 @@ EXPECTED_IDENTIFIERS = {
     "minderer": "arXiv:2106.07998", "brocker_smith": "doi:10.1175/WAF993.1",
     "platt": None, "numerical_recipes": None,
     "sklearn": "https://scikit-learn.org/stable/modules/calibration.html",
+    "wang_feng_zhang": None,
+    "white": "doi:10.2307/1912526",
 }
 
 

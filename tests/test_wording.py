@@ -27,6 +27,11 @@ RETRACTED = {
         "describe them honestly",                        # equal averages are one-bin calibration
         "Top-label calibration",                         # the page's condition is confidence calibration
         "below_se | pct",                                # a Monte Carlo error of a share: percentage points
+        "fewer bins hide more",                          # the rise with more bins is mostly upward bias
+        "did not carry over to them",                    # Minderer et al.: the trends are much weaker
+        "act on each class's logit, so they cannot",     # matrix and Dirichlet mix the logits
+        "one over $n$ times the Fisher",                 # 1 / (n I)
+        "penalty keeps it finite",                       # some ten-row draws still reach zero
     ],
     "es": [
         "Hay versiones más estrictas que piden",
@@ -52,6 +57,11 @@ RETRACTED = {
         "Barras de consistencia",                        # «bandas de consistencia»
         "malla discreta",                                # the smoothing mesh is «la malla»
         "ancho de banda",                                # the kernel width is «la anchura (del núcleo)»
+        "cuantos menos intervalos, más oculta",
+        "no se mantuvo en ellos",
+        "actúan sobre el logit de cada clase, así que",
+        "uno entre $n$ por la información de Fisher",
+        "penalización del escalado matricial la mantiene finita",
         "below_se | pct",                                # a Monte Carlo error of a share: percentage points
     ],
 }
@@ -66,10 +76,14 @@ RETRACTED_STRINGS = {
 REQUIRED = {
     "en": ["### Confidence calibration", "*confidence calibration*", "*Class-wise* calibration",
            "*canonical* calibration", "not, by itself, significant", "squared ($\\ell_2$) calibration error",
-           "a heuristic, not the exact reason", "Poisson-binomial", "counts half as much"],
+           "a heuristic, not the exact reason", "Poisson-binomial", "counts half as much",
+           "the finite-sample estimate", "not the frequency of the label", "sandwich variance",
+           "temperature scaling itself makes the top-label ECE worse"],
     "es": ["### Calibración de la confianza", "*calibración de la confianza*", "calibración *por clase*",
            "calibración *canónica*", "no es significativa por sí sola", "al cuadrado ($\\ell_2$)",
-           "explicación aproximada, no la razón exacta", "Poisson binomial", "pesa la mitad"],
+           "explicación aproximada, no la razón exacta", "Poisson binomial", "pesa la mitad",
+           "con una muestra finita", "no la frecuencia de la etiqueta", "varianza «sándwich»",
+           "el propio escalado de temperatura empeora el ECE"],
 }
 
 
