@@ -40,7 +40,7 @@ from .one_file import one_file_links, tutorial_path, widget_one_file, widget_pat
 from .page_strings import filled_strings, require_script_strings
 from .page_strings import strings_json as make_strings_json
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
-from .reading import reading_minutes, section_words
+from .reading import reading_minutes, section_tasks, section_words, working_minutes
 from .reproduce import run_reproduction
 from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, REFERENCE_SECTIONS, USER_SLUG
 from .showme import show_links
@@ -296,7 +296,10 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
         section_html = render_section(s, content_env, shared, render_component, strings)
         words = section_words(section_html)
         rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html),
-                         "words": words, "minutes": reading_minutes(words)})
-    total = reading_minutes(sum(s["words"] for s in rendered if s["slug"] not in REFERENCE_SECTIONS))
+                         "words": words, "minutes": reading_minutes(words), "tasks": section_tasks(section_html)})
+    main_text = [s for s in rendered if s["slug"] not in REFERENCE_SECTIONS]
+    words = sum(s["words"] for s in main_text)
+    total = reading_minutes(words)
+    working = working_minutes(words, sum(s["tasks"][0] for s in main_text), sum(s["tasks"][1] for s in main_text))
     return render_template(env, "index.html.j2", dict(shared, sections=rendered, strings_json=strings_json,
-                                                      reading_total=total, **page))
+                                                      reading_total=total, working_total=working, **page))

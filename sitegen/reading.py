@@ -1,4 +1,4 @@
-"""Reading time of a rendered section, for the table of contents.
+"""Reading time of a rendered section, for the table of contents, and the time with its exercises and widgets.
 
 A section's words are those a reader of the core path reads: the text of its paragraphs and list items
 outside closed ``<details>`` (deep dives, exercise answers), tables, code and the widgets (a ``<math>``
@@ -9,9 +9,9 @@ core-path budget of issue 17 leaves them out (tests/test_core_path.py counts tha
 import math
 from html.parser import HTMLParser
 
-from .settings import WORDS_PER_MINUTE
+from .settings import EXERCISE_MINUTES, WIDGET_MINUTES, WORDS_PER_MINUTE
 
-__all__ = ["section_words", "reading_minutes"]
+__all__ = ["section_words", "reading_minutes", "section_tasks", "working_minutes"]
 
 _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track",
                    "wbr"})
@@ -61,3 +61,41 @@ def section_words(html):
 def reading_minutes(words, pace=WORDS_PER_MINUTE):
     """Whole minutes to read ``words`` words at ``pace`` words a minute, rounded up (0 for no words)."""
     return math.ceil(words / pace)
+
+
+class _Tasks(HTMLParser):
+    """Counts the exercises and widgets of one section's HTML outside closed deep dives."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.exercises, self.widgets = [], 0, 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in _VOID:
+            return
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        hidden = tag == "details" and "deep-dive" in classes and "open" not in attrs
+        if not any(self.stack):
+            self.exercises += tag == "details" and "exercise" in classes
+            self.widgets += "data-component" in attrs
+        self.stack.append(hidden)
+
+    def handle_endtag(self, tag):
+        if tag not in _VOID and self.stack:
+            self.stack.pop()
+
+
+def section_tasks(html):
+    """``(exercises, widgets)`` in one section's HTML outside closed deep dives (exercise disclosures,
+    elements with ``data-component``)."""
+    parser = _Tasks()
+    parser.feed(html)
+    parser.close()
+    return parser.exercises, parser.widgets
+
+
+def working_minutes(words, exercises, widgets, pace=WORDS_PER_MINUTE):
+    """Whole minutes to read ``words`` words at ``pace`` and work through ``exercises`` exercises and
+    ``widgets`` widgets at their allowances (settings ``EXERCISE_MINUTES``, ``WIDGET_MINUTES``), rounded up."""
+    return math.ceil(words / pace + exercises * EXERCISE_MINUTES + widgets * WIDGET_MINUTES)

@@ -145,4 +145,10 @@ __all__ += ["USER_MCE_MIN_ROWS", "USER_CLASS_ROWS", "USER_SPREAD_BUDGET", "USER_
 
 # --- reading time and the core path (sitegen.reading) -------------------------------------------
 WORDS_PER_MINUTE = 230          # the contents show each section's reading time at this pace, rounded up
+# The time with the exercises and widgets: an allowance for each, outside the closed deep dives, on top of
+# the reading time. Set so the core path comes to about the 55 minutes two first-year students took with
+# the exercises and widgets (issue 17), where the prose alone reads in about 24.
+EXERCISE_MINUTES = 2.5          # trying one exercise and reading its answer
+WIDGET_MINUTES = 2.0            # trying one widget
+__all__ += ["EXERCISE_MINUTES", "WIDGET_MINUTES"]
 REFERENCE_SECTIONS = ("sources", "terms")  # look-up lists, left out of the main text's total reading time

@@ -17,11 +17,13 @@ MAIN_EXPLORER = "ex1"   # the explorer that keeps its state in the URL (template
 RELIABILITY_DEMO = "rel1"  # the worked example's reliability diagram (templates/components/reliability-demo.html.j2)
 
 
-def state_link(result, t, bins, scheme="equal-width", part=None, group=None, own=False, widget=MAIN_EXPLORER):
+def state_link(result, t, bins, scheme="equal-width", part=None, group=None, own=False, widget=MAIN_EXPLORER,
+               place=None):
     """The href that shows dataset ``result`` (a precomputed dataset) at temperature ``t`` with ``bins`` bins
     in explorer ``widget``: ``part`` defaults to the test rows of a split dataset (else its only part);
     ``group`` (default ``pooled``) and ``own`` are written for a dataset with groups. ``t`` is written with
-    five significant digits, as the explorer writes it (it shows the nearest grid point)."""
+    five significant digits, as the explorer writes it (it shows the nearest grid point). ``place`` is the
+    id the page scrolls to (default: the explorer itself), e.g. one of its panels."""
     parts = list(result.parts)
     part = part or ("test" if "test" in parts else parts[0])
     if part not in parts:
@@ -32,7 +34,7 @@ def state_link(result, t, bins, scheme="equal-width", part=None, group=None, own
         fields += [("group", group or "pooled"), ("own", int(bool(own)))]
     if widget != MAIN_EXPLORER:
         fields.append(("widget", widget))
-    return f"#{widget}/state/" + "&".join(f"{key}={value}" for key, value in fields)
+    return f"#{place or widget}/state/" + "&".join(f"{key}={value}" for key, value in fields)
 
 
 def show_links(datasets, facts):
@@ -41,7 +43,10 @@ def show_links(datasets, facts):
     six, over, mixed, sim = (datasets[name] for name in ("six", "overconfident", "mixed", "sim-600"))
     f_six, an, ex = facts["six"], facts["an"], facts["ex"]
     table, few, worked = an.table_bins, an.few_bins, WORKED_EXAMPLE_BINS
-    jumps = [SimpleNamespace(before=state_link(six, j.before, worked), after=state_link(six, j.after, worked))
+    # the jumps are examples crossing bin edges: seen in the explorer's reliability diagram
+    at = f"{MAIN_EXPLORER}-reliability"
+    jumps = [SimpleNamespace(before=state_link(six, j.before, worked, place=at),
+                             after=state_link(six, j.after, worked, place=at))
              for j in f_six.jumps_to_fit]
     return SimpleNamespace(
         six_fit_rel=state_link(six, six.fitted_t, worked, widget=RELIABILITY_DEMO),

@@ -159,6 +159,40 @@ def test_the_contents_give_each_section_its_reading_time(pages, lang):
     total = math.ceil(sum(n for slug, n in read.items() if slug not in REFERENCE) / PACE)
     note = re.search(r'<p class="toc-note">(.*?)</p>', html, re.S).group(1)
     assert re.search(rf"\b({total - 1}|{total}|{total + 1})\b", note), note
+    # and the time with the exercises and widgets of the main text (outside closed deep dives), each at
+    # its allowance in settings
+    from sitegen.settings import EXERCISE_MINUTES, WIDGET_MINUTES
+    main = html[html.index("<main"):]
+    for slug in REFERENCE:
+        main = re.sub(rf'<section id="{slug}" class="section".*?</section>', "", main, flags=re.S)
+    tasks = _Tasks()
+    tasks.feed(main)
+    assert tasks.exercises >= 8 and tasks.widgets >= 1, (tasks.exercises, tasks.widgets)
+    words = sum(n for slug, n in read.items() if slug not in REFERENCE)
+    working = math.ceil(words / PACE + tasks.exercises * EXERCISE_MINUTES + tasks.widgets * WIDGET_MINUTES)
+    assert working > total + 10
+    assert re.search(rf"\b({working - 1}|{working}|{working + 1})\b", note.replace(str(total), "")), (note, working)
+
+
+class _Tasks(HTMLParser):
+    """Exercise disclosures and widgets (``data-component``) outside closed deep dives."""
+
+    def __init__(self):
+        super().__init__()
+        self.closed, self.exercises, self.widgets = [], 0, 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        if tag == "details":
+            self.closed.append("deep-dive" in classes and "open" not in attrs)
+        if not any(self.closed):
+            self.exercises += tag == "details" and "exercise" in classes
+            self.widgets += "data-component" in attrs
+
+    def handle_endtag(self, tag):
+        if tag == "details":
+            self.closed.pop()
 
 
 # ---------------------------------------------------------------- "show me" links
@@ -176,7 +210,8 @@ def test_at_least_eight_show_me_links_in_the_core_path(pages, lang):
     assert len(found) >= 8, found
     for place, fields in found:
         assert {"dataset", "t", "scheme", "bins", "part"} <= set(fields), fields
-        assert fields.get("widget", "ex1") == place, (place, fields)
+        explorer = fields.get("widget", "ex1")  # the place is that explorer or one of its panels
+        assert place == explorer or place.startswith(explorer + "-"), (place, fields)
         if fields["dataset"] == "mixed":
             assert fields["group"] in ("pooled", "A", "B") and fields["own"] in ("0", "1"), fields
 

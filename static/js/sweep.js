@@ -119,12 +119,16 @@
   /* Panel "sweep": drawn at the analyses' sub-grid point nearest to the slider, once they arrive; a
    * group view says why it shows none (the analyses are of every row). */
   CT.explorerView("sweep", function (x) {
-    var host = x.$("sweep"), sweep, drawn;
+    var host = x.$("sweep"), read = host && host.parentNode.querySelector(".sweep-read"), sweep, drawn;
     return host && {
       render: function (state, data) {
         var a = data.analysis, note = x.$("sweep-at"), key = data.serial + "|" + data.sub;
-        if (!a) return;
-        if (data.aside) { CT.setText(note, data.aside); return; }
+        // No curve of this view's rows to show (analyses still loading, or a group view): the chart and
+        // its reading are hidden, never left showing the previous dataset's curve.
+        var none = !a || !!data.aside;
+        host.hidden = none;
+        if (read) read.hidden = none;
+        if (none) { drawn = null; CT.setText(note, a ? data.aside : ""); return; }
         if (key === drawn) return;
         drawn = key;
         sweep = sweep || new Sweep(host, x.$("sweep-b"), x.$("sweep-value"));

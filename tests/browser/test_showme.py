@@ -34,9 +34,14 @@ def test_every_show_me_link_sets_its_explorer(open_page, engine, lang, expect):
     hrefs = core_links(page)
     assert len(hrefs) >= 8, hrefs
     grid = np.asarray(engine.grid)
+    # the four "each side of a jump" links land on the main explorer's reliability diagram (the bins)
+    main = page.evaluate("() => document.querySelector('[data-hash=\"on\"]').id")
+    assert sum(h.startswith(f"#{main}-reliability/state/") for h in hrefs) >= 4, hrefs
     for n, href in enumerate(hrefs):
-        place, fields = re.match(r"#([a-z0-9-]+)/state/(.+)$", href).groups()
+        at, fields = re.match(r"#([a-z0-9-]+)/state/(.+)$", href).groups()
         fields = dict(parse_qsl(fields))
+        # the explorer the state is for (its widget field, else the main one); the link scrolls to `at`
+        place = fields.get("widget") or main
         if n:  # move the explorer away first, as a reader would have
             page.evaluate("id => { const x = document.getElementById(id).explorer; if (x) x.jumpTo(5); }", place)
         page.locator(f'main a[href="{href}"]').first.click()
@@ -56,8 +61,35 @@ def test_every_show_me_link_sets_its_explorer(open_page, engine, lang, expect):
             assert (got["group"], got["own"]) == (fields["group"], fields["own"]), (href, got)
         if got["select"] is not None:
             assert got["select"] == fields["dataset"]
-        assert -2 <= got["top"] < got["height"] / 2, f"{href}: the explorer is not at the top ({got['top']})"
-        expect(page).to_have_url(re.compile(re.escape(f"#{place}/state/")))
+        top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", at)
+        assert -2 <= top < got["height"] / 2, f"{href}: {at} is not at the top ({top})"
+        expect(page).to_have_url(re.compile(re.escape(f"#{at}/state/")))
+        check_sweep(page, place, fields, href)
+
+
+SWEEP = """id => {
+    const host = document.getElementById(id + '-sweep'), input = document.getElementById(id + '-sweep-b');
+    const marker = host.querySelector('circle.dot'), guide = host.querySelector('line.ref-line');
+    return {hidden: host.hidden || host.closest('[hidden]') !== null, input: input.value,
+            marker: marker.getAttribute('cx'), guide: guide.getAttribute('x1')};
+}"""
+
+
+def check_sweep(page, place, fields, href):
+    """The explorer's bin-count chart follows a link (issue 17's stale chart): a pooled view shows its
+    dataset's curve read at the link's bin count; a group view (no pooled analyses) hides the chart."""
+    if not page.evaluate("id => !!document.getElementById(id + '-sweep')", place):
+        return
+    pooled = fields.get("group", "pooled") == "pooled" and fields.get("own", "0") != "1"
+    if pooled:  # the analyses of the link's dataset have arrived
+        page.wait_for_function("""([id, name]) => { const x = document.getElementById(id).explorer;
+            return x.analysis && x.analysis.raw.name === name; }""", arg=[place, fields["dataset"]])
+    got = page.evaluate(SWEEP, place)
+    if pooled:
+        assert not got["hidden"] and got["input"] == fields["bins"], (href, got)
+        assert got["marker"] == got["guide"], (href, got)
+    else:
+        assert got["hidden"], f"{href}: the bin-count chart still shows a pooled curve ({got})"
 
 
 def test_deep_dives_open_from_links_print_whole_and_work_without_javascript(open_page, expect):
