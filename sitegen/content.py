@@ -273,7 +273,7 @@ def render_section(section, env, context, render_component, strings):
         where = f"{section.path}:{line}" if line else str(section.path)
         raise BuildError(f"{where}: {error.__class__.__name__}: {error}") from None
     # A unit written with an abbreviation's full stop ("14.3 p. p.") ending a sentence takes no second one.
-    unit = strings["format"]["points"].partition("{value}")[2]
+    unit = strings["format"].get("points", "").partition("{value}")[2]
     if unit.endswith("."):
         text = text.replace(unit + ".", unit)
     try:

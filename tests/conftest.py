@@ -120,6 +120,7 @@ class Build:
             folder.mkdir(parents=True)
         except FileExistsError:
             return  # another process started it
+        out.parent.mkdir(parents=True, exist_ok=True)  # --single-file writes into an existing folder only
         if prepare is not None:
             try:
                 prepare()

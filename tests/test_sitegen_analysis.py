@@ -126,7 +126,10 @@ def test_payload_is_integer_json_that_decodes_to_the_analysis(small):
     np.testing.assert_array_equal(mid, np.floor(part.floor.sweep["adaptive"][:, :, 0] * 1000 + 0.5))
     curve, density = decode_surface(sent["smooth"]["curve"]), decode_surface(sent["smooth"]["density"])
     assert curve.shape == (size, 51) and curve.min() >= 0 and curve.max() <= 1000
-    assert np.all(curve[density == 0] == 0) and np.all(density.max(axis=1) == 100)
+    # the density is scaled to 100 at its peak, then zeroed outside the data's support: a peak on a grid point
+    # just outside the support leaves a row's largest sent value a little under 100
+    peaks = density.max(axis=1)
+    assert np.all(curve[density == 0] == 0) and np.all(peaks <= 100) and np.all(peaks >= 90), peaks.min()
 
     def leaves(value):
         if isinstance(value, dict):

@@ -151,6 +151,7 @@
     var self = this, s = this.state, ui = CT.strings().ui;
     if (!CT.datasetInfo(name)) name = CT.defaultDataset();
     this.status(CT.datasets[name] ? "" : CT.fill(ui.loading, { name: CT.shortName(name) }));
+    var binsAsked = s.bins;  // a bin count the reader picks while the file is on its way is kept
     CT.load("dataset", name, function (error) {
       if (error) {
         self.status(CT.fill(error === "version" ? ui.error_version : ui.error_missing, { file: CT.dataFile("dataset", name) }));
@@ -168,7 +169,9 @@
       if (changed && !(first && !dropped)) { s.group = "pooled"; s.own = false; }
       // a dataset the reader switches to (perhaps by the input that started the explorer) opens at the
       // bin count its prose quotes; the template's dataset and the URL's keep their own
-      if (changed && (!first || (name !== self.root.dataset.dataset && !self.preset))) s.bins = CT.datasetInfo(name).bins || s.bins;
+      if (changed && (!first || (name !== self.root.dataset.dataset && !self.preset)) && s.bins === binsAsked) {
+        s.bins = CT.datasetInfo(name).bins || s.bins;
+      }
       var parts = s.model.partNames;
       if (parts.indexOf(s.part) < 0) s.part = parts.indexOf("test") >= 0 ? "test" : parts[0];
       if (s.example >= s.model.examples.index.length) s.example = 0;

@@ -142,6 +142,9 @@ def test_no_output_path_starts_with_underscore(site_dir):
     expected = [f"{n}.js" for n in DATASETS] + [f"{n}-analysis.js" for n in DATASETS]
     parts = {n: ["all"] if n in ("six", "twelve") else ["calibration", "test"] for n in DATASETS}
     expected += [f"{n}-{part}-bins.js" for n in DATASETS for part in parts[n]] + ["mixed-groups.js"]
+    # the other calibrators' scores, loaded when the explorer's Calibrator picker is first used: every dataset
+    # with calibration and test rows
+    expected += [f"{n}-methods.js" for n in DATASETS if parts[n] != ["all"]]
     assert (site_dir / "app.js").is_file()
     assert sorted(p.name for p in (site_dir / "data").glob("*.js")) == sorted(expected)
     assert list((site_dir / "downloads").glob("*.csv"))

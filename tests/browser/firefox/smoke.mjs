@@ -156,13 +156,24 @@ async function operate(page, control) {
     });
     await page.select(selector, value);
   } else {
-    await page.click(selector);
+    await clickOn(page, selector);
   }
   const changed = await waitFor(page, ([i, old]) => window.smokeReadout(i) !== old, [id, before], 10000);
   // Put a checkbox back as it was: a box such as "each group at its own fitted T" sets the slider
   // aside while it is checked, and the controls after it must be operated in the page's usual state.
-  if (kind === 'checkbox') await page.click(selector);
+  if (kind === 'checkbox') await clickOn(page, selector);
   return { id, kind, changed };
+}
+
+// A control whose box WebDriver BiDi finds no clickable point in (a styled box drawn by its label, say) is
+// clicked as its label would click it: through the DOM.
+async function clickOn(page, selector) {
+  try {
+    await page.click(selector);
+  } catch (error) {
+    if (!String(error).includes('not clickable')) throw error;
+    await page.$eval(selector, (e) => e.click());
+  }
 }
 
 // ------------------------------------------------------------------ MathML
