@@ -62,6 +62,9 @@ def measure(page, load, timeout=40.0):
             again = page.evaluate(HOST_STATE)
             if all(p["ready"] for p in probes) and again["frames"] == state["frames"]:
                 return again, probes
+            for i, probe in enumerate(probes):  # a browser defers an off-screen cross-origin frame's work
+                if not probe["ready"]:
+                    frame_at(page, i, scroll=True)
         if time.monotonic() > deadline:
             return state, [frame_at(page, i, scroll=False).evaluate(FRAME_PROBE) for i in range(len(state["frames"]))]
         time.sleep(0.2)

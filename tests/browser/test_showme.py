@@ -46,9 +46,12 @@ def test_every_show_me_link_sets_its_explorer(open_page, engine, lang, expect):
             page.evaluate("id => { const x = document.getElementById(id).explorer; if (x) x.jumpTo(5); }", place)
         page.locator(f'main a[href="{href}"]').first.click()
         # drawn: the explorer's data are the new dataset's (set when it has redrawn with them)
-        page.wait_for_function("""([id, name]) => { const x = document.getElementById(id).explorer;
+        # ... and, unless each group is at its own T, the slider shows the state's temperature
+        page.wait_for_function("""([id, name, own]) => { const x = document.getElementById(id).explorer;
             return x && x.state.model && x.state.model.name === name && x.data && x.data.model === x.state.model
-                && x.state.index !== 5; }""", arg=[place, fields["dataset"]])
+                && x.state.index !== 5
+                && (own || Number(document.getElementById(id + '-t').value) === x.state.index); }""",
+                               arg=[place, fields["dataset"], fields.get("own") == "1"])
         got = page.evaluate(STATE, place)
         index = int(np.argmin(np.abs(grid - float(fields["t"]))))
         want = {key: fields[key] for key in ("dataset", "bins", "scheme", "part")}

@@ -139,10 +139,16 @@ async function controls(page) {
 async function operate(page, control) {
   const { id, kind } = control;
   const selector = `[id="${id}"]`;
-  const visible = await page.$eval(selector, (e) => {
+  // a panel may hide a control while its dataset's analyses load: give it a few seconds to come back
+  const shown = (e) => {
     e.scrollIntoView({ block: 'center' });
     return e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
-  });
+  };
+  let visible = await page.$eval(selector, shown);
+  for (let i = 0; i < 50 && !visible; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    visible = await page.$eval(selector, shown);
+  }
   if (!visible) return { id, kind, hidden: true, changed: false };
   const before = await page.evaluate((i) => window.smokeReadout(i), id);
   if (kind === 'range') {
