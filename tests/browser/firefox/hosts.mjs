@@ -31,6 +31,10 @@ async function measure(page, load, js) {
       const again = await page.evaluate(call(js.hostState));
       const same = JSON.stringify(again.frames) === JSON.stringify(state.frames);
       if ((same && probes.every((p) => p.ready)) || Date.now() > deadline) return { state: again, probes };
+      // a browser defers an off-screen cross-origin frame's work: bring each frame not ready into view
+      await page.evaluate((ready) => {
+        Array.from(document.getElementsByTagName('iframe')).forEach((f, i) => { if (!ready[i]) f.scrollIntoView(); });
+      }, probes.map((p) => p.ready));
     }
     await sleep(200);
   }

@@ -168,6 +168,8 @@ async function operate(page, control) {
   // Put a checkbox back as it was: a box such as "each group at its own fitted T" sets the slider
   // aside while it is checked, and the controls after it must be operated in the page's usual state.
   if (kind === 'checkbox') await clickOn(page, selector);
+  // Put the calibrator back to temperature scaling: another calibrator sets the temperature panels aside.
+  if (kind === 'select' && id.endsWith('-method')) await page.select(selector, 'temperature');
   return { id, kind, changed };
 }
 
