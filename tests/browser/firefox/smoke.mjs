@@ -140,7 +140,9 @@ async function operate(page, control) {
   const { id, kind } = control;
   const selector = `[id="${id}"]`;
   // a panel may hide a control while its dataset's analyses load: give it a few seconds to come back
+  // and a deep dive's widget is operated as a reader would: with its <details> opened first
   const shown = (e) => {
+    for (let d = e.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
     e.scrollIntoView({ block: 'center' });
     return e.getClientRects().length > 0 && getComputedStyle(e).visibility !== 'hidden';
   };
