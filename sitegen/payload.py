@@ -18,6 +18,7 @@ running sum (two for ``"dd"``) are all the page does.
 The format is written down in the README, section "Payload format".
 """
 
+import functools
 import json
 import re
 
@@ -114,7 +115,13 @@ _ZERO_RUN = re.compile(r"\?{4,}")
 
 def _zero_run(match):
     """A run of k ≥ 4 zeros ("????…") becomes "!" and the code of k."""
-    return "!" + _codes(np.array([[len(match.group())]], dtype=np.int64))[0]
+    return _run_code(len(match.group()))
+
+
+@functools.lru_cache(maxsize=None)
+def _run_code(length):
+    # one numpy call per distinct run length, not per run: a reader's payload has hundreds of thousands of runs
+    return "!" + _codes(np.array([[length]], dtype=np.int64))[0]
 
 
 def pack(ints):
