@@ -27,6 +27,7 @@ tests' own included, shares one build cache (``$CALIB_BUILD_CACHE``) in the run'
 """
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -106,6 +107,9 @@ SHARED_BUILDS = {
 }
 # fixture name → the function (tests/digits_model.py) that writes its ``DATA`` file before the build starts
 SHARED_INPUTS = {"digits_report": "write_digits_data"}
+# fixture name → the shared build it starts after: it then finds the built-in datasets' steps in the run's
+# build cache instead of computing them a second time alongside (the SIMD-free build shares no entry)
+SHARED_AFTER = {"single_file": "built_site", "digits_report": "built_site"}
 
 
 class Build:
@@ -114,7 +118,7 @@ class Build:
     The build writes its output and streams into ``folder`` and its exit code last, so a reader that sees
     ``rc`` sees a finished build."""
 
-    def __init__(self, folder, options, out, env=None, prepare=None):
+    def __init__(self, folder, options, out, env=None, prepare=None, after=None):
         self.folder, self.out = folder, out
         try:
             folder.mkdir(parents=True)
@@ -131,6 +135,8 @@ class Build:
                 return
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
         script = '"$@" >"$0/stdout" 2>"$0/stderr"; echo $? >"$0/rc.part" && mv "$0/rc.part" "$0/rc"'
+        if after is not None:  # wait for the other build's exit code (whatever it is) first
+            script = f'while [ ! -e {shlex.quote(str(after / "rc"))} ]; do sleep 0.2; done; {script}'
         process = subprocess.Popen(["sh", "-c", script, str(folder), sys.executable, str(ROOT / "build.py"),
                                     *map(str, options)], cwd=ROOT, env=env, start_new_session=True)
         (folder / "pid").write_text(str(process.pid))
@@ -204,7 +210,9 @@ def _start(config, name):
                 import digits_model
                 prepare = lambda: getattr(digits_model, SHARED_INPUTS[name])(data)  # noqa: E731
             options = [{"OUT": out, "DATA": data}.get(option, option) for option in options]
-            _BUILDS[name] = Build(folder, options, out, env, prepare)
+            after = _start(config, SHARED_AFTER[name]) if name in SHARED_AFTER else None
+            _BUILDS[name] = Build(folder, options, out, env, prepare,
+                                  after.folder if isinstance(after, Build) else None)
     return _BUILDS[name]
 
 
@@ -274,11 +282,17 @@ def site_without_simd(pytestconfig):
 
 @pytest.fixture(scope="session")
 def precomputed():
-    """The whole precomputation (every dataset over the shared grid), computed once per test session."""
-    from shared_values import shared_value
+    """The whole precomputation (every dataset over the shared grid), computed once per test session. When the
+    run builds the site, its build has computed it: the value is read from the run's build cache once the
+    build ends (tests/sitegen_inputs.py reads the analyses there too), not computed again beside it."""
+    from shared_values import cached_step, shared_value
 
     from sitegen.precompute import precompute_all
 
+    build = _BUILDS.get("built_site")
+    if isinstance(build, Build):
+        build.result()  # failed or not, what it computed is cached
+        return cached_step("precompute", (None,), precompute_all)
     return shared_value("precomputed", precompute_all)
 
 

@@ -1,7 +1,9 @@
 """Values that every pytest process of a run computes once: the first process to ask computes and saves
 them (pickle) in the run's shared folder (``$CALIB_TEST_SHARED``, set by tests/conftest.py); the others
 wait for the file and load it. Without the variable (a test run outside the suite's conftest), each process
-computes its own."""
+computes its own.
+
+Values a build also computes are read from the run's build cache instead (:func:`cached_step`)."""
 
 import os
 import pickle
@@ -36,3 +38,24 @@ def shared_value(name, compute):
     part.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
     part.replace(saved)
     return value
+
+
+_RUN_CACHE = []
+
+
+def run_cache():
+    """The run's build cache (``$CALIB_BUILD_CACHE``) opened as build.py opens it, once per process."""
+    if not _RUN_CACHE:
+        from sitegen.cache import BuildCache, environment_digest, source_digest
+        root = Path(__file__).resolve().parents[1]
+        _RUN_CACHE.append(BuildCache(os.environ["CALIB_BUILD_CACHE"], source_digest(root) + environment_digest()))
+    return _RUN_CACHE[0]
+
+
+def cached_step(kind, inputs, compute):
+    """``compute()``'s value through :func:`run_cache` (its ``kind`` entry over ``inputs``, as build.py keys it),
+    with that cache active for the ``cached`` functions it calls."""
+    from sitegen.cache import using
+    cache = run_cache()
+    with using(cache):
+        return cache.get_or_compute(kind, inputs, compute)

@@ -20,6 +20,8 @@ def _compute(precomputed):
     """``(analyses, facts, figures)``, computed as build.py computes them."""
     from pathlib import Path
 
+    from shared_values import cached_step
+
     from sitegen.analysis import precompute_analyses
     from sitegen.analysis_facts import build_analysis_facts
     from sitegen.beyond import build_beyond_facts
@@ -28,10 +30,12 @@ def _compute(precomputed):
     from sitegen.facts import build_facts
     from sitegen.figures import render_figures
 
-    analyses = precompute_analyses(precomputed)
+    # keyed as build.py keys it: the session's build has usually cached them already
+    analyses = cached_step("analyses", (precomputed,), lambda: precompute_analyses(precomputed))
     facts = build_facts(precomputed)
     facts.update(build_analysis_facts(precomputed, analyses))
     facts.update(build_exercise_facts(precomputed))
-    facts.update(build_beyond_facts(precomputed))  # #beyond reads by.* and lit.*
-    english = load_strings(Path(__file__).resolve().parents[1] / "content" / "en")
+    content = Path(__file__).resolve().parents[1] / "content"
+    facts.update(cached_step("beyond", (content / "literature.toml",), build_beyond_facts))  # by.* and lit.*
+    english = load_strings(content / "en")
     return analyses, facts, render_figures(precomputed, english)
