@@ -31,6 +31,7 @@ TIMEOUT = 900
 HOSTILE_NAME = "</script><img src=x onerror=alert(1)>\u2028<!--<script> {n} =1+1"
 HOSTILE_CLASSES = ["=HYPERLINK(\"x\")", "</script><svg onload=alert(2)>", "<!--<script>", "-3", "@a", "+b"]
 HOSTILE_GROUPS = ("=cmd|'/C calc'!A0", "</title><b id=injected>\u2029")
+HOSTILE_DESCRIPTION = "=rows from <b>ward 3</b>"
 
 
 def run(*options, cwd=ROOT):
@@ -250,19 +251,25 @@ def user_builds(tmp_path_factory):
     chance = base / "chance.csv"
     pd.DataFrame(probabilities, columns=[f"class {c}" for c in "abcde"]).assign(label=1).to_csv(chance, index=False)
     runs = {
-        "hostile": ("--data", data, "--name", HOSTILE_NAME, "--description", "=rows from <b>ward 3</b>"),
+        "hostile": ("--data", data, "--name", HOSTILE_NAME, "--description", HOSTILE_DESCRIPTION),
         "bare": ("--data", data, "--no-examples", "--split", "none", "--lang", "en"),
-        "single": ("--data", data, "--name", HOSTILE_NAME, "--single-file", base / "one.html"),
+        "single": ("--data", data, "--name", HOSTILE_NAME, "--description", HOSTILE_DESCRIPTION,
+                   "--single-file", base / "one.html"),
         "warned": ("--data", chance, "--input", "probabilities", "--split", "even-odd", "--no-examples"),
     }
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    processes = {key: subprocess.Popen([sys.executable, str(ROOT / "build.py"), "--out", str(base / key),
-                                        *map(str, o)],
-                                       cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                       text=True)
-                 for key, o in runs.items()}
+
+    def start(key):
+        command = [sys.executable, str(ROOT / "build.py"), "--out", str(base / key), *map(str, runs[key])]
+        return subprocess.Popen(command, cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+
+    # "single" reads the same file with the same options as "hostile": started after it, it finds the model's
+    # steps in the run's build cache
+    processes = {key: start(key) for key in ("hostile", "bare", "warned")}
     out = {"base": base, "data": data}
-    for key, process in processes.items():
+    for key in ("hostile", "single", "bare", "warned"):
+        process = processes[key] if key != "single" else start("single")
         stdout, stderr = process.communicate(timeout=TIMEOUT)
         assert process.returncode == 0, stderr
         out[key] = base / key
