@@ -56,6 +56,7 @@ KEEP_ENTRIES = 500
 MEMO_SIZE = 20000  # results kept per memo table
 SOURCE_FOLDERS = ("calib", "sitegen")
 SOURCE_FILES = ("build.py",)
+CHECKOUT = Path(__file__).resolve().parents[1]  # the sources' folder: build.py's
 # Variables that change numpy's arithmetic (which SIMD paths run), hence the engine's last bits.
 NUMPY_VARIABLES = ("NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES")
 
@@ -89,9 +90,13 @@ def source_digest(root, folders=SOURCE_FOLDERS, files=SOURCE_FILES):
 
 
 def _distributions():
-    """Every installed distribution's metadata folder name (it carries the version), from ``sys.path``."""
+    """Every installed distribution's metadata folder name (it carries the version), from ``sys.path``,
+    but not the checkout's own (``pip install -e`` writes it beside build.py): its code is in the source
+    digest, and a copy of the sources elsewhere must find the same entries."""
     found = set()
     for entry in sys.path:
+        if Path(entry or ".").resolve() == CHECKOUT:
+            continue
         try:
             names = os.listdir(entry or ".")
         except OSError:
@@ -129,7 +134,7 @@ def _feed(digest, value, tags):
         digest.update(b"B%d:" % len(value) + value)
     elif isinstance(value, Path):
         digest.update(b"P")
-        _feed(digest, str(value), tags)
+        _feed(digest, _key_name(value), tags)
         _feed(digest, value.read_bytes() if value.is_file() else None, tags)
     elif isinstance(value, (datetime.date, datetime.time)):
         _feed(digest, repr(value), tags)
@@ -146,10 +151,17 @@ def _feed(digest, value, tags):
         raise Uncacheable(f"cannot key a {type(value).__qualname__}")
 
 
+def _key_name(path):
+    """A path's name in a key: relative to the checkout for its own files (a copy of the sources elsewhere
+    finds the same entries), absolute otherwise (a reader's data file, whose name the page may show)."""
+    resolved = Path(path).resolve()
+    return resolved.relative_to(CHECKOUT).as_posix() if resolved.is_relative_to(CHECKOUT) else str(path)
+
+
 def fingerprint(*values, tags=None):
     """SHA-256 (hex) of ``values``: None, numbers, text, bytes, dates, lists, tuples and dicts (in order)
-    by content, a ``Path`` by its name and bytes, and an object in ``tags`` ({id: (object, key)}) by its
-    key. Raises :class:`Uncacheable` for anything else."""
+    by content, a ``Path`` by its name (:func:`_key_name`) and bytes, and an object in ``tags``
+    ({id: (object, key)}) by its key. Raises :class:`Uncacheable` for anything else."""
     digest = hashlib.sha256()
     for value in values:
         _feed(digest, value, tags or {})
