@@ -28,13 +28,20 @@
 
   /* series: {nll, brier, eceW, eceA, mce, confidence} decoded; accuracy in rate units; moved: another
    * calibrator's change of accuracy against T = 1 (rate units), or null (no T changes it). */
-  Cards.prototype.setData = function (series, accuracy, scheme, bins, moved) {
+  Cards.prototype.setData = function (series, accuracy, scheme, bins, moved, method) {
     var ui = CT.strings().ui, root = this.root;
     this.series = series;
+    this.method = !!method;  // another calibrator: the changes are against the uncalibrated model, not a T
+    var nllNote = root.querySelector('[data-metric="nll"] .note');
+    if (nllNote) {
+      if (nllNote._t == null) nllNote._t = nllNote.textContent;  // the template's: T is fitted to minimise it
+      nllNote.textContent = method ? ui.nll_method_note : nllNote._t;
+    }
     var acc = root.querySelector('[data-metric="accuracy"]');
     if (acc) {
       acc.querySelector(".value").textContent = CT.pct(accuracy);
-      acc.querySelector(".change").textContent = moved == null ? ui.unchanged_by_t : CT.fill(ui.change_vs_t1, { change: CT.points(moved) });
+      acc.querySelector(".change").textContent = moved == null ? ui.unchanged_by_t
+        : CT.fill(ui.change_vs_uncalibrated, { change: CT.points(moved) });
       var note = acc.querySelector(".note");
       if (note._t == null) note._t = note.textContent;  // the template's: no T changes the ranking
       note.textContent = moved == null ? note._t : ui.accuracy_method_note;
@@ -45,7 +52,7 @@
   };
 
   Cards.prototype.setIndex = function (i) {
-    var template = CT.strings().ui.change_vs_t1;
+    var ui = CT.strings().ui, template = this.method ? ui.change_vs_uncalibrated : ui.change_vs_t1;
     for (var c = 0; c < this.cards.length; c++) {
       var card = this.cards[c], series = this.series[card.format[0]];
       if (!series) {  // not computed for this view (e.g. the MCE of another bin count, still loading)
@@ -65,7 +72,7 @@
       config: function (state, data) {
         var own = data.method && data.own;  // another calibrator may change which class wins
         cards.setData(data.series, own ? own.accuracy : data.part.accuracy, state.scheme, state.bins,
-          own ? own.accuracy - data.part.accuracy : null);
+          own ? own.accuracy - data.part.accuracy : null, own);
       },
       render: function (state) { cards.setIndex(state.index); },
       saysEce: function (state) { return !!x.root.querySelector('[data-metric="' + (state.scheme === "adaptive" ? "ece-a" : "ece-w") + '"]'); }

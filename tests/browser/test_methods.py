@@ -27,11 +27,16 @@ def test_each_method_shows_the_engines_test_scores(open_explorer, edition_string
     picker = ex.root.get_by_role("combobox", name=ui["method"], exact=True)
     expect(picker).to_have_value("temperature")
     accuracy_note = ex.root.locator('[data-metric="accuracy"] .note')
+    # the NLL card: T is no longer what is fitted, and its change is against the uncalibrated model
+    nll_note, nll_change = (ex.root.locator(f'[data-metric="nll"] {part}') for part in (".note", ".change"))
+    after = {key: ui[key].split("{change}")[1] for key in ("change_vs_t1", "change_vs_uncalibrated")}
     for method in CALIBRATORS:
         picker.select_option(label=names[method])
         if method == "temperature":
             expect(ex.slider).to_be_enabled()
             expect(accuracy_note).to_have_text(ui["cards"]["accuracy"]["note"])
+            expect(nll_note).to_have_text(ui["cards"]["nll"]["note"])
+            expect(nll_change).to_have_text(re.compile(re.escape(after["change_vs_t1"]) + "$"))
             expect(ex.slider).not_to_have_attribute("aria-describedby", re.compile("."))
             expect(note).to_have_text("")
             continue
@@ -44,6 +49,8 @@ def test_each_method_shows_the_engines_test_scores(open_explorer, edition_string
         expect(ex.card("ece-w")).to_have_text(number["pct"](row.ece_w.value))
         expect(ex.card("ece-a")).to_have_text(number["pct"](row.ece_a.value))
         expect(accuracy_note).to_have_text(ui["accuracy_method_note"])  # a calibrator may change the winning class
+        expect(nll_note).to_have_text(ui["nll_method_note"])
+        expect(nll_change).to_have_text(re.compile(re.escape(after["change_vs_uncalibrated"]) + "$"))
         # the slider is set aside, and says why: the note under the picker describes it
         expect(ex.slider).to_be_disabled()
         expect(ex.readout).to_have_text(names[method])
