@@ -11,7 +11,7 @@ to an integer in its display unit, with :func:`sitegen.payload.to_units`:
 
 Values along the sub-grid are delta-encoded (first value, then successive
 differences; decode with a running sum) and packed into strings with
-:func:`sitegen.payload.pack` / :func:`sitegen.payload.pack_rows`, exactly like the
+:func:`sitegen.codec.pack` / :func:`sitegen.codec.pack_rows`, exactly like the
 ``d`` strings of the dataset payload, so the page reuses its ``unpack``. The
 sub-grid is sent as indices into the shared grid, so the page looks
 temperatures up in the grid it already has. The format is described field by
@@ -22,16 +22,8 @@ import numpy as np
 
 from calib import CONDITIONS, POOLED, SCHEMES
 
-from .payload import (
-    RATE_SCALE,
-    SCHEMA_VERSION,
-    SCORE_SCALE,
-    delta_encode,
-    group_metrics_payload,
-    pack,
-    pack_rows,
-    to_units,
-)
+from .codec import delta_encode, pack, pack_rows
+from .payload import RATE_SCALE, SCHEMA_VERSION, SCORE_SCALE, group_metrics_payload, to_units
 from .settings import SUBGROUP_BIN_COUNTS, TABLE_BINS
 
 __all__ = ["ANALYSIS_SCHEMA_VERSION", "analysis_payload", "subgroups_payload"]

@@ -20,6 +20,9 @@ was fitted on), ``test_cw``, ``test_w[B]`` (top-label ECE on the test rows, B in
 
 ``by.decide`` — abstaining below a confidence (overconfident test rows): see :func:`selective`.
 
+``by.corp`` — the CORP reliability diagram's miscalibration (overconfident test rows, quoted in the binning-free
+deep dive, #smooth): see :func:`_corp_view`.
+
 ``lit`` — the references of content/literature.toml, per key ``cite``, ``year``, ``url``, ``label``.
 """
 
@@ -41,6 +44,7 @@ from calib import (
     VectorScaling,
     classwise_ece,
     compare_calibrators,
+    corp,
     ece,
     fit_temperature,
     fit_weighted_temperatures,
@@ -53,6 +57,7 @@ from calib import (
     resample_counts,
     scaled_probs,
     smooth_ece,
+    top_label,
 )
 
 from .facts import fact_key
@@ -244,6 +249,18 @@ def _decide_view(zc, yc, zt, yt):
     return SimpleNamespace(threshold=ABSTAIN_THRESHOLD, t=fitted, n=int(yt.size), t1=t1, fit=fit, rows=rows)
 
 
+def _corp_view(zt, yt, fitted):
+    """CORP (:func:`calib.corp`) on the test rows at T = 1 and at ``fitted``: per temperature ``mcb``, the
+    Brier score's miscalibration component of the (confidence, right) pairs (what moving every confidence onto
+    the PAV curve would save), ``brier`` that score, and ``steps``, the curve's flat steps (its bins)."""
+    def at(t):
+        found = corp(*top_label(zt, yt, t))
+        return SimpleNamespace(mcb=found.brier.miscalibration, brier=found.brier.score,
+                               steps=int(np.unique(found.accuracy).size))
+
+    return SimpleNamespace(t1=at(1.0), fit=at(fitted), n=int(yt.size))
+
+
 # ------------------------------------------------------------------ references
 
 def literature(path=LITERATURE):
@@ -272,9 +289,10 @@ def build_beyond_facts(precomputed=None):
                                      n_bins=TABLE_BINS, fitted=method_fits(name))
         cmp[fact_key(name)], fitted[name] = comparison_view(result), result.calibrators
     study = _split(STUDY_DATASET)
+    decide = _decide_view(*study)
     by = SimpleNamespace(cmp=SimpleNamespace(**cmp), resamples=DEFAULT_RESAMPLES, bins=TABLE_BINS,
                          q=SimpleNamespace(lo=SPREAD_QUANTILES[0], hi=SPREAD_QUANTILES[-1]),
                          binned=_binned_view(*study), rows=rows_study(*study, fitted[STUDY_DATASET]),
-                         decide=_decide_view(*study), contrasts=list(BIN_CONTRASTS),
+                         decide=decide, corp=_corp_view(*study[2:], decide.t), contrasts=list(BIN_CONTRASTS),
                          calibrator_bins=HistogramBinning().n_bins)
     return {"by": by, "lit": literature()}

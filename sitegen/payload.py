@@ -13,19 +13,18 @@ Rounding is half away from zero for the non-negative values rounded here
 ``{"t1": v1, "d": pack(delta(v - v1))}``: its value at T = 1 and the change
 against T = 1 at every grid point, the latter delta-encoded (first element,
 then successive differences) and packed into a string of one-character codes
-(:func:`pack`); NLL and Brier, smooth in T, are delta-encoded twice (``"dd"``). Unpacking and a
+(:func:`sitegen.codec.pack`); NLL and Brier, smooth in T, are delta-encoded twice (``"dd"``). Unpacking and a
 running sum (two for ``"dd"``) are all the page does.
 The format is written down in the README, section "Payload format".
 """
 
-import functools
 import json
-import re
 
 import numpy as np
 
 from calib import SCHEMES
 
+from .codec import delta_encode, pack, pack_rows
 from .settings import (
     EXAMPLE_LIST_MAX_ROWS,
     GRID_DIGITS,
@@ -39,8 +38,8 @@ from .settings import (
 
 __all__ = [
     "SCHEMA_VERSION", "SCORE_SCALE", "RATE_SCALE",
-    "to_units", "displayed_difference", "delta_encode", "delta_decode", "pack", "pack_rows", "unpack",
-    "grid_series", "shares_summing_to", "core_payload", "dataset_payload", "bins_payload", "groups_payload",
+    "to_units", "displayed_difference", "grid_series", "shares_summing_to", "core_payload", "dataset_payload",
+    "bins_payload", "groups_payload",
     "group_metrics_payload", "opening_bins",
     "to_script", "to_json",
 ]
@@ -63,88 +62,6 @@ def displayed_difference(minuend, subtrahend, scale):
     231
     """
     return to_units(minuend, scale) - to_units(subtrahend, scale)
-
-
-def delta_encode(ints, axis=-1):
-    """First element then successive differences along ``axis``; the inverse of a running sum."""
-    ints = np.asarray(ints, dtype=np.int64)
-    return np.diff(ints, axis=axis, prepend=np.zeros_like(np.take(ints, [0], axis=axis)))
-
-
-def delta_decode(deltas, axis=-1):
-    """Running sum along ``axis``: recovers what :func:`delta_encode` encoded."""
-    return np.cumsum(np.asarray(deltas, dtype=np.int64), axis=axis)
-
-
-_PACK_OFFSET = 63      # packed characters run from "?" (63) to "~" (126)
-_PACK_MAX_CHUNKS = 7   # 35 bits: enough for any int32 after zigzag
-
-
-def _codes(values):
-    """The code of every integer of each row of ``values`` (2-D int64, zigzag-safe), one string per row."""
-    zigzag = np.where(values < 0, -2 * values - 1, 2 * values)
-    shifts = 5 * np.arange(_PACK_MAX_CHUNKS)
-    chunks = (zigzag[..., None] >> shifts) & 31
-    rest = zigzag[..., None] >> (shifts + 5)
-    used = np.concatenate([np.ones(values.shape + (1,), bool), rest[..., :-1] > 0], axis=-1)
-    flat = ((chunks | np.where(rest > 0, 32, 0)) + _PACK_OFFSET).astype(np.uint8)
-    return [flat[r][used[r]].tobytes().decode("ascii") for r in range(values.shape[0])]
-
-
-def pack_rows(ints):
-    """Pack each row of a 2-D integer array into a string, one short code per integer.
-
-    Zigzag maps an integer to a non-negative one (0, −1, 1, −2, … → 0, 1, 2, 3, …),
-    which is written as 5-bit chunks, low chunk first; every chunk but the last
-    carries the flag 32; each chunk is the character ``chr(63 + chunk)``. So 0
-    is "?", and any delta in [−16, 15] costs one character instead of the two
-    to four of a JSON number and its comma. (This is the scheme of Google's
-    encoded polylines, applied to integer deltas.) A run of four or more zeros,
-    common in empty bins and flat stretches, is written "!" followed by the
-    packed length of the run. :func:`unpack` is the one decoder in Python (``CT.unpackSum`` in
-    ``static/js/core.js`` the one in JavaScript); ``tests/data/codec_vectors.json`` holds vectors both check.
-    """
-    values = np.atleast_2d(np.asarray(ints, dtype=np.int64))
-    if values.size and (values.min() < -2 ** 31 or values.max() >= 2 ** 31):
-        raise ValueError("pack_rows packs int32 values only; got a value outside [-2**31, 2**31)")
-    return [_ZERO_RUN.sub(_zero_run, row) for row in _codes(values)]
-
-
-_ZERO_RUN = re.compile(r"\?{4,}")
-
-
-def _zero_run(match):
-    """A run of k ≥ 4 zeros ("????…") becomes "!" and the code of k."""
-    return _run_code(len(match.group()))
-
-
-@functools.lru_cache(maxsize=None)
-def _run_code(length):
-    # one numpy call per distinct run length, not per run: a reader's payload has hundreds of thousands of runs
-    return "!" + _codes(np.array([[length]], dtype=np.int64))[0]
-
-
-def pack(ints):
-    """Pack a 1-D integer sequence into one string (see :func:`pack_rows`)."""
-    return pack_rows(np.asarray(ints, dtype=np.int64)[None, :])[0]
-
-
-def unpack(text):
-    """The integers packed in ``text`` by :func:`pack`, as an int64 array."""
-    out, value, shift, run = [], 0, 0, False
-    for char in text:
-        if char == "!":
-            run = True
-            continue
-        code = ord(char) - _PACK_OFFSET
-        value |= (code & 31) << shift
-        if code < 32:
-            number = -((value + 1) >> 1) if value & 1 else value >> 1
-            out.extend([0] * number if run else [number])
-            value, shift, run = 0, 0, False
-        else:
-            shift += 5
-    return np.array(out, dtype=np.int64)
 
 
 def grid_series(units, t1_index, smooth=False):

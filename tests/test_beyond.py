@@ -291,6 +291,21 @@ def test_decision_facts_are_direct(by):
         assert view.risk[0.5] == pytest.approx(1 - hits[order[:yt.size // 2]].mean(), abs=2e-3)
 
 
+def test_corp_facts_against_scikit_learns_isotonic_regression(by):
+    """MCB recomputed with scikit-learn's isotonic regression (its own PAV) instead of calib.corp."""
+    from sklearn.isotonic import IsotonicRegression
+
+    zc, yc, zt, yt = split("overconfident")
+    for key, t in (("t1", 1.0), ("fit", calib.fit_temperature(zc, yc, tolerance=1e-5))):
+        conf, hits = top(calib.scaled_probs(zt, t), yt)
+        recalibrated = IsotonicRegression(increasing=True).fit_transform(conf, hits.astype(float))
+        mcb = np.mean((conf - hits) ** 2) - np.mean((recalibrated - hits) ** 2)
+        view = getattr(by.corp, key)
+        assert view.mcb == pytest.approx(mcb, abs=1e-6)
+        assert view.steps == np.unique(np.round(recalibrated, 12)).size
+    assert by.corp.fit.mcb < by.corp.t1.mcb / 5  # the prose: the fit removes most of it
+
+
 # ------------------------------------------------------------------ the built page
 
 @pytest.fixture(scope="module")
@@ -324,6 +339,14 @@ def test_page_quotes_the_engine(page, by):
     section = re.search(r'<section id="beyond"[^>]*>(.*?)</section>', page, re.S).group(1)
     assert len(re.findall(r'<details class="deep-dive"[ >]', section)) == 4 and "<summary>" in section
     assert 'markdown="' not in section
+
+
+def test_the_binning_free_deep_dive_quotes_corp(page, by):
+    text = section_text(page, "smooth")
+    expected = [fixed(by.corp.t1.mcb, 3), fixed(by.corp.fit.mcb, 3), f"{by.corp.t1.steps} steps",
+                f"{by.corp.fit.steps} steps", "Dimitriadis, Gneiting and Jordan (2021)"]
+    missing = [value for value in expected if value not in text]
+    assert not missing, f"#smooth lacks {missing}"
 
 
 def test_directly_computed_table_cell_on_the_page(page):

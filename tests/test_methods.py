@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from calib import CALIBRATORS, compare_calibrators, ece, load, part_masks
+from sitegen.codec import unpack
 from sitegen.methods import METHODS, method_fits, methods_payload, offered_methods
-from sitegen.payload import unpack
 from sitegen.settings import OFFERED_BIN_COUNTS, USER_SLUG
 
 

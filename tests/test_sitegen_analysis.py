@@ -9,7 +9,8 @@ import pytest
 from calib import SCHEMES
 from sitegen.analysis import analyse_part, precompute_analyses
 from sitegen.analysis_payload import analysis_payload
-from sitegen.payload import delta_decode, to_json, unpack
+from sitegen.codec import delta_decode, unpack
+from sitegen.payload import to_json
 from sitegen.precompute import Precomputed, precompute_all
 from sitegen.settings import OFFERED_BIN_COUNTS
 

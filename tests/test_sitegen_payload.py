@@ -1,7 +1,7 @@
 """Tests of sitegen.payload: display-unit rounding, delta encoding, and the baked dataset payloads.
 
 The payload is decoded here as the page does it — unpack the string of
-one-character codes (:func:`sitegen.payload.unpack`, the one Python decoder, checked
+one-character codes (:func:`sitegen.codec.unpack`, the one Python decoder, checked
 against the hand-worked vectors of ``tests/data/codec_vectors.json``), then value = t1 +
 running sum of the deltas — and compared with the article's numbers and with direct
 engine calls.
@@ -19,6 +19,7 @@ from hypothesis.extra import numpy as hnp
 
 from calib import DATASET_NAMES, ece, mce, nll, part_masks, reliability_bins, scores_over_grid, top_label
 from calib.subgroups import row_scores
+from sitegen.codec import delta_decode, delta_encode, pack, pack_rows, unpack
 from sitegen.payload import (
     RATE_SCALE,
     SCHEMA_VERSION,
@@ -26,17 +27,12 @@ from sitegen.payload import (
     bins_payload,
     core_payload,
     dataset_payload,
-    delta_decode,
-    delta_encode,
     displayed_difference,
     groups_payload,
-    pack,
-    pack_rows,
     shares_summing_to,
     to_json,
     to_script,
     to_units,
-    unpack,
 )
 from sitegen.settings import OFFERED_BIN_COUNTS, SELECTABLE_BIN_COUNTS
 
