@@ -228,8 +228,9 @@ def _pipeline(args, cache):
             user = cache.get_or_compute("user", (Path(args.data), *options, args.input),
                                         lambda: user_model.load_user_model(args.data, *options, kind=args.input))
         seed = f", seed {user.seed}" if user.seed is not None else ""
+        read_as = " of probabilities (T divides their logarithms)" if user.predictions.kind == "probabilities" else ""
         print(f"  your data: {args.data}: {user.predictions.labels.size} rows, "
-              f"{user.predictions.logits.shape[1]} classes; split {user.rule}{seed} "
+              f"{user.predictions.logits.shape[1]} classes{read_as}; split {user.rule}{seed} "
               f"({', '.join(f'{int(m.sum())} {p}' for p, m in user.parts.items())})", file=sys.stderr)
         if user.rule == "none":
             from calib import SPLIT_NONE_NOTE

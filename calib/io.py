@@ -111,7 +111,9 @@ class Predictions(NamedTuple):
     ``logits`` (n, K) float32 or float64 (see the module docstring), all finite;
     ``labels`` (n,) int64 in [0, K); ``split`` (n,) bool (True: calibration
     row) or None; ``groups`` (n,) str or None; ``class_names`` (K,) str or
-    None; ``sha256`` the hex digest of the file's bytes; ``path`` the file.
+    None; ``sha256`` the hex digest of the file's bytes; ``path`` the file;
+    ``kind`` what the file's numbers were, ``"logits"`` or ``"probabilities"``
+    (then ``logits`` holds their logarithms).
     """
 
     logits: np.ndarray
@@ -121,6 +123,7 @@ class Predictions(NamedTuple):
     class_names: Optional[np.ndarray]
     sha256: str
     path: str
+    kind: str = "logits"
 
 
 def load_predictions(path, kind=None):
@@ -160,7 +163,8 @@ def load_predictions(path, kind=None):
         if size > MAX_CSV_BYTES:
             fail(path, "", f"{size:,} bytes; the limit for a .csv file is {MAX_CSV_BYTES:,}")
         arrays = read_csv(path, MAX_LOGITS, kind)
-    return Predictions(*_validate(path, arrays, kind), sha256=digest.hexdigest(), path=str(path))
+    read_as = "probabilities" if "probabilities" in arrays else "logits"  # after --input renamed the array
+    return Predictions(*_validate(path, arrays, kind), sha256=digest.hexdigest(), path=str(path), kind=read_as)
 
 
 # --- .npz ---------------------------------------------------------------------------------------

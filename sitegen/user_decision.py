@@ -201,6 +201,7 @@ SKLEARN_BINARY_PAIR = "(\u2212x, x)"  # … and those CalibratedClassifierCV(met
 _NUMPY = '''import numpy as np
 
 T = {t}
+{note}
 
 
 def calibrated_probs(logits):
@@ -213,6 +214,7 @@ def calibrated_probs(logits):
 _TORCH = '''import torch
 
 T = {t}
+{note}
 
 
 def calibrated_probs_torch(logits):
@@ -222,15 +224,16 @@ def calibrated_probs_torch(logits):
 _SKLEARN = '''import numpy as np
 
 T = {t}
+SCORES = "{kind}"  # what T was fitted on: the model's logits, or the logarithms of its probabilities
 
 
 class TemperatureScaled:
-    def __init__(self, model, temperature=T):
-        self.model, self.temperature = model, temperature
+    def __init__(self, model, temperature=T, scores=SCORES):
+        self.model, self.temperature, self.scores = model, temperature, scores
         self.classes_ = model.classes_
 
     def predict_proba(self, X):
-        if hasattr(self.model, "decision_function"):
+        if self.scores == "logits" and hasattr(self.model, "decision_function"):
             scores = np.asarray(self.model.decision_function(X), dtype=np.float64)
             if scores.ndim == 1:
                 scores = np.stack([np.zeros_like(scores), scores], axis=1)
@@ -246,17 +249,23 @@ class TemperatureScaled:
 '''
 
 
-def deploy_snippets(t_text):
+# a file of probabilities: T was fitted on their logarithms, which are what the numpy and torch functions take
+_LOG_NOTE = "# T was fitted on the logarithms of your probabilities: pass log(p) as the logits\n"
+
+
+def deploy_snippets(t_text, kind="logits"):
     """The three snippets with T filled in (``t_text``: T as temperature.json writes it): numpy, PyTorch,
-    scikit-learn, keyed by those names."""
-    return {name: code.replace("{t}", t_text) for name, code in
+    scikit-learn, keyed by those names. ``kind`` is what the file held (:attr:`calib.io.Predictions.kind`):
+    the scikit-learn wrapper tempers the same scores, ``decision_function`` or the log of ``predict_proba``."""
+    note = _LOG_NOTE if kind == "probabilities" else ""
+    return {name: code.replace("{t}", t_text).replace("{note}\n", note).replace("{kind}", kind) for name, code in
             (("numpy", _NUMPY), ("pytorch", _TORCH), ("sklearn", _SKLEARN))}
 
 
-def deploy_file(t_text):
+def deploy_file(t_text, kind="logits"):
     """``downloads/yours-deploy.py``: the three snippets in one file (torch imported only where it is used)."""
-    snippets = deploy_snippets(t_text)
-    torch = snippets["pytorch"].replace("import torch\n\nT = " + t_text + "\n\n\n", "")
+    snippets = deploy_snippets(t_text, kind)
+    torch = "def " + snippets["pytorch"].split("\ndef ", 1)[1]  # T and the note are in the numpy part
     torch = torch.replace("    return torch.softmax", "    import torch\n\n    return torch.softmax")
-    sklearn = snippets["sklearn"].replace("import numpy as np\n\nT = " + t_text + "\n\n\n", "")
+    sklearn = snippets["sklearn"].replace("import numpy as np\n\nT = " + t_text + "\n", "", 1)
     return snippets["numpy"] + "\n\n" + torch + "\n\n" + sklearn

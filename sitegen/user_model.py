@@ -310,8 +310,9 @@ def user_files(user, precomputed, analyses, decided=None):
     apply T) and, with groups, ``downloads/yours-groups.csv`` (the metrics CSV is written like every dataset's)."""
     result = precomputed.datasets[USER_SLUG]
     decided = decided or user_decision.decision(user, precomputed, analyses)
+    deploy = user_decision.deploy_file(json.dumps(result.fitted_t), user.predictions.kind)
     files = {f"downloads/{USER_SLUG}-temperature.json": temperature_json(user, result, decided),
-             f"downloads/{USER_SLUG}-deploy.py": user_decision.deploy_file(json.dumps(result.fitted_t))}
+             f"downloads/{USER_SLUG}-deploy.py": deploy}
     sub = analyses.datasets[USER_SLUG].subgroups
     if sub is not None:
         files[f"downloads/{USER_SLUG}-groups.csv"] = groups_csv(sub)
@@ -370,7 +371,8 @@ def user_report(user, precomputed, analyses, decided=None):
     sub = analyses.datasets[USER_SLUG].subgroups
     return SimpleNamespace(
         name=user.name, description=user.description, rule=user.rule, seed=user.seed,
-        file=_file_name(data.path), sha256=data.sha256, n=int(data.labels.size), k=int(data.logits.shape[1]),
+        file=_file_name(data.path), sha256=data.sha256, kind=data.kind,
+        n=int(data.labels.size), k=int(data.logits.shape[1]),
         parts={part: int(mask.sum()) for part, mask in user.parts.items()},
         reported="test" if "test" in user.parts else "all", fitted_on=result.fitted_on,
         # the value to deploy, written as temperature.json writes it (10 significant digits, JSON's float text)
@@ -388,7 +390,7 @@ def user_report(user, precomputed, analyses, decided=None):
         downloads={"temperature": f"{USER_SLUG}-temperature.json", "metrics": f"{USER_SLUG}-metrics.csv",
                    "deploy": f"{USER_SLUG}-deploy.py",
                    "groups": f"{USER_SLUG}-groups.csv" if sub is not None else None},
-        decision=decided, snippets=user_decision.deploy_snippets(json.dumps(result.fitted_t)),
+        decision=decided, snippets=user_decision.deploy_snippets(json.dumps(result.fitted_t), data.kind),
         class_labels=None if data.class_names is None else [str(c) for c in data.class_names.tolist()],
     )
 

@@ -93,6 +93,12 @@ def test_probabilities_become_logits_whose_softmax_is_the_probabilities(tmp_path
     back = np.exp(got.logits) / np.exp(got.logits).sum(axis=1, keepdims=True)
     np.testing.assert_allclose(back, p, atol=1e-7)
     assert got.logits[1, 0] == pytest.approx(np.log(1e-300))  # a zero is floored at 1e-300
+    assert got.kind == "probabilities"
+    assert load_predictions(path, "logits").kind == "logits"  # --input logits: the same numbers, read as logits
+    assert load_predictions(write_npz(tmp_path / "z.npz", logits=np.log(p + 0.01), labels=np.arange(N) % 3)).kind \
+        == "logits"
+    named_logits = write_npz(tmp_path / "q.npz", logits=p, labels=np.arange(N) % 3)  # --input probabilities
+    assert load_predictions(named_logits, "probabilities").kind == "probabilities"
 
 
 def test_huge_finite_logits_are_accepted(tmp_path):

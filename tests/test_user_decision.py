@@ -154,6 +154,32 @@ def test_the_sklearn_wrapper_scales_decision_function_and_keeps_a_binary_models_
     assert np.allclose(at_one.predict_proba(x), binary.predict_proba(x), rtol=1e-9)
 
 
+def test_for_a_file_of_probabilities_the_wrapper_tempers_the_log_of_predict_proba():
+    """A model whose predict_proba is not the softmax of its decision_function (a one-vs-rest sigmoid, say): T
+    fitted on log(predict_proba) must be applied to log(predict_proba), not to decision_function."""
+    from sitegen.user_decision import deploy_snippets
+
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(50, 3))
+
+    class OneVsRest:
+        classes_ = np.arange(3)
+
+        def decision_function(self, rows):
+            return rows * 2.0
+
+        def predict_proba(self, rows):
+            odds = 1.0 / (1.0 + np.exp(-self.decision_function(rows)))
+            return odds / odds.sum(axis=1, keepdims=True)
+
+    t = 1.7
+    space = {}
+    exec(compile(deploy_snippets(repr(t), "probabilities")["sklearn"], "snippet", "exec"), space)
+    got = space["TemperatureScaled"](OneVsRest()).predict_proba(x)
+    assert np.allclose(got, scaled_probs(np.log(OneVsRest().predict_proba(x)), t), rtol=1e-12)
+    assert not np.allclose(got, scaled_probs(OneVsRest().decision_function(x), t), rtol=1e-3)
+
+
 def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built):
     """The report's table, cell by cell, and its verdict are what ``python -m calib compare FILE --json`` prints
     for the same file (another entry point: the command reads the file itself)."""

@@ -460,6 +460,21 @@ def test_a_fit_at_the_bound_and_at_chance_warns_on_stderr_and_on_the_page_in_eve
         assert "yours-warning" not in (user_builds[key] / "index.html").read_text(encoding="utf-8")
 
 
+def test_a_file_of_probabilities_says_so_and_its_code_tempers_their_logarithms(user_builds):
+    """The "warned" build reads a CSV with --input probabilities; "hostile" an .npz of logits."""
+    import tomllib
+    assert "of probabilities (T divides their logarithms)" in user_builds["warned_stderr"]
+    assert "of probabilities" not in user_builds["hostile_stderr"]
+    for page, lang in (("index.html", "en"), ("es/index.html", "es")):
+        sentence = tomllib.loads((ROOT / "content" / lang / "strings.toml").read_text(encoding="utf-8"))["yours"][
+            "read_as_probabilities"]
+        assert sentence in yours_section((user_builds["warned"] / page).read_text(encoding="utf-8")), page
+        assert sentence not in yours_section((user_builds["hostile"] / page).read_text(encoding="utf-8")), page
+    deploy = {key: (user_builds[key] / "downloads" / "yours-deploy.py").read_text() for key in ("warned", "hostile")}
+    assert 'SCORES = "probabilities"' in deploy["warned"] and "pass log(p) as the logits" in deploy["warned"]
+    assert 'SCORES = "logits"' in deploy["hostile"] and "log(p)" not in deploy["hostile"]
+
+
 def test_the_record_table_names_the_split_once(user_builds):
     for page, label in (("index.html", "Split"), ("es/index.html", "División")):
         section = yours_section((user_builds["hostile"] / page).read_text(encoding="utf-8"))
