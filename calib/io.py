@@ -282,7 +282,8 @@ def _as_labels(path, arrays, n, k):
              if "lines" not in arrays else "needs a label column")
     values = arrays["labels"]
     if values.dtype.kind not in "fiu" and not (values.dtype.kind == "b" and values.ndim == 2):
-        fail(path, "labels", f"holds {values.dtype} values; labels must be integer class indices in [0, {k})")
+        fail(path, "labels", f"holds {values.dtype} values; labels must be integer class indices in [0, {k}) "
+             "(map names to indices, e.g. np.searchsorted(model.classes_, y))")
     if values.ndim != 1:
         check_one_hot(path, "labels", values, n, k)
         fail(path, "labels", f"shape {values.shape}; must be 1-D (n,)")

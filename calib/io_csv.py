@@ -72,7 +72,8 @@ def _check_header(path, line, header):
             fail(path, f"line {line}", f"the header names the {name!r} column twice")
     if "label" not in lowered:
         found = ", ".join(header[:12]) + (f", … ({len(header)} columns)" if len(header) > 12 else "")
-        fail(path, f"line {line}", f"the header has no 'label' column (found {found})")
+        fail(path, f"line {line}", f"the header has no 'label' column (found {found}); name the column of true "
+             "classes 'label', e.g. df.rename(columns={'y_true': 'label'})")
     return lowered
 
 
@@ -150,7 +151,9 @@ def read_csv(path, max_values, kind=None):
             labels[i] = float(cell)
         except ValueError:
             fail(path, f"line {line}, column {names[columns['label']]!r}",
-                 f"{cell!r} is not a class index (an integer in [0, {k}))")
+                 ("an empty cell" if not cell.strip() else f"{cell!r} is not a class index")
+                 + f"; labels must be integers in [0, {k}), the class columns' order (map names to indices, e.g. "
+                 "with np.searchsorted(classes, y) on the sorted class names)")
         if split is not None:
             split.append(row[columns["split"]])
         if groups is not None:

@@ -132,6 +132,19 @@ def test_csv_with_header_split_group_and_class_names(tmp_path):
 
 # --- bad files: each names the file and the place ----------------------------------------------
 
+def test_labels_given_as_names_or_under_another_header_say_how_to_fix_them(tmp_path):
+    """The practitioner's hurried exports: string labels, a 'y_true' column, an empty label."""
+    z, y = model()
+    names = np.array(["ant", "bee", "cat"])
+    refused(write_npz(tmp_path / "s.npz", logits=z, labels=names[y]), "labels", "np.searchsorted(model.classes_, y)")
+    rows = [[f"{v:.17g}" for v in row] + [label] for row, label in zip(z, names[y])]
+    refused(write_csv(tmp_path / "s.csv", rows, header=["ant", "bee", "cat", "label"]), "line 2, column 'label'",
+            f"{names[y][0]!r} is not a class index", "np.searchsorted")
+    refused(write_csv(tmp_path / "y.csv", rows, header=["ant", "bee", "cat", "y_true"]), "line 1",
+            "no 'label' column (found ant, bee, cat, y_true)", "df.rename(columns={'y_true': 'label'})")
+    blank = [row[:3] + [""] for row in rows]
+    refused(write_csv(tmp_path / "e.csv", blank, header=["ant", "bee", "cat", "label"]), "an empty cell")
+
 def test_missing_file(tmp_path):
     refused(tmp_path / "absent.npz", "cannot read")
 
