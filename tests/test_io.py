@@ -139,7 +139,7 @@ def test_labels_given_as_names_or_under_another_header_say_how_to_fix_them(tmp_p
     refused(write_npz(tmp_path / "s.npz", logits=z, labels=names[y]), "labels", "np.searchsorted(model.classes_, y)")
     rows = [[f"{v:.17g}" for v in row] + [label] for row, label in zip(z, names[y])]
     refused(write_csv(tmp_path / "s.csv", rows, header=["ant", "bee", "cat", "label"]), "line 2, column 'label'",
-            f"{names[y][0]!r} is not a class index", "np.searchsorted")
+            f"{str(names[y][0])!r} is not a class index", "np.searchsorted")
     refused(write_csv(tmp_path / "y.csv", rows, header=["ant", "bee", "cat", "y_true"]), "line 1",
             "no 'label' column (found ant, bee, cat, y_true)", "df.rename(columns={'y_true': 'label'})")
     blank = [row[:3] + [""] for row in rows]
