@@ -196,6 +196,8 @@ def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built):
         assert table.count("<tr data-method=") == len(report["methods"]) == 8, lang
         verdict = re.search(r'<p class="yours-compare-verdict" data-verdict="([a-z]+)">(.*?)</p>', page, re.S)
         assert verdict.group(1) == report["verdict"]["code"] and "360" in verdict.group(2), lang
+        # the decision's verdict points to the table when another calibrator beats temperature scaling
+        assert ('class="yours-verdict-others"' in page) == (report["verdict"]["code"] == "beats"), lang
         assert "yours-compare-skipped" not in page
         if lang != "en":
             continue
