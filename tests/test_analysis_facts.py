@@ -357,7 +357,7 @@ EXPECTED_IDENTIFIERS = {
     "platt": None, "numerical_recipes": None,
     "sklearn": "https://scikit-learn.org/stable/modules/calibration.html",
     "wang_feng_zhang": None,
-    "white": "doi:10.2307/1912526",
+    "white": "doi:10.2307/1912526", "dimitriadis": "doi:10.1073/pnas.2016191118",  # CORP, PNAS 118(8)
 }
 
 
