@@ -53,10 +53,19 @@ def subgrid_of(engine, name):
     return subgrid_indices(engine.grid.size, [engine.t1_index, fitted], SUBGRID_STEP).tolist()
 
 
-def test_the_selector_offers_every_count_from_1_to_50(open_explorer):
+def test_the_box_takes_every_count_from_1_to_50_and_suggests_the_offered_ones(open_explorer):
     ex = open_explorer()
-    values = ex.bins.locator("option").evaluate_all("options => options.map(o => Number(o.value))")
-    assert values == list(range(1, 51))
+    ex.expect(ex.bins).to_have_attribute("min", "1")
+    ex.expect(ex.bins).to_have_attribute("max", "50")
+    offered = ex.bins.evaluate("e => Array.from(e.list.options, o => Number(o.value))")
+    assert offered == list(OFFERED_BIN_COUNTS)
+    ex.set_bins(0)    # out of range: the box goes back to the count shown
+    ex.expect(ex.bins).to_have_value(ex.root.get_attribute("data-bins"))
+    ex.set_bins(50)
+    ex.expect_hash(bins=50)
+    ex.bins.press("ArrowDown")   # the native step: 49, then Enter commits it
+    ex.bins.press("Enter")
+    ex.expect_hash(bins=49)
 
 
 @pytest.mark.parametrize("name,part,scheme,bins", [("mixed", "test", "equal-width", 7),

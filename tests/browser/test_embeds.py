@@ -209,7 +209,7 @@ def test_the_height_follows_a_longer_bin_table(open_host, host_url, site_dir, si
     rows = ex.bin_table.locator("tbody tr:not([hidden])")
     expect(rows).to_have_count(len(expected_bin_counts("overconfident", "test", 1.0, "equal-width", 4)))
     first, _, _ = settle(page, 0, frame)
-    ex.bins.select_option("20")
+    ex.set_bins(20)
     expect(rows).to_have_count(len(expected_bin_counts("overconfident", "test", 1.0, "equal-width", 20)))
     deadline = time.monotonic() + 10
     while heights(page, 0)[-1] <= first[-1] and time.monotonic() < deadline:
