@@ -14,6 +14,7 @@ from sitegen.payload import SCHEMA_VERSION
 from sitegen.precompute import subgrid_indices
 from sitegen.settings import LANGUAGES, OFFERED_BIN_COUNTS, SUBGRID_STEP
 
+from .explorer_ui import Explorer
 from .test_explorer import rows_of
 
 
@@ -124,14 +125,16 @@ def test_the_hash_keeps_any_bin_count(open_explorer, engine):
     ex.expect_hash(bins=41)
 
 
-def test_a_bins_file_from_another_build_is_refused_in_words(open_explorer, site_dir, expect, ui, lang):
-    ex = open_explorer()
+def test_a_bins_file_from_another_build_is_refused_in_words(open_page, site_dir, expect, ui, lang):
+    page = open_page(lang=lang)
     root = "../" * (LANGUAGES[lang].count("/") + 1) if LANGUAGES[lang] else ""  # the page's way to the data
     text = (site_dir / "data" / "twelve-all-bins.js").read_text(encoding="utf-8")
     older = text.replace(f'"schema_version":{SCHEMA_VERSION}', f'"schema_version":{SCHEMA_VERSION - 1}')
     assert older != text
-    ex.page.route("**/data/twelve-all-bins.js",
-                  lambda route: route.fulfill(status=200, content_type="text/javascript", body=older))
+    # routed before the explorer comes near: the widgets around it, built with it, may load the file too
+    page.route("**/data/twelve-all-bins.js",
+               lambda route: route.fulfill(status=200, content_type="text/javascript", body=older))
+    ex = Explorer(page, ui, expect)
     ex.choose(dataset="twelve", bins=7)
     expect(ex.status).to_have_text(ui["error_bins"].replace("{file}", root + "data/twelve-all-bins.js"))
     expect(ex.card("mce")).to_have_text("\u2026")   # no MCE from a file of another build
