@@ -1,10 +1,12 @@
 /* main.js — start each component when it comes near the viewport, so that loading the page
- * decodes and draws only what the reader is about to see. Any first input also starts a component
- * (a reader's, a script's or assistive technology's), and the component honours it. The explorer that
- * keeps its state in the URL starts at once when the URL carries a state (hash.js), and the page
- * scrolls to the URL's place, or to that explorer. A component's interactive markup is a <template>
- * until it starts (built here); a deep dive that opens and printing start the components inside. Also: the table of contents, open beside the text
- * on wide screens, marks the section being read. */
+ * decodes and draws only what the reader is about to see. On the course page a component's
+ * interactive markup waits in a <template> until then (built here), so the page loads with few
+ * elements; a deep dive that opens, and printing, start the components inside. On an embed page the
+ * markup is there at once, and any first input also starts its component (a reader's, a script's or
+ * assistive technology's), which honours it. The explorer that keeps its state in the URL starts at
+ * once when the URL carries a state (hash.js), and the page scrolls to the URL's place, or to that
+ * explorer. Also: the table of contents, open beside the text on wide screens, marks the section
+ * being read. */
 (function (CT) {
   "use strict";
   /* True while base.css lays the contents out in their own column (its wide-screen rule sets --wide-screen). */
