@@ -28,7 +28,7 @@ import pytest
 from sitegen.serve import serving
 
 from .conftest import page_path
-from .explorer_ui import Explorer
+from .explorer_ui import Explorer, near
 from .test_explorer import expected_bin_counts, expected_cards
 
 SANDBOX = "allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"
@@ -272,7 +272,7 @@ def test_the_state_hash_presets_an_embed_and_its_link_opens_the_full_tutorial_th
     expect(full.bin_table.locator("tbody tr:not([hidden])")).to_have_count(
         len(expected_bin_counts("twelve", "all", grid[start + 5], "adaptive", 10)))
     # the hash was for rel1: the main explorer keeps its own defaults
-    expect(tab.locator("#ex1-dataset")).to_have_value("six")
+    expect(near(tab, "#ex1").locator("#ex1-dataset")).to_have_value("six")
 
 
 # --------------------------------------------------------------------------- file://

@@ -78,7 +78,7 @@ def test_a_slider_announces_only_what_its_widget_shows(open_page, strings, expec
     ui = strings["ui"]
     page = open_page(lang=lang)
     for id_, card in (("sm1", None), ("fit1", "ece-w")):
-        root = page.locator("#" + id_)
+        root = near(page, "#" + id_)
         slider = root.get_by_role("slider", name=ui["temperature"], exact=True)
         readout = root.locator("output")
         first = readout.inner_text()
