@@ -272,6 +272,7 @@ def test_the_state_hash_presets_an_embed_and_its_link_opens_the_full_tutorial_th
     expect(full.bin_table.locator("tbody tr:not([hidden])")).to_have_count(
         len(expected_bin_counts("twelve", "all", grid[start + 5], "adaptive", 10)))
     # the hash was for rel1: the main explorer keeps its own defaults
+    tab.bring_to_front()  # a background tab runs no IntersectionObserver: ex1 would never build
     expect(near(tab, "#ex1").locator("#ex1-dataset")).to_have_value("six")
 
 
