@@ -178,10 +178,19 @@ def _as_text(mathml):
     pieces, previous = [], None
     for child in root:
         text, attrs = child.text or "", dict(child.attrib)
+        if child.tag == "msub" and not attrs and previous != "letter":
+            piece = _subscript(child)
+            if piece is None:
+                return None
+            pieces.append(piece)
+            previous = "letter"
+            continue
         if len(child) or (child.tail or "").strip() or not text:
             return None
         if child.tag == "mi" and text in _SEPARATORS and not attrs:  # latex2mathml makes ";" an identifier
             piece, previous = text + _NO_BREAK, "operator"
+        elif child.tag == "mi" and text == "…" and not attrs:  # and \ldots
+            piece, previous = text, "term"
         elif child.tag == "mi" and len(text) == 1 and text.isalpha() and not attrs:
             if previous == "letter":
                 return None  # letters side by side ($NLL$) would read as a word of the prose
@@ -202,6 +211,26 @@ def _as_text(mathml):
             return None
         pieces.append(piece)
     return "".join(pieces)
+
+
+def _letter(element):
+    """``<var>`` of a one-letter ``<mi>`` without attributes, else None."""
+    text = element.text or ""
+    if element.tag != "mi" or element.attrib or len(element) or len(text) != 1 or not text.isalpha():
+        return None
+    return f"<var>{escape(text)}</var>"
+
+
+def _subscript(msub):
+    """HTML of a ``<msub>`` of a letter and a letter or a number ($x_i$, $p_0$), else None."""
+    if len(msub) != 2 or (msub.text or "").strip() or any((part.tail or "").strip() for part in msub):
+        return None
+    base, index = msub
+    number = index.tag == "mn" and not index.attrib and not len(index) and index.text
+    script = escape(index.text, quote=False) if number else _letter(index)
+    if _letter(base) is None or script is None or (msub.tail or "").strip():
+        return None
+    return f"{_letter(base)}<sub>{script}</sub>"
 
 
 def inline_formula(tex, number_format=None):
