@@ -14,9 +14,10 @@
     if (!bins) return null;
     var lo = counts[0], hi = counts[counts.length - 1];
     if (Number(bins.value) > 0) s.bins = Math.max(lo, Math.min(hi, Math.round(Number(bins.value))));
-    var scheme = x.radios("scheme");
+    var scheme = x.radios("scheme"), typing = false;
     function commit(value) {
       var b = Math.round(Number(value));
+      typing = false;
       if (!(b >= lo && b <= hi)) { bins.value = String(s.bins); return; }  // empty or out of range: as it was
       bins.value = String(b);
       if (b === s.bins) return;
@@ -24,7 +25,11 @@
       x.redraw();
       x.writeHash();
     }
+    // a count being typed (not yet committed by Enter or leaving the box) survives a redraw meanwhile,
+    // such as the one of a dataset that finishes loading
+    bins.addEventListener("input", function () { typing = true; });
     bins.addEventListener("change", function () { commit(bins.value); });
+    bins.addEventListener("blur", function () { if (typing) commit(bins.value); });  // typed back to the count it had
     bins.addEventListener("keydown", function (event) {
       var step = { ArrowUp: 1, ArrowDown: -1 }[event.key];
       if (!step || !bins._restricted) return;
@@ -37,7 +42,7 @@
         var restricted = state.group !== "pooled" || state.own || (!!state.method && state.method !== "temperature");
         bins._restricted = restricted;
         bins.setAttribute("data-offered-only", restricted ? "on" : "off");
-        bins.value = String(state.bins);
+        if (!typing) bins.value = String(state.bins);
         scheme(state);
       }
     };
