@@ -181,6 +181,7 @@ def slider_timings(browser, url, dataset, steps):
     context.add_init_script(HARNESS)
     page = context.new_page()
     page.goto(url, wait_until="networkidle")
+    page.locator("#ex1").scroll_into_view_if_needed()  # a widget builds its controls when it comes near
     if dataset != page.locator("#ex1-dataset").input_value():
         page.locator("#ex1-dataset").select_option(dataset)
         page.wait_for_load_state("networkidle")

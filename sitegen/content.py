@@ -4,7 +4,7 @@ A section file ``content/<lang>/NN-name.md`` is rendered in three passes:
 
 1. Jinja2 (StrictUndefined) with the engine's facts in scope, so a number a
    sentence quotes is an expression such as ``{{ six.fit.nll | fixed(5) }}``;
-2. TeX between ``$…$`` (inline) or ``$$…$$`` (display) becomes MathML Core
+2. TeX between ``$…$`` (inline) or ``$$…$$`` (display) becomes MathML Core (a simple inline formula, HTML text)
    (:mod:`sitegen.mathml`);
 3. Markdown to HTML. A paragraph holding only ``[[component:NAME]]`` is
    replaced by that component's rendered template.
@@ -24,7 +24,7 @@ import jinja2
 import markdown
 
 from .errors import BuildError, template_lines
-from .mathml import DISPLAY_MATH, INLINE_MATH, TexError, tex_to_mathml_core
+from .mathml import DISPLAY_MATH, INLINE_MATH, TexError, inline_formula, tex_to_mathml_core
 from .numbers import FORMAT_KEYS
 
 __all__ = ["Section", "MissingName", "content_folder", "load_strings", "require_strings", "load_sections",
@@ -230,7 +230,7 @@ def _protect_math(text, number_format=None):
 
     text = DISPLAY_MATH.sub(
         lambda m: "\n\n" + stash(tex_to_mathml_core(m.group(1), True, number_format)) + "\n\n", text)
-    text = INLINE_MATH.sub(lambda m: stash(tex_to_mathml_core(m.group(1), number_format=number_format)), text)
+    text = INLINE_MATH.sub(lambda m: stash(inline_formula(m.group(1), number_format)), text)
     return text, table
 
 

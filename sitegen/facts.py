@@ -36,7 +36,8 @@ For a dataset that lists its examples (six and twelve; see :func:`_example_roles
 example's ``mark`` (✓ or ✗).
 
 Page-wide: ``src`` (the sources the page cites, ``content/sources.toml`` through :mod:`sitegen.sources`:
-per key ``year``, ``url``, ``label``, ``cite``), ``softmax_example`` (the first six-row's probabilities at several T),
+per key ``year``, ``url``, ``label``, ``cite``) and ``n_sources`` (how many), ``softmax_example`` (the first
+six-row's probabilities at several T),
 ``lcg`` (the generator's constants), ``recipe`` (dataset constants),
 ``t_search`` (bounds and tolerance of the temperature fit), ``t_grid`` (the slider's temperature grid)
 ``bin_edges`` (``{B: edges}`` of the equal-width bins, for each offered bin count) and ``table_bins``
@@ -187,8 +188,10 @@ def _bin_edges(precomputed):
 def _page_facts(precomputed, sources_file):
     """Facts that belong to the page rather than one dataset: sources, generator, recipes, search and grid."""
     plain = base_grid()
+    sources = load_sources(sources_file)
     return {
-        "src": source_facts(load_sources(sources_file)),
+        "src": source_facts(sources),
+        "n_sources": len(sources),
         "softmax_example": _softmax_example(precomputed.softmax),
         "lcg": SimpleNamespace(multiplier=rng.LCG_MULTIPLIER, increment=rng.LCG_INCREMENT,
                                modulus=rng.LCG_MODULUS, modulus_bits=rng.LCG_MODULUS.bit_length() - 1),

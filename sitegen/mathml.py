@@ -3,20 +3,31 @@
 latex2mathml converts; a pass then removes what MathML Core ignores (``mathvariant`` other than
 ``normal``, the namespace attribute) and what only adds bytes (one-child rows, character references).
 Numbers written the way a language does (``0,25``, ``60 000``) stay one ``<mn>`` each.
+An inline formula that is only letters, numbers and simple operators in a row ($T = 1$, $[0.5, 0.75)$,
+$1/K$) is written as HTML text instead (:func:`inline_formula`): the page loads with a quarter fewer
+elements and reads the same.
 """
 
 import re
+from html import escape
 from xml.etree import ElementTree
 
 from .cache import memoized
 from .errors import BuildError
 
-__all__ = ["TexError", "tex_to_mathml_core", "INLINE_MATH", "DISPLAY_MATH"]
+__all__ = ["TexError", "tex_to_mathml_core", "inline_formula", "INLINE_MATH", "DISPLAY_MATH"]
 
 DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)  # $$…$$: a display formula
 INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$")  # $…$: an inline formula (not \$, not $$)
 _DOUBLE_STRUCK = {"1": "𝟙", "R": "ℝ", "E": "𝔼", "P": "ℙ", "N": "ℕ"}
 _LEFT_IN_TEXT = re.compile(r">([^<]*\\[^<]*)<")  # a backslash in MathML text: a command latex2mathml did not know
+# Operators of a formula written as text (inline_formula), by the room MathML Core's operator dictionary
+# gives them: a relation or binary operator a space each side (a sign none), a separator a space after,
+# the rest none. A formula with any other operator stays MathML.
+_SPACED_OPERATORS = frozenset("=<>≤≥≈≠+−×·±→∈")
+_SEPARATORS = frozenset(",;")
+_TIGHT_OPERATORS = frozenset("/()[]{}|…")
+_NO_BREAK = "\u00a0"  # the formula stays on one line, as a <math> does
 
 
 class TexError(BuildError):
@@ -155,3 +166,76 @@ def _tidy_mathml(mathml, tex):
     if root.get("display") == "inline":
         del root.attrib["display"]
     return ElementTree.tostring(root, encoding="unicode")
+
+
+def _as_text(mathml):
+    """The HTML text of an inline MathML formula made only of one-letter identifiers (``<var>``, italic as
+    MathML draws them), numbers and the operators above, each a child of ``<math>``, no two letters side by
+    side; None for any other."""
+    root = ElementTree.fromstring(mathml)
+    if root.attrib or (root.text or "").strip():
+        return None
+    pieces, previous = [], None
+    for child in root:
+        text, attrs = child.text or "", dict(child.attrib)
+        if child.tag == "msub" and not attrs and previous != "letter":
+            piece = _subscript(child)
+            if piece is None:
+                return None
+            pieces.append(piece)
+            previous = "letter"
+            continue
+        if len(child) or (child.tail or "").strip() or not text:
+            return None
+        if child.tag == "mi" and text in _SEPARATORS and not attrs:  # latex2mathml makes ";" an identifier
+            piece, previous = text + _NO_BREAK, "operator"
+        elif child.tag == "mi" and text == "…" and not attrs:  # and \ldots
+            piece, previous = text, "term"
+        elif child.tag == "mi" and len(text) == 1 and text.isalpha() and not attrs:
+            if previous == "letter":
+                return None  # letters side by side ($NLL$) would read as a word of the prose
+            piece, previous = f"<var>{escape(text)}</var>", "letter"
+        elif child.tag == "mn" and not attrs:
+            piece, previous = escape(text, quote=False), "term"
+        elif child.tag != "mo" or attrs not in ({}, {"stretchy": "false"}):
+            return None
+        elif text in _SPACED_OPERATORS:
+            sign = previous in (None, "operator") and text in "+−±"  # a sign: −1, [−2, 2]
+            piece = escape(text, quote=False) if sign else _NO_BREAK + escape(text, quote=False) + _NO_BREAK
+            previous = "operator"
+        elif text in _SEPARATORS:
+            piece, previous = text + _NO_BREAK, "operator"
+        elif text in _TIGHT_OPERATORS:
+            piece, previous = escape(text, quote=False), ("operator" if text in "([{|" else "term")
+        else:
+            return None
+        pieces.append(piece)
+    return "".join(pieces)
+
+
+def _letter(element):
+    """``<var>`` of a one-letter ``<mi>`` without attributes, else None."""
+    text = element.text or ""
+    if element.tag != "mi" or element.attrib or len(element) or len(text) != 1 or not text.isalpha():
+        return None
+    return f"<var>{escape(text)}</var>"
+
+
+def _subscript(msub):
+    """HTML of a ``<msub>`` of a letter and a letter or a number ($x_i$, $p_0$), else None."""
+    if len(msub) != 2 or (msub.text or "").strip() or any((part.tail or "").strip() for part in msub):
+        return None
+    base, index = msub
+    number = index.tag == "mn" and not index.attrib and not len(index) and index.text
+    script = escape(index.text, quote=False) if number else _letter(index)
+    if _letter(base) is None or script is None or (msub.tail or "").strip():
+        return None
+    return f"{_letter(base)}<sub>{script}</sub>"
+
+
+def inline_formula(tex, number_format=None):
+    """An inline formula for the page: HTML text when it is only one-letter identifiers, numbers and simple
+    operators in a row ($T = 1$ becomes ``<var>T</var> = 1`` with no-break spaces: one element, not four),
+    else the MathML of :func:`tex_to_mathml_core`. Raises :class:`TexError` as that does."""
+    mathml = tex_to_mathml_core(tex, number_format=number_format)
+    return _as_text(mathml) or mathml

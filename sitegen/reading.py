@@ -2,11 +2,13 @@
 
 A section's words are those a reader of the core path reads: the text of its paragraphs and list items
 outside closed ``<details>`` (deep dives, exercise answers), tables, code and the widgets (a ``<math>``
-counts as one word). The deep dives' visible summaries count here, since the reader reads them; the
+counts as one word, and so does a formula written as text: words are split at ordinary spaces, not
+no-break ones). The deep dives' visible summaries count here, since the reader reads them; the
 core-path budget of issue 17 leaves them out (tests/test_core_path.py counts that on its own).
 """
 
 import math
+import re
 from html.parser import HTMLParser
 
 from .settings import EXERCISE_MINUTES, WIDGET_MINUTES, WORDS_PER_MINUTE
@@ -17,6 +19,11 @@ _VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "
                    "wbr"})
 _SKIPPED = frozenset({"table", "caption", "figcaption", "pre", "code", "script", "style", "svg", "noscript",
                       "template", "textarea", "nav", "math"})
+
+
+# A word runs to the next ordinary space: text joined by no-break spaces (an inline formula written as text,
+# sitegen.mathml.inline_formula, "T = 1"; a grouped number) is one word, as a <math> is.
+_WORD = re.compile(r"[^ \t\n\r\f\v]+")
 
 
 class _Words(HTMLParser):
@@ -55,7 +62,7 @@ def section_words(html):
     parser = _Words()
     parser.feed(html)
     parser.close()
-    return len("".join(parser.parts).split())
+    return len(_WORD.findall("".join(parser.parts)))
 
 
 def reading_minutes(words, pace=WORDS_PER_MINUTE):

@@ -17,7 +17,7 @@ import markupsafe
 from .content import MissingName
 from .errors import BuildError, template_lines
 from .figures import figure_size
-from .mathml import INLINE_MATH, tex_to_mathml_core
+from .mathml import INLINE_MATH, inline_formula
 from .numbers import FILTERS
 from .panels import template_globals
 
@@ -60,10 +60,11 @@ def heading_text(html):
 
 
 def math_filters(number_format):
-    """``tex`` (a TeX formula as inline MathML) and ``with_math`` (a string whose ``$…$`` parts are TeX),
-    writing numbers in math with ``number_format``, as the prose does."""
+    """``tex`` (a TeX formula inline: MathML, or HTML text when it is that simple, sitegen.mathml) and
+    ``with_math`` (a string whose ``$…$`` parts are TeX), writing numbers in math with ``number_format``,
+    as the prose does."""
     def tex(formula):
-        return markupsafe.Markup(tex_to_mathml_core(str(formula), number_format=number_format))
+        return markupsafe.Markup(inline_formula(str(formula), number_format))
 
     def with_math(text):
         parts = INLINE_MATH.split(str(text))

@@ -3,7 +3,8 @@ open from a visible summary, the contents' reading times, and "show me" links bu
 
 The core path is counted here on its own terms, not with the build's counter (sitegen/reading.py): the
 words of paragraphs and list items inside ``<main>``, outside closed ``<details>`` (deep dives, exercise
-answers), tables, captions, code, math (a formula is one word), the widgets and the deep dives' summary
+answers), tables, captions, code, math (a formula is one word, also one written as text with no-break
+spaces), the widgets and the deep dives' summary
 paragraphs; the reference sections (the sources and the glossary) are look-up lists, not part of the path.
 The site is the session's one build (``built_site``, or ``CALIB_TEST_SITE``).
 """
@@ -81,7 +82,8 @@ class Path(HTMLParser):
 def counts(html):
     parser = Path()
     parser.feed(html[html.index("<main"):html.index("</main>")])
-    words = lambda table: {k: len("".join(v).split()) for k, v in table.items()}  # noqa: E731
+    # split at ordinary spaces only: "T = 1" written as text with no-break spaces is one formula, one word
+    words = lambda table: {k: len(re.findall(r"[^ \t\n\r\f\v]+", "".join(v))) for k, v in table.items()}  # noqa: E731
     return words(parser.core), words(parser.read)
 
 
@@ -101,9 +103,9 @@ def test_the_counter_counts_what_the_issue_says():
             '<table><tr><td>not counted</td></tr></table><p class="table-caption">not</p>'
             '<p class="dive-summary">summary words</p><details class="deep-dive"><summary>s</summary>'
             '<p>hidden words</p></details><div data-component="explorer"><p>ui text</p></div>'
-            '<p>six <code>not_counted</code> seven</p></section></main>')
+            '<p>six <code>not_counted</code> seven</p><p>eight <var>T</var>\u00a0=\u00a01</p></section></main>')
     core, read = counts(html)
-    assert core == {"a": 7} and read == {"a": 9}, (core, read)
+    assert core == {"a": 9} and read == {"a": 11}, (core, read)
 
 
 def test_the_english_core_path_fits_twenty_minutes(pages):

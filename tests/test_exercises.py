@@ -65,8 +65,10 @@ def test_every_exercise_is_in_its_place_with_its_answer_in_a_disclosure(edition)
 
 
 def numbers_in(text, expected, where):
-    flat = text.replace(" ", "")  # math spaces its tokens: [ 0.25 , 0.50 )
-    missing = [value for value in expected if value not in text and value.replace(" ", "") not in flat]
+    # math spaces its tokens ([ 0.25 , 0.50 )), a formula written as text joins them with no-break spaces
+    flat = text.replace(" ", "").replace("\u00a0", "")
+    missing = [value for value in expected
+               if value not in text and value.replace(" ", "").replace("\u00a0", "") not in flat]
     assert not missing, f"{where}: the answer lacks {missing}: {text[:300]!r}"
 
 
@@ -168,9 +170,9 @@ def test_the_bound(edition):
     _, _, found, f = edition
     question, answer = found["chance"][0]
     text = question + " " + answer
-    bins = int(re.search(r"B = (\d+)", answer).group(1))
-    p = float(re.search(r"p = (\d\.\d+)", text).group(1))
-    ks = [int(k) for k in re.findall(r"k = (\d+)", answer)][:2]
+    bins = int(re.search(r"B\s*=\s*(\d+)", answer).group(1))
+    p = float(re.search(r"p\s*=\s*(\d\.\d+)", text).group(1))
+    ks = [int(k) for k in re.findall(r"k\s*=\s*(\d+)", answer)][:2]
     assert len(ks) == 2
     for k in ks:
         tail = sum(math.comb(bins, j) * p ** j * (1 - p) ** (bins - j) for j in range(k, bins + 1))

@@ -202,9 +202,22 @@ def render(tmp_path, source, context=None, render_component=no_components):
 
 
 def test_numbers_in_math_are_one_mn_each_written_as_the_language_writes_them(tmp_path):
-    html = render(tmp_path, "# Title\n\nA bin $[0,25; 0,50)$ of $60\u202f000$ rows.\n\n$$x = 1,5$$\n")
+    html = render(tmp_path, "# Title\n\nA bin $x_{0,25}^2 / y_{0,50}$ of $\\sqrt{60\u202f000}$ rows.\n\n$$x = 1,5$$\n")
     assert "<mn>0,25</mn>" in html and "<mn>0,50</mn>" in html and "<mn>60\u202f000</mn>" in html
     assert "<mn>1,5</mn>" in html and 'aria-label="Gleichung"' in html
+
+
+def test_a_simple_inline_formula_is_text_with_its_letters_in_var(tmp_path):
+    html = render(tmp_path, "# Title\n\nA bin $[0,25; 0,50)$ of $60\u202f000$ rows at $T = 1$, "
+                            "$\\beta = -1/T$ and $NLL$, $p_i$, $x_{ij}$, $x \\mapsto y$.\n\n$$x = 1,5$$\n")
+    assert "A bin [0,25;\u00a00,50) of 60\u202f000 rows at <var>T</var>\u00a0=\u00a01, " in html
+    assert "<var>β</var>\u00a0=\u00a0−1/<var>T</var> and" in html   # a sign takes no spaces
+    assert "<var>p</var><sub><var>i</var></sub>," in html  # a letter's subscript, a letter or a number
+    # letters side by side, a longer subscript, an operator MathML spaces otherwise: MathML
+    assert "<math><mi>N</mi><mi>L</mi><mi>L</mi></math>," in html
+    assert "<math><msub><mi>x</mi><mrow><mi>i</mi><mi>j</mi></mrow></msub></math>," in html
+    assert "<math><mi>x</mi><mo>↦</mo><mi>y</mi></math>." in html
+    assert '<math display="block"><mi>x</mi><mo>=</mo><mn>1,5</mn></math>' in html  # display: always MathML
 
 
 def test_a_table_is_named_in_the_language_of_the_page(tmp_path):

@@ -6,20 +6,43 @@
 (function (CT) {
   "use strict";
 
+  /* The bin count is a number box (1 to the largest selectable count, the offered ones suggested). A
+   * group view or another calibrator has views for the offered counts only: there its arrow keys step
+   * from one offered count to the next, and a typed count goes to the nearest (explorer-data.js snapBins). */
   CT.explorerView("bin-controls", function (x) {
-    var s = x.state, bins = x.$("bins");
+    var s = x.state, bins = x.$("bins"), counts = CT.core.bin_counts, offered = CT.core.offered_bin_counts;
     if (!bins) return null;
-    if (Number(bins.value) > 0) s.bins = Number(bins.value);
-    var scheme = x.radios("scheme");
-    bins.addEventListener("change", function () { s.bins = Number(bins.value); x.redraw(); x.writeHash(); });
+    var lo = counts[0], hi = counts[counts.length - 1];
+    if (Number(bins.value) > 0) s.bins = Math.max(lo, Math.min(hi, Math.round(Number(bins.value))));
+    var scheme = x.radios("scheme"), typing = false;
+    function commit(value) {
+      var b = Math.round(Number(value));
+      typing = false;
+      if (!(b >= lo && b <= hi)) { bins.value = String(s.bins); return; }  // empty or out of range: as it was
+      bins.value = String(b);
+      if (b === s.bins) return;
+      s.bins = b;
+      x.redraw();
+      x.writeHash();
+    }
+    // a count being typed (not yet committed by Enter or leaving the box) survives a redraw meanwhile,
+    // such as the one of a dataset that finishes loading
+    bins.addEventListener("input", function () { typing = true; });
+    bins.addEventListener("change", function () { commit(bins.value); });
+    bins.addEventListener("blur", function () { if (typing) commit(bins.value); });  // typed back to the count it had
+    bins.addEventListener("keydown", function (event) {
+      var step = { ArrowUp: 1, ArrowDown: -1 }[event.key];
+      if (!step || !bins._restricted) return;
+      event.preventDefault();
+      var next = offered.filter(function (b) { return step > 0 ? b > s.bins : b < s.bins; });
+      if (next.length) commit(step > 0 ? next[0] : next[next.length - 1]);
+    });
     return {
       sync: function (state) {
         var restricted = state.group !== "pooled" || state.own || (!!state.method && state.method !== "temperature");
-        if (bins._restricted !== restricted) {
-          bins._restricted = restricted;
-          Array.prototype.forEach.call(bins.options, function (option) { option.disabled = restricted && !CT.isOffered(option.value); });
-        }
-        bins.value = String(state.bins);
+        bins._restricted = restricted;
+        bins.setAttribute("data-offered-only", restricted ? "on" : "off");
+        if (!typing) bins.value = String(state.bins);
         scheme(state);
       }
     };

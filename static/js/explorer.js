@@ -25,7 +25,16 @@
 
   CT.explorerView = function (name, start) { registry.push([name, start]); };
 
+  /* A widget's interactive markup may wait in a <template data-widget-markup> (the course page,
+   * templates/components/_explorer.html.j2), so the page loads with few elements: an explorer builds it first,
+   * whoever starts it (main.js near the viewport, hash.js for a #state/ link). */
+  function build(root) {
+    var markup = root.querySelector(":scope > template[data-widget-markup]");
+    if (markup) root.replaceChild(document.importNode(markup.content, true), markup);
+  }
+
   function Explorer(root) {
+    build(root);
     var d = root.dataset;
     this.root = root;
     this.id = root.id;

@@ -1,9 +1,12 @@
 /* main.js — start each component when it comes near the viewport, so that loading the page
- * decodes and draws only what the reader is about to see. Any first input also starts a component
- * (a reader's, a script's or assistive technology's), and the component honours it. The explorer that
- * keeps its state in the URL starts at once when the URL carries a state (hash.js), and the page
- * scrolls to the URL's place, or to that explorer. Also: the table of contents, open beside the text
- * on wide screens, marks the section being read. */
+ * decodes and draws only what the reader is about to see. On the course page a component's
+ * interactive markup waits in a <template> until then (built as it starts, explorer.js), so the
+ * page loads with few elements; a deep dive that opens, and printing, start the components inside.
+ * On an embed page the markup is there at once, and any first input also starts its component (a
+ * reader's, a script's or assistive technology's), which honours it. The explorer that keeps its
+ * state in the URL starts at once when the URL carries a state (hash.js), and the page scrolls to
+ * the URL's place, or to that explorer. Also: the table of contents, open beside the text on wide
+ * screens, marks the section being read. */
 (function (CT) {
   "use strict";
   /* True while base.css lays the contents out in their own column (its wide-screen rule sets --wide-screen). */
@@ -11,7 +14,11 @@
 
   function startOne(root) {
     if (root.explorer) return;
-    root.explorer = new CT.Explorer(root);
+    root.explorer = new CT.Explorer(root);  // which builds its markup (explorer.js)
+  }
+  /* Every widget in `scope` (a deep dive just opened, or the page before printing) starts now. */
+  function startWithin(scope) {
+    Array.prototype.forEach.call(scope.querySelectorAll('[data-component="explorer"]'), startOne);
   }
   function startExplorers() {
     var roots = Array.prototype.slice.call(document.querySelectorAll('[data-component="explorer"]'));
@@ -28,6 +35,13 @@
       });
     }, { rootMargin: "800px 0px" });
     roots.forEach(function (root) { if (!root.explorer) observer.observe(root); });
+    // A deep dive that opens starts its widgets (toggle does not bubble: caught on its way down), and
+    // printing starts them all (their panels print where a static figure stands).
+    document.addEventListener("toggle", function (event) {
+      if (event.target.tagName === "DETAILS" && event.target.open) startWithin(event.target);
+    }, true);
+    window.addEventListener("beforeprint", function () { startWithin(document); });
+    // (a #state/ link followed later starts the widget it is for at once: hash.js show)
   }
   // A component that starts, or whose data arrive, between a button's press and release shifts its
   // layout ("loading…", the fitted T in a button's text), so the release can land beside the button

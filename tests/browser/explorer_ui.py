@@ -13,6 +13,21 @@ def named(text):
     return re.compile("^" + re.escape(text))
 
 
+def near(page, root):
+    """The widget ``root`` (a selector or locator) with its controls built: its interactive markup waits
+    in a <template> until it comes near the viewport (static/js/main.js), so scroll it there if it is
+    still waiting, then wait for its slider. Returns the root's locator."""
+    root = page.locator(root) if isinstance(root, str) else root
+    # hash.js may hold the page at a linked place for a moment: scroll again until the widget builds
+    for _ in range(20):
+        if not root.evaluate("e => { const t = e.querySelector(':scope > template[data-widget-markup]');"
+                             " if (t) e.scrollIntoView(); return !!t; }"):
+            break
+        root.page.wait_for_timeout(250)
+    root.locator('input[type="range"]').first.wait_for(state="attached")
+    return root
+
+
 class Explorer:
     """Locators and actions for one explorer; ``ui`` is the strings table, ``expect`` Playwright's,
     ``number`` the page language's number filters."""
@@ -25,7 +40,7 @@ class Explorer:
         self.readout = root.get_by_role("status").and_(root.locator("output"))
         self.status = root.get_by_role("status", include_hidden=True).and_(root.locator("p"))  # empty when all is well
         self.dataset = root.get_by_role("combobox", name=ui["dataset"], exact=True)
-        self.bins = root.get_by_role("combobox", name=ui["bins"], exact=True)
+        self.bins = root.get_by_role("spinbutton", name=ui["bins"], exact=True)
         self.reset = root.get_by_role("button", name=ui["button_t1"], exact=True)
         self.fit = root.get_by_role("button", name=named(ui["button_fitted_plain"]))
         self.pin = root.get_by_role("button", name=ui["button_pin"], exact=True)
@@ -35,6 +50,7 @@ class Explorer:
         self.diagram = root.get_by_role("figure", name=named(ui["reliability_caption"]))
         self.uncertainty = root.locator(".panel").filter(
             has=page.get_by_role("heading", name=ui["uncertainty_title"], exact=True))
+        near(page, root)
 
     def scheme(self, value):
         """The radio of binning scheme ``value`` ("equal-width" or "adaptive")."""
@@ -57,7 +73,12 @@ class Explorer:
         if scheme is not None:
             self.scheme(scheme).check()
         if bins is not None:
-            self.bins.select_option(str(bins))
+            self.set_bins(bins)
+
+    def set_bins(self, bins):
+        """Type ``bins`` into the bin-count box and press Enter, as a keyboard reader does."""
+        self.bins.fill(str(bins))
+        self.bins.press("Enter")
 
     def press(self, key, times=1):
         """Press ``key`` on the temperature slider ``times`` times."""

@@ -115,6 +115,7 @@ def test_explorer_controls_have_their_roles_and_names(open_explorer, expect):
         expect(button).to_have_count(1)
         expect(button).to_have_accessible_name(re.compile(r"\S"))
     expect(ex.root.get_by_role("radio")).not_to_have_count(0)
-    for select in (ex.dataset, ex.bins):
-        expect(select).to_have_count(1)
-        assert select.evaluate("e => e.tagName") == "SELECT"
+    expect(ex.dataset).to_have_count(1)
+    assert ex.dataset.evaluate("e => e.tagName") == "SELECT"
+    expect(ex.bins).to_have_count(1)  # a spinbutton named by its label
+    assert ex.bins.evaluate("e => e.type") == "number"

@@ -14,6 +14,7 @@ from sitegen.payload import SCHEMA_VERSION
 from sitegen.precompute import subgrid_indices
 from sitegen.settings import LANGUAGES, OFFERED_BIN_COUNTS, SUBGRID_STEP
 
+from .explorer_ui import Explorer
 from .test_explorer import rows_of
 
 
@@ -63,10 +64,19 @@ def subgrid_of(engine, name):
     return subgrid_indices(engine.grid.size, [engine.t1_index, fitted], SUBGRID_STEP).tolist()
 
 
-def test_the_selector_offers_every_count_from_1_to_50(open_explorer):
+def test_the_box_takes_every_count_from_1_to_50_and_suggests_the_offered_ones(open_explorer):
     ex = open_explorer()
-    values = ex.bins.locator("option").evaluate_all("options => options.map(o => Number(o.value))")
-    assert values == list(range(1, 51))
+    ex.expect(ex.bins).to_have_attribute("min", "1")
+    ex.expect(ex.bins).to_have_attribute("max", "50")
+    offered = ex.bins.evaluate("e => Array.from(e.list.options, o => Number(o.value))")
+    assert offered == list(OFFERED_BIN_COUNTS)
+    ex.set_bins(0)    # out of range: the box goes back to the count shown
+    ex.expect(ex.bins).to_have_value(ex.root.get_attribute("data-bins"))
+    ex.set_bins(50)
+    ex.expect_hash(bins=50)
+    ex.bins.press("ArrowDown")   # the native step: 49, then Enter commits it
+    ex.bins.press("Enter")
+    ex.expect_hash(bins=49)
 
 
 @pytest.mark.parametrize("name,part,scheme,bins", [("mixed", "test", "equal-width", 7),
@@ -126,14 +136,16 @@ def test_the_hash_keeps_any_bin_count(open_explorer, engine):
     ex.expect_hash(bins=41)
 
 
-def test_a_bins_file_from_another_build_is_refused_in_words(open_explorer, site_dir, expect, ui, lang):
-    ex = open_explorer()
+def test_a_bins_file_from_another_build_is_refused_in_words(open_page, site_dir, expect, ui, lang):
+    page = open_page(lang=lang)
     root = "../" * (LANGUAGES[lang].count("/") + 1) if LANGUAGES[lang] else ""  # the page's way to the data
     text = (site_dir / "data" / "twelve-all-bins.js").read_text(encoding="utf-8")
     older = text.replace(f'"schema_version":{SCHEMA_VERSION}', f'"schema_version":{SCHEMA_VERSION - 1}')
     assert older != text
-    ex.page.route("**/data/twelve-all-bins.js",
-                  lambda route: route.fulfill(status=200, content_type="text/javascript", body=older))
+    # routed before the explorer comes near: the widgets around it, built with it, may load the file too
+    page.route("**/data/twelve-all-bins.js",
+               lambda route: route.fulfill(status=200, content_type="text/javascript", body=older))
+    ex = Explorer(page, ui, expect)
     ex.choose(dataset="twelve", bins=7)
     expect(ex.status).to_have_text(ui["error_bins"].replace("{file}", root + "data/twelve-all-bins.js"))
     expect(ex.card("mce")).to_have_text("\u2026")   # no MCE from a file of another build

@@ -129,7 +129,7 @@ def test_the_page_loads_over_http_without_errors(report):
 def test_every_range_select_radio_and_checkbox_changes_its_readout(report):
     controls = report["controls"]
     kinds = {c["kind"] for c in controls}
-    assert kinds == {"range", "select", "radio", "checkbox"}, kinds
+    assert kinds == {"range", "select", "radio", "checkbox", "number"}, kinds
     assert len(controls) >= 30, f"only {len(controls)} controls found"
     hidden = [c["id"] for c in controls if c.get("hidden")]
     unchanged = [f"{c['kind']} {c['id']}" for c in controls if not c["changed"] and not c.get("hidden")]

@@ -7,7 +7,7 @@ language; controls are found by role and by the label the page shows."""
 
 import pytest
 
-from .explorer_ui import named
+from .explorer_ui import named, near
 
 
 def fill(template, **values):
@@ -32,7 +32,7 @@ def explorers(page):
 def test_the_example_picker_names_its_dataset_and_fitted_t(open_page, engine, strings, number, expect, lang):
     ui = strings["ui"]
     page = open_page(lang=lang)
-    demo = page.locator("#sm1")
+    demo = near(page, "#sm1")
     picker = demo.get_by_role("combobox", name=ui["example_picker"], exact=True)
     fit = demo.get_by_role("button", name=named(ui["button_fitted_plain"]))
     # the six examples only: the twelve are introduced later (and their "Example 3" would be a second one)
@@ -81,7 +81,7 @@ def test_a_slider_announces_only_what_its_widget_shows(open_page, strings, expec
     ui = strings["ui"]
     page = open_page(lang=lang)
     for id_, card in (("sm1", None), ("fit1", "ece-w")):
-        root = page.locator("#" + id_)
+        root = near(page, "#" + id_)
         slider = root.get_by_role("slider", name=ui["temperature"], exact=True)
         readout = root.locator("output")
         first = readout.inner_text()

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from .explorer_ui import near
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -32,6 +34,7 @@ def probe_site(precomputed, tmp_path_factory):
 def test_a_panel_added_by_the_recipe_renders_and_follows_the_slider(probe_site, precomputed, watched_page, expect):
     page = watched_page(viewport={"width": 1280, "height": 900})
     page.goto((probe_site / "index.html").as_uri(), wait_until="load")
+    near(page, "#fit1")  # its markup is built when it comes near
     probe, slider = page.locator("#fit1-probe"), page.locator("#fit1-t")
     probe.scroll_into_view_if_needed()
     t1 = precomputed.t1_index

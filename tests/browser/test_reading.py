@@ -11,7 +11,7 @@ import pytest
 
 from sitegen.numbers import fixed, pct
 
-from .explorer_ui import Explorer
+from .explorer_ui import Explorer, near
 
 SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "paradox", "explorer", "held-out", "chance",
             "bins", "smooth", "groups", "beyond", "contract", "reproduce", "equations", "data", "sources", "terms")
@@ -278,7 +278,7 @@ def test_disabled_controls_look_disabled(open_explorer, expect, scheme):
 def test_a_script_input_starts_the_softmax_demo_from_a_file_url(open_page, engine, expect):
     page = open_page(file=True)
     ui = strings()["ui"]
-    demo = page.locator("#sm1")
+    demo = near(page, "#sm1")
     readout = demo.locator("output")
     expect(readout).to_have_text(temp(1.0))
     index = engine.t1_index + 40
@@ -292,13 +292,13 @@ def test_a_script_input_starts_the_softmax_demo_from_a_file_url(open_page, engin
 
 def test_the_bins_select_as_first_touch(open_page, engine, expect):
     page = open_page(file=True)
-    demo = page.locator("#rel1")
+    demo = near(page, "#rel1")
     page.evaluate("""() => { const b = document.getElementById('rel1-bins'); b.value = '10';
         b.dispatchEvent(new Event('change', {bubbles: true})); }""")
     six = engine.datasets["six"].parts["all"]
     want = pct(six.ece["equal-width"][10][engine.t1_index])
     expect(demo.locator(".total-ece")).to_have_text(want)
-    expect(demo.get_by_role("combobox", name=strings()["ui"]["bins"], exact=True)).to_have_value("10")
+    expect(demo.get_by_role("spinbutton", name=strings()["ui"]["bins"], exact=True)).to_have_value("10")
 
 
 # --------------------------------------------------------------------------- pins
@@ -421,6 +421,7 @@ def facts_six(engine):
 
 def test_the_nll_curve_shows_its_valley(open_page, engine):
     page = open_page()
+    near(page, "#fit1")
     curves = page.locator("#fit1-curves")
     # Sections above take their real heights as they render, which can move the target off screen
     # again: scroll until the explorer has started and drawn its curve.
@@ -594,7 +595,7 @@ def test_every_example_option_shows_its_own_logits(open_page, expect):
     """The picker lists exactly the examples the demo's data carries, each under its real number, and
     picking one shows that example: its number and its logits, as the option names them."""
     page = open_page()
-    demo = page.locator("#sm1")
+    demo = near(page, "#sm1")
     demo.scroll_into_view_if_needed()
     picker = demo.get_by_role("combobox", name=strings()["ui"]["example_picker"], exact=True)
     options = picker.locator("option").evaluate_all("os => os.map(o => [o.value, o.textContent.trim()])")

@@ -10,7 +10,7 @@ import re
 
 from sitegen.settings import TABLE_BINS
 
-from .explorer_ui import Explorer
+from .explorer_ui import Explorer, near
 
 NARROW = {"width": 390, "height": 844}
 WIDE = {"width": 1280, "height": 900}
@@ -84,7 +84,8 @@ def test_a_wide_screen_fits_its_tables_and_the_explorer_follows_the_prose(open_p
     ui = strings["ui"]
     page = open_page(lang=lang, viewport=WIDE)
     # The softmax demo's picker offers the six examples only: no name twice before the twelve appear.
-    names = [re.sub(r"\[.*", "", text) for text in page.locator("#sm1-example option").all_inner_texts()]  # logits cut
+    options = near(page, "#sm1").locator("#sm1-example option")
+    names = [re.sub(r"\[.*", "", text) for text in options.all_inner_texts()]  # logits cut
     assert names and len(names) == len(set(names)), names
     # Prose tables fit their region (no scroll shadow); a logit vector stays on one line.
     page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")

@@ -183,6 +183,8 @@ def test_webkit_runs_the_explorer_over_http(webkit, recorded_site, engine):
     assert webkit.wait(READY), "the page's scripts never ran"
     webkit.run(CATCH_ERRORS)
     webkit.run("document.getElementById('ex1').scrollIntoView({block: 'center'})")
+    # its controls are built as it comes near the viewport (static/js/main.js)
+    assert webkit.wait("return !!document.getElementById('ex1-t-readout')"), "the explorer was never built"
     readout = webkit.run("return document.getElementById('ex1-t-readout').textContent")
     webkit.keys("#ex1-t", ARROW_RIGHT * 3)
     assert webkit.wait("return document.getElementById('ex1-t-readout').textContent !== arguments[0]", readout), \

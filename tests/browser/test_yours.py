@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from .explorer_ui import near
+
 ROOT = Path(__file__).resolve().parents[2]
 NAME = "</script><img src=x onerror=alert(1)>\u2028<!--<script>alert(4)</script>"
 CLASSES = ["<img src=y onerror=alert(2)>", "=1+1", "</script><svg onload=alert(3)>"] + [f"c{i}" for i in range(3, 14)]
@@ -49,8 +51,8 @@ def test_hostile_names_run_no_script_and_show_as_text(browser, expect, hostile_s
     try:
         page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
         expect(page.locator(".yours-name")).to_have_text(NAME.strip())
-        # the main explorer opens on the reader's model, listed under its name
-        main = page.locator("#ex1-dataset")
+        # the main explorer opens on the reader's model, listed under its name (built as it comes near)
+        main = near(page, "#ex1").locator("#ex1-dataset")
         expect(main).to_have_value("yours")
         assert NAME.split("\u2028")[0] in main.locator("option[value=yours]").text_content()
         # the report's explorer draws six examples; names are text, "all others" closes each card
@@ -109,8 +111,7 @@ def test_the_group_radios_are_the_shown_datasets_own(browser, expect, hostile_si
     page.on("console", lambda message: message.type == "error" and problems.append(message.text))
     try:
         page.goto((hostile_site / "index.html").as_uri(), wait_until="load")
-        expect(page.locator("#ex1-dataset")).to_have_value("yours")
-        page.locator("#ex1").scroll_into_view_if_needed()
+        expect(near(page, "#ex1").locator("#ex1-dataset")).to_have_value("yours")
         expect(page.locator("#ex1-groups")).to_be_visible(timeout=20_000)
         assert sorted(group_values(page)) == sorted(["pooled", *GROUPS])
         # the description, then the dataset's line as a sentence of its own
@@ -234,6 +235,6 @@ def test_the_report_explorer_opens_at_the_fitted_t(browser, expect, hostile_site
         # the main explorer still opens at T = 1
         at_one = re.search(r'id="ex1-t-readout"[^>]*>([^<]*)<', static).group(1)
         assert at_one != f"{fitted:.3g}"
-        expect(page.locator("#ex1-t-readout")).to_have_text(at_one)
+        expect(near(page, "#ex1").locator("#ex1-t-readout")).to_have_text(at_one)
     finally:
         page.context.close()

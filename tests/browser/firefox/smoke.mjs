@@ -103,11 +103,23 @@ function installReadout() {
 }
 
 async function controls(page) {
+  // A widget's controls wait in a <template> until it comes near the viewport (static/js/main.js): bring
+  // each widget there, opening a deep dive around it as a reader would, so that every control is built.
+  await page.evaluate(async () => {
+    for (const root of document.querySelectorAll('[data-component="explorer"]')) {
+      for (let d = root.closest('details'); d; d = d.parentElement.closest('details')) d.open = true;
+      for (let i = 0; i < 50 && root.querySelector(':scope > template[data-widget-markup]'); i += 1) {
+        root.scrollIntoView();
+        await new Promise((resolve) => { setTimeout(resolve, 100); });
+      }
+    }
+  });
   await page.evaluate(installReadout);
   // Give every control an id (radios have only a name) so each can be found again.
   const list = await page.evaluate(() => {
     const found = [];
-    document.querySelectorAll('input[type="range"], input[type="radio"], input[type="checkbox"], select')
+    const kinds = ['range', 'radio', 'checkbox', 'number'].map((t) => `input[type="${t}"]`).concat('select');
+    document.querySelectorAll(kinds.join(', '))
       .forEach((e, i) => {
         if (!e.id) e.id = `smoke-control-${i}`;
         found.push({ id: e.id, kind: e.tagName === 'SELECT' ? 'select' : e.type, name: e.name || null });
@@ -157,6 +169,15 @@ async function operate(page, control) {
     const atEnd = await page.$eval(selector, (e) => Number(e.value) >= Number(e.max));
     await page.focus(selector);
     for (let i = 0; i < 3; i += 1) await page.keyboard.press(atEnd ? 'ArrowLeft' : 'ArrowRight');
+  } else if (kind === 'number') {
+    // the bin-count box: typed over and committed with Enter, as a keyboard reader does
+    const value = await page.$eval(selector, (e) => (Number(e.value) === 10 ? '5' : '10'));
+    await page.focus(selector);
+    await page.keyboard.down('Control');
+    await page.keyboard.press('a');
+    await page.keyboard.up('Control');
+    await page.keyboard.type(value);
+    await page.keyboard.press('Enter');
   } else if (kind === 'select') {
     const value = await page.$eval(selector, (e) => {
       const values = Array.from(e.options).map((o) => o.value);
