@@ -6,11 +6,10 @@ and that the folder is byte-identical afterwards (bad input is refused before
 anything is computed, so these are quick). One session fixture runs the good
 builds: a small model with hostile display text and groups, the same file with
 ``--no-examples --split none``, and a default build (no ``yours`` anywhere).
-The payload bound at a larger model is in ``test_user_payload_is_bounded``.
+The payload bound at a larger model is in tests/test_user_payload.py.
 """
 
 import csv
-import gzip
 import hashlib
 import io
 import json
@@ -374,19 +373,6 @@ def test_a_build_without_data_has_no_trace_of_the_reader_model(tmp_path):
     assert not [p for p in site.rglob("*yours*")]
     html = (site / "index.html").read_text(encoding="utf-8")
     assert 'id="yours"' not in html and '"yours"' not in (site / "app.js").read_text(encoding="utf-8")
-
-
-def test_user_payload_is_bounded(tmp_path):
-    """n = 20,000 and K = 101: the dataset file within 300 KB and its analysis file within 100 KB, gzipped.
-    (One class above ``calib.MAX_AFFINE_CLASSES``: the sizes do not depend on the calibrator comparison, and
-    its matrix and Dirichlet fits at K = 100 take minutes.)"""
-    data = model_file(tmp_path / "big.npz", n=20_000, k=101, hostile=False)
-    result = run("--out", tmp_path / "site", "--data", data, "--lang", "en")
-    assert result.returncode == 0, result.stderr
-    sizes = {name: len(gzip.compress((tmp_path / "site" / "data" / name).read_bytes(), 9, mtime=0))
-             for name in ("yours.js", "yours-analysis.js")}
-    assert sizes["yours.js"] <= 300_000, sizes
-    assert sizes["yours-analysis.js"] <= 100_000, sizes
 
 
 def test_the_one_file_edition_carries_the_report_and_temperature_json(user_builds):
