@@ -117,7 +117,9 @@ def test_any_count_shows_the_engines_values_and_the_nearest_computed_diagram(ope
 
 def test_bands_stay_with_the_detailed_counts(open_explorer, expect, ui):
     ex = open_explorer()
-    ex.choose(dataset="mixed", bins=7)
+    ex.choose(dataset="mixed")
+    ex.expect_hash(dataset="mixed")  # loaded (it opens at its own bin count), as a reader sees it before typing
+    ex.choose(bins=7)
     ex.bands.check()
     overlay = ex.root.locator(f"#{ex.root.get_attribute('id')}-overlay-at")
     counts = ", ".join(str(b) for b in OFFERED_BIN_COUNTS)
