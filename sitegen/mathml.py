@@ -191,10 +191,10 @@ def _as_text(mathml):
             piece, previous = text + _NO_BREAK, "operator"
         elif child.tag == "mi" and text == "…" and not attrs:  # and \ldots
             piece, previous = text, "term"
-        elif child.tag == "mi" and len(text) == 1 and text.isalpha() and not attrs:
+        elif (letter := _letter(child)) is not None:
             if previous == "letter":
                 return None  # letters side by side ($NLL$) would read as a word of the prose
-            piece, previous = f"<var>{escape(text)}</var>", "letter"
+            piece, previous = letter, "letter"
         elif child.tag == "mn" and not attrs:
             piece, previous = escape(text, quote=False), "term"
         elif child.tag != "mo" or attrs not in ({}, {"stretchy": "false"}):
