@@ -235,6 +235,8 @@ def _pipeline(args, cache):
         if user.rule == "none":
             from calib import SPLIT_NONE_NOTE
             print(f"build.py: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)
+        from sitegen.user_decision import start_comparison
+        start_comparison(user)  # the calibrator comparison needs only the file: it runs beside the next stages
 
     if args.single_file is not None:
         languages = {args.lang or REFERENCE_LANGUAGE: ""}
@@ -261,7 +263,9 @@ def _pipeline(args, cache):
     for warning in user_model.user_fit_warnings(precomputed) if user is not None else ():
         print(f"build.py: warning: {warning.message}", file=sys.stderr)
     with stage("analyses"):
-        analyses = cache.get_or_compute("analyses", (precomputed,), lambda: precompute_analyses(precomputed))
+        # a reader's model: its calibration and test parts are the long jobs, one per core
+        analyses = cache.get_or_compute("analyses", (precomputed,),
+                                        lambda: precompute_analyses(precomputed, workers=1 if user is None else 2))
     # the bibliography and the literature list are read by the facts, so they are in the facts' key
     sources, literature = ROOT / "content" / "sources.toml", ROOT / "content" / "literature.toml"
 

@@ -3,8 +3,9 @@
 ``precompute_analyses(precomputed)`` takes what :func:`sitegen.precompute.precompute_all`
 returns and, for each dataset and each of its parts (``all``, or
 ``calibration`` and ``test``), computes at the temperatures of a coarse
-*sub-grid* of the shared grid (every ``SUBGRID_STEP``-th point, the last point,
-T = 1 and the dataset's fitted T):
+*sub-grid* of the shared grid (every ``SUBGRID_STEP``-th point, coarser for a part of over
+``SUBGRID_ROWS`` rows: :func:`sitegen.precompute.subgrid_step_for`; the last point, T = 1 and the
+dataset's fitted T):
 
 * the bootstrap spread of ECE and NLL (:func:`calib.bootstrap_spread`);
 * the noise floor of a perfectly calibrated model with the same confidences,
@@ -56,11 +57,11 @@ from calib import (
     scaled_probs, smooth_ece, smooth_reliability, sorted_quantiles,
 )
 
-from .precompute import grid_index, subgrid_indices
+from .precompute import grid_index
 from .settings import (
     ANALYSIS_SEED, CURVE_POINTS, DRAWS, FIT_RESAMPLES, FIT_SPREAD_QUANTILES, FIT_SPREAD_TRUTH,
     LARGE_PART_ROWS, MAX_SWEEP_BINS, MONTE_CARLO_LEVEL, OFFERED_BIN_COUNTS, QUOTED_RESAMPLES, QUOTED_ROW_BUDGET,
-    REFIT_TOLERANCE, RESAMPLES, SUBGRID_STEP, SWEEP_DRAWS, TABLE_BINS, TRUTH_DRAWS, WORKED_EXAMPLE,
+    REFIT_TOLERANCE, RESAMPLES, SWEEP_DRAWS, TABLE_BINS, TRUTH_DRAWS, WORKED_EXAMPLE,
 )
 # isort: on
 
@@ -296,7 +297,7 @@ def _plan(result, grid, t1_index, seed):
     """The sub-grid, fitted-T index and the :func:`analyse_part` arguments of each part of one dataset."""
     data = result.dataset
     fitted_index = grid_index(grid, result.fitted_t)
-    subgrid = subgrid_indices(grid.size, [t1_index, fitted_index], SUBGRID_STEP)
+    subgrid = result.subgrid  # the precomputation's, whose sub-grid bins the explorer shows beside these
     jobs = {
         part: (part, data.logits[rows], data.labels[rows], grid[subgrid], seed, data.name)
         for part, rows in part_masks(data).items()

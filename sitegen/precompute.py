@@ -25,12 +25,12 @@ from calib import (
 from .settings import (
     DATASETS, EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, MAX_SWEEP_BINS,
     OFFERED_BIN_COUNTS, SHOWCASE_SIZE, SIGNIFICANT_DIGITS, SOFTMAX_SHARP_T, SOFTMAX_SOFT_T,
-    SUBGRID_STEP, SUBGROUP_BIN_COUNTS, TABLE_BINS, WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
+    SUBGRID_ROWS, SUBGRID_STEP, SUBGROUP_BIN_COUNTS, TABLE_BINS, WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
 )
 # isort: on
 
 __all__ = [
-    "round_significant", "base_grid", "build_grid", "grid_index", "subgrid_indices",
+    "round_significant", "base_grid", "build_grid", "grid_index", "subgrid_indices", "subgrid_step_for",
     "PartResult", "ExampleScores", "GroupResult", "DatasetResult", "SoftmaxWalkthrough", "Precomputed",
     "GROUP_BIN_COUNTS", "showcase_examples", "precompute_part", "precompute_groups", "fit_for", "example_table",
     "softmax_walkthrough", "precompute_dataset", "precompute_all",
@@ -90,6 +90,18 @@ def subgrid_indices(grid_size, keep=(), step=10):
     if keep.size and (keep.min() < 0 or keep.max() >= grid_size):
         raise ValueError(f"keep must hold indices in [0, {grid_size}); got {keep.tolist()}")
     return np.unique(np.concatenate([np.arange(0, grid_size, step), [grid_size - 1], keep])).astype(np.int64)
+
+
+def subgrid_step_for(rows, step=SUBGRID_STEP, row_budget=SUBGRID_ROWS):
+    """The sub-grid step of a dataset whose largest part has ``rows`` rows: ``step`` up to ``row_budget`` rows,
+    then ``step · ⌈rows / row_budget⌉``, so that temperatures × rows, what the analyses cost, stops growing.
+
+    >>> subgrid_step_for(600), subgrid_step_for(100_000), subgrid_step_for(100_001), subgrid_step_for(500_000)
+    (10, 10, 20, 50)
+    """
+    rows, step = positive_int(rows, "rows"), positive_int(step, "step")
+    row_budget = positive_int(row_budget, "row_budget")
+    return step * max(1, -(-rows // row_budget))
 
 
 class PartResult(NamedTuple):
@@ -172,8 +184,9 @@ class DatasetResult(NamedTuple):
     :func:`base_grid` (without the inserted fitted T) and its NLL (nats).
     ``examples`` is an :class:`ExampleScores` for a dataset of at most
     ``EXAMPLE_LIST_MAX_ROWS`` rows, else None. ``subgrid`` are the grid indices of the
-    coarse sub-grid (every ``SUBGRID_STEP``-th point, T = 1 and the fitted T, as the
-    analyses use); ``groups`` a :class:`GroupResult` for a dataset with groups, else None.
+    coarse sub-grid (every ``SUBGRID_STEP``-th point, or coarser for parts of over ``SUBGRID_ROWS``
+    rows: :func:`subgrid_step_for`; T = 1 and the fitted T; the analyses use it); ``groups`` a
+    :class:`GroupResult` for a dataset with groups, else None.
     """
 
     dataset: Dataset
@@ -407,11 +420,13 @@ def _plain_grid_fit(dataset, fitted_on, grid, part):
 def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
     """A :class:`DatasetResult` for ``dataset`` on ``grid`` (which must contain ``fitted_t`` and 1)."""
     fitted_index = grid_index(grid, fitted_t)
-    subgrid = subgrid_indices(grid.size, [t1_index, fitted_index], SUBGRID_STEP)
+    masks = part_masks(dataset)
+    largest = max(int(rows.sum()) for rows in masks.values())
+    subgrid = subgrid_indices(grid.size, [t1_index, fitted_index], subgrid_step_for(largest))
     parts = {
         name: precompute_part(name, dataset.logits[rows], dataset.labels[rows], grid, fitted_index, t1_index,
                               subgrid=subgrid)
-        for name, rows in part_masks(dataset).items()
+        for name, rows in masks.items()
     }
     conf1 = scores_over_grid(dataset.logits, dataset.labels, np.array([1.0]))[2][0]
     showcase = showcase_examples(conf1, np.argmax(dataset.logits, axis=1) == dataset.labels)

@@ -32,7 +32,7 @@ __all__ = [
     "OFFERED_BIN_COUNTS", "SELECTABLE_BIN_COUNTS", "MAX_SWEEP_BINS", "TABLE_BINS", "PROSE_FEW_BINS",
     "SUBGROUP_BIN_COUNTS",
     "SHOWCASE_SIZE", "EXAMPLE_LIST_MAX_ROWS", "WORKED_EXAMPLE_BINS", "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T",
-    "ANALYSIS_SEED", "RESAMPLES", "DRAWS", "SWEEP_DRAWS", "SUBGRID_STEP", "CURVE_POINTS",
+    "ANALYSIS_SEED", "RESAMPLES", "DRAWS", "SWEEP_DRAWS", "SUBGRID_STEP", "SUBGRID_ROWS", "CURVE_POINTS",
     "QUOTED_RESAMPLES", "MONTE_CARLO_LEVEL", "FIT_SPREAD_TRUTH", "FIT_RESAMPLES", "TRUTH_DRAWS", "FIT_SPREAD_QUANTILES",
     "REFIT_TOLERANCE", "LARGE_PART_ROWS", "QUOTED_ROW_BUDGET", "WORDS_PER_MINUTE", "REFERENCE_SECTIONS",
 ]
@@ -84,6 +84,9 @@ RESAMPLES = DEFAULT_RESAMPLES   # bootstrap resamples
 DRAWS = DEFAULT_DRAWS           # simulated outcome sets behind the noise floor and its bands
 SWEEP_DRAWS = DEFAULT_SWEEP_DRAWS              # simulated outcome sets behind the floor of the 1..50-bin sweep
 SUBGRID_STEP = 10               # the analyses run on every 10th grid point (plus T = 1 and the fitted T)
+SUBGRID_ROWS = 100_000          # ... for parts of up to this many rows; a dataset whose largest part has n rows
+                                # uses every (10 · ⌈n / SUBGRID_ROWS⌉)-th point, so the analyses' cost
+                                # (temperatures × rows) stops growing with n (a reader's model of 10^6 rows)
 CURVE_POINTS = 51               # the smoothed reliability curve is sampled at 0, 0.02, …, 1
 
 # --- the uncertainty the prose quotes (only at T = 1 and the fitted T) --------------------------

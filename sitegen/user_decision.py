@@ -14,6 +14,7 @@ part's "refit" stream (:func:`sitegen.analysis.part_generator`), its cost bounde
 :data:`sitegen.settings.USER_SPREAD_BUDGET`. Every number is the engine's; this module picks and arranges.
 """
 
+import threading
 import tomllib
 from pathlib import Path
 from types import SimpleNamespace
@@ -39,6 +40,7 @@ from calib import (
 
 from .analysis import part_generator
 from .beyond import comparison_view
+from .cache import cached
 from .precompute import grid_index
 from .settings import (
     ANALYSIS_SEED,
@@ -51,7 +53,8 @@ from .settings import (
     USER_SPREAD_MIN_RESAMPLES,
 )
 
-__all__ = ["SCHEMA_VERSION", "project_version", "decision", "decision_record", "verdict_line", "deploy_snippets",
+__all__ = ["SCHEMA_VERSION", "project_version", "user_comparison", "start_comparison",
+           "decision", "decision_record", "verdict_line", "deploy_snippets",
            "deploy_file"]
 
 SCHEMA_VERSION = 2  # of downloads/yours-temperature.json: 2 added the test metrics, their ranges and the verdict
@@ -133,6 +136,45 @@ def _classes(data, rows, fitted_t, top):
     return out
 
 
+@cached("compare")  # its own entry: build.py starts it on a thread while the grid and the analyses run
+def user_comparison(user):
+    """:func:`calib.compare_parts` on the reader's file and split (a :class:`calib.Comparison`)."""
+    return compare_parts(user.predictions.logits, user.predictions.labels, user.parts)
+
+
+_STARTED = {}  # id(user) → (user, thread, result holder) of a comparison start_comparison began
+
+
+def start_comparison(user):
+    """Begin :func:`user_comparison` of ``user`` on a daemon thread (the comparison needs only the file, so it can
+    run beside the temperature grid and the analyses: the build's second core is idle for much of them);
+    :func:`decision` then waits for it instead of computing it again. A daemon thread: a build that fails or is
+    interrupted before the decision exits without waiting for it."""
+    holder = {}
+
+    def run():
+        try:
+            holder["value"] = user_comparison(user)
+        except BaseException as error:  # handed to the caller of decision(), which raises it there
+            holder["error"] = error
+
+    thread = threading.Thread(target=run, name="compare", daemon=True)
+    _STARTED[id(user)] = (user, thread, holder)
+    thread.start()
+
+
+def _comparison(user):
+    """The comparison :func:`start_comparison` began for ``user`` (waiting for it), else computed now."""
+    started = _STARTED.pop(id(user), None)
+    if started is None or started[0] is not user:
+        return user_comparison(user)
+    _, thread, holder = started
+    thread.join()
+    if "error" in holder:
+        raise holder["error"]
+    return holder["value"]
+
+
 _LAST = {}  # the last decision, keyed by the objects it was computed from: every edition and file reuses it
 
 
@@ -162,7 +204,7 @@ def _decide(user, precomputed, analyses):
     spread = temperature_spread(data.logits[fit_rows], data.labels[fit_rows], result.fitted_t, FIT_RESAMPLES,
                                 part_generator(ANALYSIS_SEED, USER_SLUG, result.fitted_on, "refit"),
                                 USER_SPREAD_BUDGET, USER_SPREAD_MIN_RESAMPLES, tolerance=REFIT_TOLERANCE)
-    compared = compare_parts(user.predictions.logits, user.predictions.labels, user.parts)
+    compared = _comparison(user)
     return SimpleNamespace(
         compare=comparison_view(compared), compare_verdict=compare_verdict(compared),
         compare_q=compared.quantiles, compare_resamples=compared.n_resamples, compare_bins=compared.n_bins,
