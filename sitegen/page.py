@@ -29,6 +29,7 @@ from .analysis_payload import analysis_payload
 from .assets import APP_SCRIPT, inline_script, read_script, read_static, shipped
 from .cache import cached
 from .content import render_section, require_strings
+from .deferred import defer_markup, markup_file, markup_script
 from .downloads import data_csv, metrics_csv
 from .embed_box import box_context, resizer_path, resizer_script
 from .embeds import embed_snippet, oembed_json, page_widgets, render_embed
@@ -162,10 +163,14 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
             _one_file_editions(root, files, env, shared, strings_json, (css, js, core, embed_script), edition, widgets,
                                (precomputed, analyses, facts, user), base_url)
         shared["one_files"] = one_file_links(files, edition.lang, widgets, site_root)
-        files[_page_path(edition)] = _render_page(
+        page = _render_page(
             root, env, shared, strings, number_filters, edition, widgets, strings_json,
             inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
             inline_scripts=None, edition_note=None)
+        # the widgets of the deep dives: their markup loads when they start (sitegen/deferred.py)
+        files[_page_path(edition)], deferred = defer_markup(page)
+        if deferred:
+            files[markup_file(edition.lang)] = markup_script(edition.lang, deferred)
         for widget in widgets:
             files[widget.path] = render_embed(env, shared, widget, strings_json, css, embed_script)
             files[resizer_path(widget)] = resizer_script(root)

@@ -357,3 +357,25 @@ def test_every_minified_script_still_parses(tmp_path):
         minified.write_text(minify("js", path.read_text(encoding="utf-8"), path.name), encoding="utf-8")
         done = subprocess.run(["node", "--check", str(minified)], capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, f"{path.name}: {done.stderr}"
+
+
+def test_defer_markup_takes_out_only_the_markup_of_widgets_inside_details():
+    from sitegen.deferred import DEFERRED, defer_markup
+    widget = ('<div class="explorer js-only" id="{0}" data-x="1"><template data-widget-markup><p id="{0}-a">x</p>'
+              "</template></div>")
+    page = (widget.format("w1") + '<details class="deep-dive"><summary>s</summary>' + widget.format("w2")
+            + "<details><summary>t</summary>" + widget.format("w3") + "</details></details>" + widget.format("w4"))
+    html, markup = defer_markup(page)
+    assert markup == {"w2": '<p id="w2-a">x</p>', "w3": '<p id="w3-a">x</p>'}
+    assert html.count(DEFERRED) == 2 and '<p id="w1-a">' in html and '<p id="w4-a">' in html
+    assert '<div class="explorer js-only" id="w2" data-x="1">' + DEFERRED + "</div>" in html
+    assert defer_markup(html) == (html, {})  # nothing left to take out
+
+
+def test_defer_markup_refuses_a_template_inside_a_widgets_markup():
+    from sitegen.deferred import defer_markup
+    from sitegen.errors import BuildError
+    page = ('<details><div class="explorer" id="w"><template data-widget-markup><template>'
+            '</template></template></div></details>')
+    with pytest.raises(BuildError, match="widget w"):
+        defer_markup(page)

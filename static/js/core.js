@@ -138,9 +138,12 @@
   CT.binsData = {};          // "<name>-<part>" -> diagrams of the bin counts beyond the offered ones (sub-grid)
   CT.groupsData = {};        // name -> per-group series and each group at its own fitted T
   CT.methodsData = {};       // name -> the other calibrators' test-row scores (the explorer's method choice)
-  var stores = { dataset: CT.datasets, analysis: CT.analyses, bins: CT.binsData, groups: CT.groupsData, methods: CT.methodsData };
-  var suffix = { dataset: ".js", analysis: "-analysis.js", bins: "-bins.js", groups: "-groups.js", methods: "-methods.js" };
-  CT.rejected = { dataset: {}, analysis: {}, bins: {}, groups: {}, methods: {} };
+  CT.markupData = {};        // "markup-<lang>" -> {widgets: id -> markup} of the deep dives' widgets (explorer.js)
+  var stores = { dataset: CT.datasets, analysis: CT.analyses, bins: CT.binsData, groups: CT.groupsData, methods: CT.methodsData,
+    markup: CT.markupData };
+  var suffix = { dataset: ".js", analysis: "-analysis.js", bins: "-bins.js", groups: "-groups.js", methods: "-methods.js",
+    markup: ".js" };
+  CT.rejected = { dataset: {}, analysis: {}, bins: {}, groups: {}, methods: {}, markup: {} };
   /* A payload's key in its store (and in its file name, data/<key><suffix>). */
   function keyOf(kind, payload) { return kind === "bins" ? payload.name + "-" + payload.part : payload.name; }
   /* Where the site's root is, relative to this page ("" for index.html, "../" for es/index.html):
@@ -164,7 +167,8 @@
     analysis: accept("analysis"),
     bins: accept("bins"),
     groups: accept("groups"),
-    methods: accept("methods")
+    methods: accept("methods"),
+    markup: accept("markup")
   };
   CT.register = function (kind, payload) { handlers[kind](payload); };
   // Data scripts push [kind, payload] onto CT.pending; from now on, pushes register at once.
@@ -172,7 +176,7 @@
   pending.forEach(function (item) { CT.register(item[0], item[1]); });
 
   /* Load data/<key>.js (kind "dataset"), data/<key>-analysis.js, data/<name>-<part>-bins.js,
-   * data/<key>-groups.js or data/<key>-methods.js with a classic <script> (fetch is refused from file://). Calls back with null,
+   * data/<key>-groups.js, data/<key>-methods.js or data/markup-<lang>.js with a classic <script> (fetch is refused from file://). Calls back with null,
    * "missing" or "version". */
   var loading = {};
   CT.load = function (kind, name, done) {

@@ -164,14 +164,16 @@
     var root = Array.prototype.filter.call(document.querySelectorAll('[data-component="explorer"]'), isFor)[0];
     if (!root) return;
     reveal(root);
-    var x = root.explorer;
-    if (!x) root.explorer = new CT.Explorer(root);  // a new explorer reads the URL's state itself
-    else {
-      x.options.hash = true;
-      read(x.state);
-      x.loadDataset(x.state.dataset, true);  // true: keep the URL's group, as on a first load
-    }
-    if (!go(now.place)) { root.scrollIntoView(); hold(root); }
+    CT.withMarkup(root, function () {  // a deep dive's widget may first load its markup (explorer.js)
+      var x = root.explorer;
+      if (!x) root.explorer = new CT.Explorer(root);  // a new explorer reads the URL's state itself
+      else {
+        x.options.hash = true;
+        read(x.state);
+        x.loadDataset(x.state.dataset, true);  // true: keep the URL's group, as on a first load
+      }
+      if (!go(now.place)) { root.scrollIntoView(); hold(root); }
+    });
   }
   window.addEventListener("hashchange", show);
 

@@ -14,7 +14,8 @@
 
   function startOne(root) {
     if (root.explorer) return;
-    root.explorer = new CT.Explorer(root);  // which builds its markup (explorer.js)
+    // which builds its markup (explorer.js), once loaded for a widget of a deep dive
+    CT.withMarkup(root, function () { if (!root.explorer) root.explorer = new CT.Explorer(root); });
   }
   /* Every widget in `scope` (a deep dive just opened, or the page before printing) starts now. */
   function startWithin(scope) {
