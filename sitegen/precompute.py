@@ -3,10 +3,9 @@
 ``precompute_all()`` calls the engine (:mod:`calib`) with the page's choices
 from :mod:`sitegen.settings` and returns plain numpy arrays and floats in
 natural units (probabilities, nats). Every number the prose quotes is computed
-here too (the worked examples' per-row scores and bins, the fit on the plain
-grid, the softmax walk-through), so the facts only select and format.
-Rounding to display units is the payload's job (:mod:`sitegen.payload`),
-drawing is the figures' job (:mod:`sitegen.figures`).
+here too (the worked examples' per-row scores and bins, the fit on the plain grid, the softmax
+walk-through), so the facts only select and format. Rounding to display units is the payload's job
+(:mod:`sitegen.payload`), drawing is the figures' job (:mod:`sitegen.figures`).
 """
 
 from concurrent.futures import ThreadPoolExecutor
@@ -93,15 +92,12 @@ def subgrid_indices(grid_size, keep=(), step=10):
 
 
 def subgrid_step_for(rows, step=SUBGRID_STEP, row_budget=SUBGRID_ROWS):
-    """The sub-grid step of a dataset whose largest part has ``rows`` rows: ``step`` up to ``row_budget`` rows,
-    then ``step · ⌈rows / row_budget⌉``, so that temperatures × rows, what the analyses cost, stops growing.
+    """The sub-grid step for a largest part of ``rows`` rows: ``step · ⌈rows / row_budget⌉`` (at least ``step``).
 
     >>> subgrid_step_for(600), subgrid_step_for(100_000), subgrid_step_for(100_001), subgrid_step_for(500_000)
     (10, 10, 20, 50)
     """
-    rows, step = positive_int(rows, "rows"), positive_int(step, "step")
-    row_budget = positive_int(row_budget, "row_budget")
-    return step * max(1, -(-rows // row_budget))
+    return positive_int(step, "step") * max(1, -(-positive_int(rows, "rows") // positive_int(row_budget, "budget")))
 
 
 class PartResult(NamedTuple):
@@ -184,9 +180,8 @@ class DatasetResult(NamedTuple):
     :func:`base_grid` (without the inserted fitted T) and its NLL (nats).
     ``examples`` is an :class:`ExampleScores` for a dataset of at most
     ``EXAMPLE_LIST_MAX_ROWS`` rows, else None. ``subgrid`` are the grid indices of the
-    coarse sub-grid (every ``SUBGRID_STEP``-th point, or coarser for parts of over ``SUBGRID_ROWS``
-    rows: :func:`subgrid_step_for`; T = 1 and the fitted T; the analyses use it); ``groups`` a
-    :class:`GroupResult` for a dataset with groups, else None.
+    coarse sub-grid (:func:`subgrid_step_for`, T = 1 and the fitted T, as the analyses use);
+    ``groups`` a :class:`GroupResult` for a dataset with groups, else None.
     """
 
     dataset: Dataset
@@ -421,8 +416,8 @@ def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
     """A :class:`DatasetResult` for ``dataset`` on ``grid`` (which must contain ``fitted_t`` and 1)."""
     fitted_index = grid_index(grid, fitted_t)
     masks = part_masks(dataset)
-    largest = max(int(rows.sum()) for rows in masks.values())
-    subgrid = subgrid_indices(grid.size, [t1_index, fitted_index], subgrid_step_for(largest))
+    step = subgrid_step_for(max(int(rows.sum()) for rows in masks.values()))  # by the largest part's rows
+    subgrid = subgrid_indices(grid.size, [t1_index, fitted_index], step)
     parts = {
         name: precompute_part(name, dataset.logits[rows], dataset.labels[rows], grid, fitted_index, t1_index,
                               subgrid=subgrid)
