@@ -221,7 +221,7 @@ def _pipeline(args, cache):
     from sitegen.settings import LANGUAGES, REFERENCE_LANGUAGE
     from sitegen.writer import write_file, write_site
 
-    user = None
+    user, threaded = None, False
     if args.data is not None:
         with stage("your data"):
             options = (args.name, args.description, args.split, args.seed, not args.no_examples)
@@ -235,8 +235,11 @@ def _pipeline(args, cache):
         if user.rule == "none":
             from calib import SPLIT_NONE_NOTE
             print(f"build.py: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)
-        from sitegen.user_decision import start_comparison
-        start_comparison(user)  # the calibrator comparison needs only the file: it runs beside the next stages
+        from sitegen.settings import USER_THREADED_VALUES
+        threaded = user.predictions.logits.size >= USER_THREADED_VALUES
+        if threaded:  # the calibrator comparison needs only the file: it runs beside the next stages
+            from sitegen.user_decision import start_comparison
+            start_comparison(user)
 
     if args.single_file is not None:
         languages = {args.lang or REFERENCE_LANGUAGE: ""}
@@ -263,9 +266,9 @@ def _pipeline(args, cache):
     for warning in user_model.user_fit_warnings(precomputed) if user is not None else ():
         print(f"build.py: warning: {warning.message}", file=sys.stderr)
     with stage("analyses"):
-        # a reader's model: its calibration and test parts are the long jobs, one per core
+        # a large model of a reader's: its calibration and test parts are the long jobs, one per core
         analyses = cache.get_or_compute("analyses", (precomputed,),
-                                        lambda: precompute_analyses(precomputed, workers=1 if user is None else 2))
+                                        lambda: precompute_analyses(precomputed, workers=2 if threaded else 1))
     # the bibliography and the literature list are read by the facts, so they are in the facts' key
     sources, literature = ROOT / "content" / "sources.toml", ROOT / "content" / "literature.toml"
 

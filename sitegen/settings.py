@@ -144,7 +144,12 @@ USER_MCE_MIN_ROWS = 10
 USER_CLASS_ROWS = 20            # the per-class table: every class when K ≤ 20, else the 20 most frequent
 USER_SPREAD_BUDGET = 8_000_000  # (row, class) values per search step of the fitted T's bootstrap refits
 USER_SPREAD_MIN_RESAMPLES = 100  # … never fewer refits: past the budget they resample a subsample (m-out-of-n)
-__all__ += ["USER_MCE_MIN_ROWS", "USER_CLASS_ROWS", "USER_SPREAD_BUDGET", "USER_SPREAD_MIN_RESAMPLES"]
+# a model of at least this many logits (rows × classes) has its calibrator comparison and its analyses' parts run
+# on threads beside the rest of the build; below it, two threads on two cores cost more than they save (the
+# 719-row digits model: 58.6 s of CPU threaded, 42.5 s not)
+USER_THREADED_VALUES = 500_000
+__all__ += ["USER_MCE_MIN_ROWS", "USER_CLASS_ROWS", "USER_SPREAD_BUDGET", "USER_SPREAD_MIN_RESAMPLES",
+            "USER_THREADED_VALUES"]
 
 # --- reading time and the core path (sitegen.reading) -------------------------------------------
 WORDS_PER_MINUTE = 230          # the contents show each section's reading time at this pace, rounded up

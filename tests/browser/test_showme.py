@@ -51,7 +51,7 @@ def test_every_show_me_link_sets_its_explorer(open_page, engine, lang, expect):
             return x && x.state.model && x.state.model.name === name && x.data && x.data.model === x.state.model
                 && x.state.index !== 5
                 && (own || Number(document.getElementById(id + '-t').value) === x.state.index); }""",
-                               arg=[place, fields["dataset"], fields.get("own") == "1"])
+                               arg=[place, fields["dataset"], fields.get("own") == "1"], timeout=20_000)
         got = page.evaluate(STATE, place)
         index = int(np.argmin(np.abs(grid - float(fields["t"]))))
         want = {key: fields[key] for key in ("dataset", "bins", "scheme", "part")}
