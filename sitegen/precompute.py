@@ -94,8 +94,8 @@ def subgrid_indices(grid_size, keep=(), step=10):
 def subgrid_step_for(rows, step=SUBGRID_STEP, row_budget=SUBGRID_ROWS):
     """The sub-grid step for a largest part of ``rows`` rows: ``step · ⌈rows / row_budget⌉`` (at least ``step``).
 
-    >>> subgrid_step_for(600), subgrid_step_for(100_000), subgrid_step_for(100_001), subgrid_step_for(500_000)
-    (10, 10, 20, 50)
+    >>> subgrid_step_for(600), subgrid_step_for(50_000), subgrid_step_for(50_001), subgrid_step_for(500_000)
+    (10, 10, 20, 100)
     """
     return positive_int(step, "step") * max(1, -(-positive_int(rows, "rows") // positive_int(row_budget, "budget")))
 

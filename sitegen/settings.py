@@ -84,7 +84,7 @@ RESAMPLES = DEFAULT_RESAMPLES   # bootstrap resamples
 DRAWS = DEFAULT_DRAWS           # simulated outcome sets behind the noise floor and its bands
 SWEEP_DRAWS = DEFAULT_SWEEP_DRAWS              # simulated outcome sets behind the floor of the 1..50-bin sweep
 SUBGRID_STEP = 10               # the analyses run on every 10th grid point (plus T = 1 and the fitted T)
-SUBGRID_ROWS = 100_000          # ... for parts of up to this many rows; a dataset whose largest part has n rows
+SUBGRID_ROWS = 50_000           # ... for parts of up to this many rows; a dataset whose largest part has n rows
                                 # uses every (10 · ⌈n / SUBGRID_ROWS⌉)-th point, so the analyses' cost
                                 # (temperatures × rows) stops growing with n (a reader's model of 10^6 rows)
 CURVE_POINTS = 51               # the smoothed reliability curve is sampled at 0, 0.02, …, 1
