@@ -23,9 +23,14 @@ _DETAILS = re.compile(r"<details[\s>]|</details>")
 DEFERRED = "<template data-widget-markup data-deferred></template>"
 
 
+def _markup_key(lang):
+    """The payload's name, and its file's under data/ (static/js/explorer.js markupKey writes the same)."""
+    return f"markup-{lang}"
+
+
 def markup_file(lang):
     """The data script of one edition's deferred widget markup: ``data/markup-<lang>.js``."""
-    return f"data/markup-{lang}.js"
+    return f"data/{_markup_key(lang)}.js"
 
 
 def _depth(html, end):
@@ -52,4 +57,4 @@ def defer_markup(html):
 
 def markup_script(lang, markup):
     """The text of :func:`markup_file`: registers ``{name, schema_version, widgets}`` as kind ``markup``."""
-    return to_script("markup", {"name": f"markup-{lang}", "schema_version": SCHEMA_VERSION, "widgets": markup})
+    return to_script("markup", {"name": _markup_key(lang), "schema_version": SCHEMA_VERSION, "widgets": markup})
