@@ -171,6 +171,12 @@ def is_local(url):
     return parts.scheme in ("http", "https", "ws", "wss") and (parts.hostname or "") in LOCAL_HOSTS
 
 
+def _navigation_abort(request):
+    """True for the browser's own favicon fetch cancelled by a navigation (a click on a link may leave
+    the page before the icon arrives): the page did nothing wrong (test_page.py checks the icon loads)."""
+    return urlsplit(request.url).path.endswith("/favicon.svg") and "ABORTED" in (request.failure or "")
+
+
 class PageMonitor:
     """What a page did: every request, and every problem (errors, failed or external requests)."""
 
@@ -200,8 +206,8 @@ class PageMonitor:
 
         context.route(lambda url: not is_local(url), on_external)
         context.on("request", lambda request: self.requests.append(request.url))
-        context.on("requestfailed", lambda request: is_local(request.url) and self.add(
-            f"request failed: {request.url} ({request.failure})"))
+        context.on("requestfailed", lambda request: is_local(request.url) and not _navigation_abort(request)
+                   and self.add(f"request failed: {request.url} ({request.failure})"))
         context.on("response", lambda response: response.status >= 400 and self.add(
             f"HTTP {response.status}: {response.url}"))
         context.on("page", self.watch_page)
