@@ -26,6 +26,7 @@ from calib import (
     reliability_bins,
 )
 
+from .cache import cached
 from .payload import SCHEMA_VERSION, group_metrics_payload
 from .settings import OFFERED_BIN_COUNTS
 
@@ -70,6 +71,7 @@ def method_metrics(probs, labels, bin_counts=OFFERED_BIN_COUNTS):
     return metrics, int(np.sum(~np.isfinite(nll)))
 
 
+@cached("methods")  # a built-in dataset's fits: the same in every build, with --data or without
 def methods_payload(name):
     """The payload ``data/<name>-methods.js`` of a dataset that :func:`offered_methods` offers methods on:
     ``name``, ``part``, ``n_calibration``, and ``methods[method]`` = the test rows' scores in display units as
