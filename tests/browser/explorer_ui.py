@@ -18,12 +18,12 @@ def near(page, root):
     in a <template> until it comes near the viewport (static/js/main.js), so scroll it there if it is
     still waiting, then wait for its slider. Returns the root's locator."""
     root = page.locator(root) if isinstance(root, str) else root
-    # hash.js may hold the page at a linked place for a moment: scroll again until the widget builds
-    for _ in range(20):
+    # hash.js may hold the page at a linked place for a moment: scroll again (for up to 5 s) until the widget builds
+    for _ in range(100):
         if not root.evaluate("e => { const t = e.querySelector(':scope > template[data-widget-markup]');"
                              " if (t) e.scrollIntoView(); return !!t; }"):
             break
-        root.page.wait_for_timeout(250)
+        root.page.wait_for_timeout(50)
     root.locator('input[type="range"]').first.wait_for(state="attached")
     return root
 
