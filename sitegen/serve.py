@@ -110,15 +110,24 @@ class StaticHandler(http.server.SimpleHTTPRequestHandler):
         return io.BytesIO(body)
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        """A browser that leaves mid-response (a click on a link cancels the page's pending requests) is no
+        error: say nothing, as a static host would; anything else prints its traceback as before."""
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def make_server(folder, port=0, *, gzip=False, log=False, prefix="/", reload=None):
     """A threading HTTP server for ``folder`` on 127.0.0.1:``port`` (0: any free port), not yet started.
     ``reload``: a :class:`Builds` (the preview only) adds the reload script to the pages it sends."""
     if not (prefix.startswith("/") and prefix.endswith("/")):
         raise ValueError(f"prefix must start and end with '/'; got {prefix!r}")
     handler = type("Handler", (StaticHandler,), {"gzip": gzip, "log": log, "prefix": prefix, "reload": reload})
-    server = http.server.ThreadingHTTPServer((HOST, port), functools.partial(handler, directory=str(folder)))
-    server.daemon_threads = True
-    return server
+    return _Server((HOST, port), functools.partial(handler, directory=str(folder)))
 
 
 @contextlib.contextmanager

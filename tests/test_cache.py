@@ -11,12 +11,16 @@ import importlib.util
 import os
 import re
 import shutil
+import socket
+import struct
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import jinja2
 import numpy as np
@@ -441,3 +445,21 @@ def test_the_preview_adds_its_reload_script_to_pages_it_sends_and_never_to_the_f
         with pytest.raises(urllib.error.HTTPError):
             get(base, "__build__")
     assert {name: (tmp_path / name).read_text(encoding="utf-8") for name in pages} == pages
+
+
+def test_a_client_that_leaves_mid_response_prints_nothing(tmp_path, capfd):
+    """A browser that navigates away cancels the page's pending requests: the preview says nothing about it
+    (it printed a BrokenPipeError traceback per cancelled file), and keeps serving."""
+    (tmp_path / "big.bin").write_bytes(bytes(32 * 2**20))  # larger than any socket buffer: the send must fail
+    with serving(tmp_path) as base:
+        address = urlsplit(base)
+        for _ in range(3):
+            with socket.create_connection((address.hostname, address.port), timeout=10) as client:
+                client.sendall(b"GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+                client.recv(1024)  # the response has started
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        time.sleep(0.5)  # the server's threads meet the closed connections
+        with urllib.request.urlopen(base + "big.bin", timeout=30) as response:
+            assert len(response.read()) == 32 * 2**20
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Error" not in err, err
