@@ -68,7 +68,7 @@ class Explorer:
         """Set controls the way a person would."""
         if dataset is not None:
             self.dataset.select_option(dataset)
-            self.wait_loaded()
+            self.wait_loaded(dataset)
         if part is not None:
             self.part(part).check()
         if scheme is not None:
@@ -76,12 +76,14 @@ class Explorer:
         if bins is not None:
             self.set_bins(bins)
 
-    def wait_loaded(self):
-        """Wait until the dataset chosen is the one shown, as a reader waits for it to appear: a count
-        typed within milliseconds of the choice raced the file's arrival under a loaded CI machine."""
+    def wait_loaded(self, dataset):
+        """Wait until ``dataset`` is the one shown, as a reader waits for it to appear: a count typed within
+        milliseconds of the choice raced the file's arrival under a loaded CI machine. (The state names the
+        dataset only once its file has arrived, so the wait compares with the name chosen.)"""
         self.page.wait_for_function(
-            "root => { const x = root.explorer; return x && x.state.model && x.state.model.name === x.state.dataset; }",
-            arg=self.root.element_handle())
+            "([root, name]) => { const x = root.explorer; "
+            "return !!(x && x.state.model && x.state.model.name === name); }",
+            arg=[self.root.element_handle(), dataset])
 
     def set_bins(self, bins):
         """Type ``bins`` into the bin-count box and press Enter, as a keyboard reader does."""
