@@ -291,8 +291,15 @@ def open_explorer(open_page, ui, number, lang, expect):
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """After a passing test body, fail it if any page it opened misbehaved (see :class:`PageMonitor`)."""
-    result = yield
+    """After a passing test body, fail it if any page it opened misbehaved (see :class:`PageMonitor`); after
+    a failing one, report what the pages' monitors saw (a failed data request explains many a timeout)."""
+    try:
+        result = yield
+    except BaseException:
+        seen = [p for monitor in item.stash.get(_MONITORS, []) for p in monitor.problems]
+        if seen:
+            item.add_report_section("call", "page monitor", "\n".join(dict.fromkeys(seen)))
+        raise
     problems = [p for monitor in item.stash.get(_MONITORS, []) for p in monitor.unexpected()]
     if problems:
         shown = "\n  ".join(dict.fromkeys(problems))

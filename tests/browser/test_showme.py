@@ -23,6 +23,15 @@ STATE = """id => {
 }"""
 
 
+STUCK = """id => {
+    const x = document.getElementById(id).explorer, s = x && x.state;
+    return {hash: location.hash, explorer: !!x, dataset: s && s.dataset, model: s && s.model && s.model.name,
+            index: s && s.index, drawn: !!(x && x.data && x.data.model === s.model),
+            slider: (document.getElementById(id + '-t') || {}).value,
+            status: (document.getElementById(id + '-status') || {}).textContent};
+}"""
+
+
 def core_links(page):
     """``[href]`` of the links that set a state, outside closed details (the core path), in page order."""
     return page.evaluate("""() => Array.from(document.querySelectorAll('main a[href*="/state/"]'))
@@ -47,11 +56,14 @@ def test_every_show_me_link_sets_its_explorer(open_page, engine, lang, expect):
         page.locator(f'main a[href="{href}"]').first.click()
         # drawn: the explorer's data are the new dataset's (set when it has redrawn with them)
         # ... and, unless each group is at its own T, the slider shows the state's temperature
-        page.wait_for_function("""([id, name, own]) => { const x = document.getElementById(id).explorer;
-            return x && x.state.model && x.state.model.name === name && x.data && x.data.model === x.state.model
-                && x.state.index !== 5
-                && (own || Number(document.getElementById(id + '-t').value) === x.state.index); }""",
-                               arg=[place, fields["dataset"], fields.get("own") == "1"], timeout=20_000)
+        try:
+            page.wait_for_function("""([id, name, own]) => { const x = document.getElementById(id).explorer;
+                return x && x.state.model && x.state.model.name === name && x.data && x.data.model === x.state.model
+                    && x.state.index !== 5
+                    && (own || Number(document.getElementById(id + '-t').value) === x.state.index); }""",
+                                   arg=[place, fields["dataset"], fields.get("own") == "1"], timeout=20_000)
+        except Exception as error:  # say which link, and where the explorer and the URL stand
+            raise AssertionError(f"link {n} {href}: never shown; {page.evaluate(STUCK, place)}") from error
         got = page.evaluate(STATE, place)
         index = int(np.argmin(np.abs(grid - float(fields["t"]))))
         want = {key: fields[key] for key in ("dataset", "bins", "scheme", "part")}
