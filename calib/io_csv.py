@@ -163,6 +163,8 @@ def read_csv(path, max_values, kind=None):
     if first_column is not None and n >= 3 and np.array_equal(first_column, np.arange(n)):
         fail(path, f"column {names[0]!r}", f"holds 0, 1, …, {n - 1}: a DataFrame's index, not "
              f"{'labels' if columns['label'] == 0 else 'a class'}; {INDEX_HINT}")
+    if header is None:
+        _check_label_first(path, labels, values)
     arrays = {kind: values, "labels": labels, "lines": lines, "column_names": [names[c] for c in classes]}
     if split is not None:
         arrays["split"] = np.array(split, dtype=str)
@@ -171,3 +173,14 @@ def read_csv(path, max_values, kind=None):
     if class_names is not None:
         arrays["class_names"] = class_names
     return arrays
+
+
+def _check_label_first(path, labels, values):
+    """Refuse a headerless file whose first column (read as the label) is not whole numbers while its last
+    column is whole numbers in [0, columns read): the label was written last (``np.column_stack([z, y])``)."""
+    whole = np.isfinite(labels) & (labels == np.round(labels))
+    last = values[:, -1]
+    if whole.all() or not (np.all(last == np.round(last)) and last.min() >= 0 and last.max() < values.shape[1]):
+        return
+    fail(path, "column 1", "not whole numbers, but the last column is: a CSV without a header starts with the label; "
+         "move the label column first, or write a header that names it 'label'")

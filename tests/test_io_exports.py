@@ -151,6 +151,20 @@ def test_an_index_without_a_header_is_refused(tmp_path):
     refused(tmp_path / "m.csv", "column 'label'", "index=False")
 
 
+@pytest.mark.parametrize("writer", ["pandas", "savetxt"])
+def test_a_headerless_file_with_the_label_last_says_to_move_it_first(tmp_path, writer):
+    z, y = model()
+    if writer == "pandas":
+        frame(z, y).to_csv(tmp_path / "m.csv", header=False, index=False)
+    else:
+        np.savetxt(tmp_path / "m.csv", np.column_stack([z, y]), delimiter=",", fmt="%.6f")
+    refused(tmp_path / "m.csv", "column 1", "starts with the label", "move the label column first")
+    # the label first, as the format says: read, with every value where it was written
+    pd.DataFrame(np.column_stack([y, z])).to_csv(tmp_path / "first.csv", header=False, index=False)
+    read = load_predictions(tmp_path / "first.csv")
+    assert np.array_equal(read.labels, y) and np.allclose(read.logits, z)
+
+
 def test_a_header_of_column_numbers_is_not_read_as_data(tmp_path):
     z, y = model()
     pd.DataFrame(np.column_stack([y, z])).to_csv(tmp_path / "m.csv", index=False)  # header 0,1,…,10
