@@ -112,6 +112,10 @@ class StaticHandler(http.server.SimpleHTTPRequestHandler):
 
 class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
+    # socketserver's listen queue of 5 is below the six connections a browser opens at once to one host (each
+    # request here is a connection of its own, HTTP/1.0): on a busy machine the kernel then drops the seventh's
+    # SYN and the browser waits a second or more before it tries again
+    request_queue_size = 64
 
     def handle_error(self, request, client_address):
         """A browser that leaves mid-response (a click on a link cancels the page's pending requests) is no
