@@ -181,7 +181,11 @@
     if (!CT.datasetInfo(name)) name = CT.defaultDataset();
     this.status(CT.datasets[name] ? "" : CT.fill(ui.loading, { name: CT.shortName(name) }));
     var binsAsked = s.bins;  // a bin count the reader picks while the file is on its way is kept
+    // The last dataset asked for: a file that arrives (or fails) after a later choice says and draws nothing,
+    // so the first dataset, still on its way when the reader picks another, cannot take the place back.
+    this.wanted = name;
     CT.load("dataset", name, function (error) {
+      if (self.wanted !== name) return;
       if (error) {
         self.status(CT.fill(error === "version" ? ui.error_version : ui.error_missing, { file: CT.dataFile("dataset", name) }));
         var select = self.$("dataset");

@@ -14,6 +14,8 @@ import calib
 from sitegen.numbers import fixed as english_fixed
 from sitegen.numbers import pct as english_pct
 
+from .explorer_ui import near
+
 DATASETS = ["six", "twelve", "sim-60", "sim-600", "overconfident", "mixed"]
 BIN_COUNTS = ["4", "5", "10", "15", "20"]
 SCHEMES = ["equal-width", "adaptive"]
@@ -378,6 +380,25 @@ def test_a_dataset_that_fails_to_load_is_reported_in_words(open_explorer, engine
     expect(ex.status).to_have_text(re.compile(r"twelve|Twelve|load|data", re.I))
     ex.choose(dataset="six")  # the explorer still works afterwards
     settle(ex, engine)
+
+
+def test_a_dataset_that_arrives_after_a_later_choice_does_not_take_its_place(open_explorer, expect):
+    """The opening dataset's file, still on its way when the reader picks another (held here until then),
+    must not bring the first one back, nor wipe a message about the second (a failure seen once in CI)."""
+    held = []
+    ex = open_explorer(wait="commit", route=lambda monitor: ("**/data/six.js", lambda route: held.append(route)))
+    near(ex.page, ex.root)
+    for _ in range(100):  # the opening dataset's request, held (route handlers run while Playwright waits)
+        if held:
+            break
+        ex.page.wait_for_timeout(50)
+    assert len(held) == 1, "the explorer never asked for its opening dataset"
+    ex.choose(dataset="twelve")
+    held[0].continue_()
+    ex.page.wait_for_function("() => !!window.CalibTutorial.datasets.six")  # arrived, and its callback ran
+    ex.page.wait_for_timeout(100)
+    assert ex.page.evaluate("() => document.getElementById('ex1').explorer.state.model.name") == "twelve"
+    expect(ex.dataset).to_have_value("twelve")
 
 
 def test_explorer_exposes_its_timings(open_explorer):
