@@ -79,6 +79,7 @@ from .io_checks import (
     label_hint,
     row_name,
     split_from_indices,
+    whole_numbers,
 )
 from .io_csv import read_csv
 
@@ -290,7 +291,7 @@ def _as_labels(path, arrays, n, k):
     if values.shape[0] != n:
         fail(path, "labels", f"{values.shape[0]} labels for {n} rows of logits")
     if values.dtype.kind == "f":
-        whole = np.isfinite(values) & (values == np.round(values))
+        whole = whole_numbers(values)
         if not whole.all():
             row = int(np.argmax(~whole))
             fail(path, row_name(arrays, "labels", row), f"{values[row]} is not a whole number; labels "

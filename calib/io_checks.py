@@ -25,7 +25,7 @@ __all__ = [
     "InputError", "FitWarning", "fit_warnings", "fail", "row_name", "check_one_based", "check_one_hot",
     "check_not_probabilities", "check_probability_rows", "label_hint", "split_from_indices", "extension_hint",
     "BOUND_MARGIN", "SIGMOID_SUM_GAP", "CALIBRATION_INDEX_NAMES", "TEST_INDEX_NAMES", "PROBABILITY_SUM_TOLERANCE",
-    "SAVEZ_HINT",
+    "SAVEZ_HINT", "whole_numbers",
 ]
 
 PROBABILITY_SUM_TOLERANCE = 1e-3  # |row sum − 1| allowed for probabilities
@@ -34,6 +34,13 @@ BOUND_MARGIN = 0.01               # a fitted T within 1% of a search bound is wa
 CALIBRATION_INDEX_NAMES = ("cal_idx", "calib_idx", "calibration_idx", "val_idx", "valid_idx", "validation_idx")
 TEST_INDEX_NAMES = ("test_idx",)
 SAVEZ_HINT = "np.savez(path, logits=..., labels=...)"
+
+
+def whole_numbers(values):
+    """Elementwise: ``values`` (a float array) is finite and a whole number (a class index or a row number)."""
+    return np.isfinite(values) & (values == np.round(values))
+
+
 # files a model's outputs are often saved as, and why they are not read
 _PICKLE = "is not read (loading a pickle can run code)"
 _OTHER_FORMATS = {".pt": f"a PyTorch file {_PICKLE}", ".pth": f"a PyTorch file {_PICKLE}",
@@ -166,7 +173,7 @@ def split_from_indices(path, arrays, n):
         values = arrays[name]
         if values.ndim != 1 or values.dtype.kind not in "iuf":
             fail(path, name, f"{values.dtype} values of shape {values.shape}; an index array is 1-D row numbers")
-        whole = np.isfinite(values) & (values == np.round(values)) & (values >= 0) & (values < n)
+        whole = whole_numbers(values) & (values >= 0) & (values < n)
         if not whole.all():
             row = int(np.argmax(~whole))
             fail(path, f"{name}[{row}]", f"{values[row]} is not a row number in [0, {n})")

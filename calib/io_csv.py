@@ -21,7 +21,7 @@ import re
 
 import numpy as np
 
-from .io_checks import fail
+from .io_checks import fail, whole_numbers
 
 __all__ = ["read_csv", "PROBABILITY_PREFIX", "INDEX_HINT"]
 
@@ -178,9 +178,9 @@ def read_csv(path, max_values, kind=None):
 def _check_label_first(path, labels, values):
     """Refuse a headerless file whose first column (read as the label) is not whole numbers while its last
     column is whole numbers in [0, columns read): the label was written last (``np.column_stack([z, y])``)."""
-    whole = np.isfinite(labels) & (labels == np.round(labels))
     last = values[:, -1]
-    if whole.all() or not (np.all(last == np.round(last)) and last.min() >= 0 and last.max() < values.shape[1]):
+    last_is_label = whole_numbers(last).all() and last.min() >= 0 and last.max() < values.shape[1]
+    if whole_numbers(labels).all() or not last_is_label:
         return
     fail(path, "column 1", "not whole numbers, but the last column is: a CSV without a header starts with the label; "
          "move the label column first, or write a header that names it 'label'")
