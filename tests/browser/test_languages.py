@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from sitegen.settings import LANGUAGES
+from sitegen.common.settings import LANGUAGES
 
 from .conftest import page_path
 from .explorer_ui import Explorer
