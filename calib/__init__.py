@@ -103,6 +103,7 @@ from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .decision import DECISION_BINS, DECISION_METRICS, metric_changes, paired_changes, temperature_spread, verdict
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
+from .grid import BINNING_ELEMENTS, GridMetrics, grid_metrics
 from .io import (
     DEFAULT_SPLIT_SEED,
     MIN_PART_ROWS,
@@ -139,17 +140,7 @@ from .runs import (
     rows_order,
     sort_rows,
 )
-from .scaling import (
-    GridMetrics,
-    brier,
-    grid_metrics,
-    log_softmax,
-    nll,
-    predicted_class,
-    scaled_probs,
-    scores_over_grid,
-    top_label,
-)
+from .scaling import brier, log_softmax, nll, predicted_class, scaled_probs, scores_over_grid, top_label
 from .smooth import (
     SmoothCurve,
     SmoothECE,
@@ -198,7 +189,7 @@ __all__ = [
     "subgroup_analysis",
     "positive_int",
     "scaled_probs", "log_softmax", "predicted_class", "top_label", "nll", "brier", "scores_over_grid",
-    "grid_metrics", "GridMetrics", "block_shape", "row_chunks", "BLOCK_ELEMENTS",
+    "grid_metrics", "GridMetrics", "BINNING_ELEMENTS", "block_shape", "row_chunks", "BLOCK_ELEMENTS",
     "TemperatureScaling", "VectorScaling", "MatrixScaling", "DirichletCalibration",
     "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling",
     "classwise_bins", "classwise_ece", "static_calibration_error",

@@ -30,9 +30,9 @@ from .binning import SCHEMES
 from .compare import add_compare_command, run_compare_command
 from .decision import metric_changes, paired_changes, temperature_spread, verdict
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
+from .grid import grid_metrics
 from .io import DEFAULT_SPLIT_SEED, INPUT_KINDS, SPLIT_NONE_NOTE, SPLIT_RULES, InputError, load_predictions, split_masks
 from .io_checks import fit_warnings
-from .scaling import grid_metrics
 
 N_BINS = 15
 PROG = "python -m calib"

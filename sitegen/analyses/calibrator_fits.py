@@ -3,8 +3,8 @@ calibration rows and scored on its test rows (packed as ``data/<name>-methods.js
 :mod:`sitegen.render.methods_payload`).
 
 Temperature scaling is the explorer's slider; the other methods give one set of probabilities each, so each is
-one point: its test-row NLL, Brier score, accuracy, mean confidence and, for the offered bin counts, its ECE,
-MCE and reliability diagram (the layout of a group at its own T in the groups file, docs/payload.md).
+one point: its test-row scores of every registered metric (:mod:`sitegen.common.metrics`; for the offered bin
+counts) and its reliability diagram (the layout of a group at its own T in the groups file, docs/payload.md).
 
 :func:`method_fits` fits each dataset's calibrators once per build process: the "Other calibrators, compared"
 deep dive (:mod:`sitegen.facts.beyond_dives`) passes the same fits to :func:`calib.compare_calibrators`, so the explorer
@@ -26,6 +26,7 @@ from calib import (
     part_masks,
     reliability_bins,
 )
+from sitegen.common.metrics import point_extras
 from sitegen.common.settings import OFFERED_BIN_COUNTS
 
 __all__ = ["METHOD_PART", "METHODS", "offered_methods", "method_fits", "method_metrics", "method_rows"]
@@ -59,12 +60,14 @@ def method_fits(name):
 def method_metrics(probs, labels, bin_counts=OFFERED_BIN_COUNTS):
     """``(metrics, zero_rows)``: a :class:`calib.GroupMetrics` of probability rows ``probs`` (n, K) against
     ``labels`` (top-label confidence and correctness; NLL in nats, ``inf`` where a label got probability 0)
-    for ``bin_counts`` in both schemes, and how many rows got probability 0."""
+    for ``bin_counts`` in both schemes, with every extra metric of the registry, and how many rows got
+    probability 0."""
     nll, brier, confidence, correct = method_row_scores(probs, labels)
     bins = {s: {b: reliability_bins(confidence, correct, b, s) for b in bin_counts} for s in SCHEMES}
     metrics = GroupMetrics(
         n=int(labels.size), accuracy=float(correct.mean()), mean_confidence=float(confidence.mean()),
         nll=float(nll.mean()), brier=float(brier.mean()),
         ece={s: {b: float(bins[s][b].weighted_gap.sum()) for b in bin_counts} for s in SCHEMES},
-        mce={s: {b: float(max_gap(bins[s][b])) for b in bin_counts} for s in SCHEMES}, bins=bins)
+        mce={s: {b: float(max_gap(bins[s][b])) for b in bin_counts} for s in SCHEMES}, bins=bins,
+        extra=point_extras(confidence, correct))
     return metrics, int(np.sum(~np.isfinite(nll)))

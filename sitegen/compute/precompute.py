@@ -8,25 +8,50 @@ walk-through), so the facts only select and format. Rounding to display units is
 (:mod:`sitegen.render.payload`), drawing is the figures' job (:mod:`sitegen.figures.static_svg`).
 """
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Dict, NamedTuple, Optional
 
 import numpy as np
 
-# Sorted by hand and wrapped as a grid: one name a line would push this module over its size cap.
-# isort: off
 from calib import (
-    SCHEMES, Dataset, ReliabilityBins, SubgroupAnalysis, bins_by_count, ece_sweep, fit_temperature, load, max_gap,
-    mce_over_counts, nll, part_masks, positive_int, reliability_bins, row_scores, rows_order, scaled_probs,
-    scores_over_grid, subgroup_analysis,
+    BINNING_ELEMENTS,
+    SCHEMES,
+    Dataset,
+    ReliabilityBins,
+    SubgroupAnalysis,
+    ece_sweep,
+    fit_temperature,
+    grid_metrics,
+    load,
+    nll,
+    part_masks,
+    positive_int,
+    reliability_bins,
+    row_scores,
+    scaled_probs,
+    scores_over_grid,
+    subgroup_analysis,
 )
-
+from sitegen.common.metrics import grid_extras
 from sitegen.common.settings import (
-    DATASETS, EXAMPLE_LIST_MAX_ROWS, FIT_BOUNDS, FIT_TOLERANCE, GRID_BOUNDS, GRID_POINTS, MAX_SWEEP_BINS,
-    OFFERED_BIN_COUNTS, SHOWCASE_SIZE, SIGNIFICANT_DIGITS, SOFTMAX_SHARP_T, SOFTMAX_SOFT_T,
-    SUBGRID_ROWS, SUBGRID_STEP, SUBGROUP_BIN_COUNTS, TABLE_BINS, WORKED_EXAMPLE, WORKED_EXAMPLE_BINS,
+    DATASETS,
+    EXAMPLE_LIST_MAX_ROWS,
+    FIT_BOUNDS,
+    FIT_TOLERANCE,
+    GRID_BOUNDS,
+    GRID_POINTS,
+    MAX_SWEEP_BINS,
+    OFFERED_BIN_COUNTS,
+    SHOWCASE_SIZE,
+    SIGNIFICANT_DIGITS,
+    SOFTMAX_SHARP_T,
+    SOFTMAX_SOFT_T,
+    SUBGRID_ROWS,
+    SUBGRID_STEP,
+    SUBGROUP_BIN_COUNTS,
+    TABLE_BINS,
+    WORKED_EXAMPLE,
+    WORKED_EXAMPLE_BINS,
 )
-# isort: on
 
 __all__ = [
     "round_significant", "base_grid", "build_grid", "grid_index", "subgrid_indices", "subgrid_step_for",
@@ -111,7 +136,8 @@ class PartResult(NamedTuple):
     :class:`ReliabilityBins` (G_s, B_used) at the sub-grid temperatures
     ``grid[subgrid]`` for the bin counts whose diagrams are sent on the sub-grid;
     ``ece_by_bins[scheme]`` is (2, max_bins): ECE for 1..max_bins bins at T = 1
-    (row 0) and at the fitted T (row 1).
+    (row 0) and at the fitted T (row 1); ``extra[key]`` (G,) each extra metric of the registry
+    (:mod:`sitegen.common.metrics`).
     """
 
     name: str
@@ -126,6 +152,7 @@ class PartResult(NamedTuple):
     ece_by_bins: Dict[str, np.ndarray]
     nll_argmin: int
     sub_bins: Dict[str, Dict[int, ReliabilityBins]]
+    extra: Dict[str, np.ndarray]
 
 
 class ExampleScores(NamedTuple):
@@ -248,44 +275,9 @@ def showcase_examples(confidence, correct, size=SHOWCASE_SIZE):
     return np.sort(np.array(chosen[:size]))
 
 
-PRECOMPUTE_BLOCK_ELEMENTS = 1 << 23  # temperatures × rows of confidences binned at once (64 MiB of float64)
+PRECOMPUTE_BLOCK_ELEMENTS = BINNING_ELEMENTS  # temperatures × rows of confidences binned at once (64 MiB)
 PARALLEL_ELEMENTS = 1 << 24  # rows × classes from which the grid's exponentials run on two threads
 PARALLEL_ROWS = 1 << 16  # rows from which two blocks of temperatures are binned at once (figures unchanged)
-
-
-def _grid_block(logits, labels, temps, bin_counts, max_bins, all_counts, workers=1, sub_rows=(), sub_counts=()):
-    """Grid metrics of a block of temperatures ``temps``: ``(nll, brier, mean confidence, bins, ece, mce,
-    sub_bins)``, each array with a leading axis of ``temps.size`` (see :func:`precompute_part`), and
-    ``sub_bins`` the bins of ``sub_counts`` at the block's rows ``sub_rows`` (None without such rows)."""
-    nll_values, brier_values, confidence = scores_over_grid(logits, labels, temps, workers=workers)
-    correct = np.argmax(logits, axis=1) == labels
-    order = rows_order(confidence)  # one stable sort per temperature serves every binning below
-    bins = bins_by_count(confidence, correct, bin_counts, order)
-    ece = {s: {b: bins[s][b].weighted_gap.sum(axis=1) for b in bin_counts} for s in SCHEMES}
-    mce = {s: {b: max_gap(bins[s][b]) for b in bin_counts} for s in SCHEMES}
-    others = [b for b in range(1, max_bins + 1) if b not in bin_counts]
-    if all_counts and others:
-        sweep_all = ece_sweep(confidence, correct, max_bins=max_bins, schemes=SCHEMES, order=order)
-        for (scheme, b), values in mce_over_counts(confidence, correct, others, order=order).items():
-            ece[scheme][b] = sweep_all[scheme][:, b - 1]
-            mce[scheme][b] = values
-        ece = {s: dict(sorted(v.items())) for s, v in ece.items()}
-        mce = {s: dict(sorted(v.items())) for s, v in mce.items()}
-    sub_bins = None
-    if len(sub_rows):
-        sub_bins = bins_by_count(confidence[sub_rows], correct, sub_counts, order[sub_rows])
-    return nll_values, brier_values, confidence.mean(axis=1), bins, ece, mce, sub_bins
-
-
-def _join(blocks):
-    """Concatenate the per-block results of :func:`_grid_block` (arrays, dicts and named tuples of arrays)."""
-    first = blocks[0]
-    if isinstance(first, dict):
-        return {key: _join([b[key] for b in blocks]) for key in first}
-    if isinstance(first, tuple):
-        joined = [_join(list(parts)) for parts in zip(*blocks)]
-        return type(first)(*joined) if hasattr(first, "_fields") else tuple(joined)
-    return first if len(blocks) == 1 else np.concatenate(blocks)
 
 
 def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_counts=OFFERED_BIN_COUNTS,
@@ -293,47 +285,26 @@ def precompute_part(name, logits, labels, grid, fitted_index, t1_index, bin_coun
                     block_elements=PRECOMPUTE_BLOCK_ELEMENTS):
     """All grid metrics for one part (rows ``logits``, ``labels``); see :class:`PartResult`.
 
-    ``bin_counts`` get full-grid bins; with ``all_counts``, ECE and MCE also for every other
-    count 1..``max_bins``; ``sub_bin_counts`` (default: every other count 1..``max_bins``) get
-    bins at the ``subgrid`` temperatures (increasing grid indices; default: none). The grid is processed in
-    blocks of about ``block_elements`` (temperature, row) confidences, so memory stays bounded
+    One pass of :func:`calib.grid_metrics`: ``bin_counts`` get full-grid bins; with ``all_counts``, ECE and
+    MCE also for every other count 1..``max_bins``; ``sub_bin_counts`` (default: every other count
+    1..``max_bins``) get bins at the ``subgrid`` temperatures (increasing grid indices; default: none); every
+    extra metric of the registry (:func:`sitegen.common.metrics.grid_extras`) is computed too. The grid is
+    processed in blocks of about ``block_elements`` (temperature, row) confidences, so memory stays bounded
     whatever n; every temperature's figures are the same as in one pass (each is computed row by row).
     """
-    correct = np.argmax(logits, axis=1) == labels
-    step = max(1, positive_int(block_elements, "block_elements") // max(1, labels.size))
-    workers = _workers_for(logits)
     others = [b for b in range(1, max_bins + 1) if b not in bin_counts]
     sub_counts = others if sub_bin_counts is None else sub_bin_counts
-    sub_temps = np.zeros(0, dtype=np.int64) if subgrid is None else np.asarray(subgrid, dtype=np.int64)
-    if np.any(np.diff(sub_temps) <= 0):
-        raise ValueError("subgrid must hold increasing grid indices")
-    starts = range(0, grid.size, step)
-
-    def block(start):
-        stop = min(grid.size, start + step)
-        inside = sub_temps[(sub_temps >= start) & (sub_temps < stop)]
-        return _grid_block(logits, labels, grid[start:stop], bin_counts, max_bins, all_counts, workers,
-                           inside - start, sub_counts)
-
-    if labels.size >= PARALLEL_ROWS and len(starts) > 1:  # sorting and binning release the GIL
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            done = list(pool.map(block, starts))
-    else:
-        done = [block(start) for start in starts]
-    blocks = [tuple(result[:-1]) for result in done]
-    sub_blocks = [result[-1] for result in done if result[-1] is not None]
-    del done
-    nll_values, brier_values, mean_confidence, bins, ece, mce = _join(blocks)
-    del blocks
-    sub_bins = {s: {} for s in SCHEMES}
-    if sub_blocks:
-        sub_bins = _join(sub_blocks)
+    points = () if subgrid is None or not len(sub_counts) else subgrid
+    m = grid_metrics(logits, labels, grid, bin_counts, SCHEMES, workers=_workers_for(logits, binning=True),
+                     max_bins=max_bins if all_counts else None, sub_points=points, sub_bin_counts=sub_counts or None,
+                     extra=grid_extras(), binning_elements=block_elements)
+    correct = np.argmax(logits, axis=1) == labels
     pair = scores_over_grid(logits, labels, grid[[t1_index, fitted_index]])[2]
     sweep = ece_sweep(pair, correct, max_bins=max_bins, schemes=SCHEMES)
     return PartResult(
-        name=name, n=int(labels.size), accuracy=float(correct.mean()),
-        nll=nll_values, brier=brier_values, mean_confidence=mean_confidence,
-        bins=bins, ece=ece, mce=mce, ece_by_bins=sweep, nll_argmin=int(np.argmin(nll_values)), sub_bins=sub_bins,
+        name=name, n=int(labels.size), accuracy=m.accuracy, nll=m.nll, brier=m.brier,
+        mean_confidence=m.mean_confidence, bins=m.bins, ece=m.ece, mce=m.mce, ece_by_bins=sweep,
+        nll_argmin=int(np.argmin(m.nll)), sub_bins=m.sub_bins, extra=m.extra,
     )
 
 
@@ -342,7 +313,7 @@ def precompute_groups(dataset, grid, fitted_t, fitted_index, t1_index, subgrid):
     engine's :func:`calib.subgroup_analysis` (the build's one fit of the group temperatures) and each
     group's rows over the grid."""
     scores = subgroup_analysis(dataset, fitted_t, GROUP_BIN_COUNTS,
-                               round_temperature=lambda t: round_significant(t)[0])
+                               round_temperature=lambda t: round_significant(t)[0], extra=grid_extras())
     names = np.asarray(dataset.groups)
 
     def over_grid(g, rows):
@@ -364,10 +335,13 @@ def fit_for(dataset):
     return float(round_significant(fitted)[0]), part
 
 
-def _workers_for(logits):
-    """Threads for the exponentials of ``logits`` (n, K): two from :data:`PARALLEL_ELEMENTS` values, else one
-    (results never depend on it; on a busy 2-core machine a second thread only pays off for heavy work)."""
-    return 2 if logits.shape[0] * logits.shape[1] >= PARALLEL_ELEMENTS else 1
+def _workers_for(logits, binning=False):
+    """Threads for the exponentials of ``logits`` (n, K): two from :data:`PARALLEL_ELEMENTS` values, else one;
+    with ``binning`` (the grid pass, whose blocks of temperatures are binned on the threads), also two from
+    :data:`PARALLEL_ROWS` rows (results never depend on it; on a busy 2-core machine a second thread only
+    pays off for heavy work)."""
+    n, k = logits.shape
+    return 2 if n * k >= PARALLEL_ELEMENTS or (binning and n >= PARALLEL_ROWS) else 1
 
 
 def example_table(dataset, temperatures, n_bins=WORKED_EXAMPLE_BINS):

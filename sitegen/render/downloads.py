@@ -4,6 +4,7 @@ import csv
 import io
 
 from calib import SCHEMES, part_masks
+from sitegen.common.metrics import csv_columns, values_of
 from sitegen.common.settings import OFFERED_BIN_COUNTS
 from sitegen.compute.precompute import grid_index
 
@@ -32,17 +33,17 @@ def data_csv(dataset):
 
 
 def metrics_csv(result, grid):
-    """One row per (part, grid temperature): NLL, Brier, accuracy, mean confidence, ECE and MCE per scheme and bin
-    count, and last ``fitted``: ``true`` on the rows at the dataset's fitted T (one per part), ``false`` elsewhere."""
-    columns = [(f"ece_{s}_{b}", "ece", s, b) for s in SCHEMES for b in OFFERED_BIN_COUNTS]
-    columns += [(f"mce_{s}_{b}", "mce", s, b) for s in SCHEMES for b in OFFERED_BIN_COUNTS]
-    rows = [["part", "temperature", "nll", "brier", "accuracy", "mean_confidence"] + [c[0] for c in columns]
-            + ["fitted"]]
+    """One row per (part, grid temperature): every registered metric with a CSV column
+    (:func:`sitegen.common.metrics.csv_columns`: NLL, Brier, accuracy, mean confidence, then ECE and MCE per
+    scheme and bin count), and last ``fitted``: ``true`` on the rows at the dataset's fitted T (one per part),
+    ``false`` elsewhere."""
+    columns = csv_columns(SCHEMES, OFFERED_BIN_COUNTS)
+    rows = [["part", "temperature"] + [c[0] for c in columns] + ["fitted"]]
     fitted = grid_index(grid, result.fitted_t)
     for name, part in result.parts.items():
+        values = [(metric.kind, values_of(part, metric) if s is None else values_of(part, metric)[s][b])
+                  for _, metric, s, b in columns]
         for g, t in enumerate(grid):
-            rows.append([name, repr(float(t)), f"{part.nll[g]:.8f}", f"{part.brier[g]:.8f}", f"{part.accuracy:.8f}",
-                         f"{part.mean_confidence[g]:.8f}"]
-                        + [f"{getattr(part, kind)[s][b][g]:.8f}" for _, kind, s, b in columns]
+            rows.append([name, repr(float(t))] + [f"{v if kind == 'constant' else v[g]:.8f}" for kind, v in values]
                         + ["true" if g == fitted else "false"])
     return _csv(rows)

@@ -24,6 +24,7 @@ import numpy as np
 
 from calib import SCHEMES
 from sitegen.analyses.calibrator_fits import offered_methods
+from sitegen.common.metrics import SCALES, is_builtin, registered, script_metrics, values_of
 from sitegen.common.settings import (
     EXAMPLE_LIST_MAX_ROWS,
     GRID_DIGITS,
@@ -139,22 +140,24 @@ def _by_count(table):
     return [table.get(str(b)) for b in range(1, max(counts) + 1)] if counts else []
 
 
-def _part_payload(part, t1_index, ece_counts=SELECTABLE_BIN_COUNTS, with_bins=True):
+def _part_payload(part, t1_index, all_counts=SELECTABLE_BIN_COUNTS, with_bins=True):
+    """A row set over the grid: ``n``, ``nll_argmin`` and every registered metric (a series per T, a constant,
+    or a binned metric's series per scheme and bin count: ``all_counts`` for one sent for every count, the
+    offered counts for the others), and with ``with_bins`` the offered counts' reliability bins."""
     def by_scheme(table, scale, counts):
         return {s: _by_count(_same_as_earlier({str(b): grid_series(to_units(table[s][b], scale), t1_index)
                                                for b in counts}))
                 for s in SCHEMES}
 
-    payload = {
-        "n": part.n,
-        "accuracy": int(to_units(part.accuracy, RATE_SCALE)),
-        "nll": grid_series(to_units(part.nll, SCORE_SCALE), t1_index, smooth=True),
-        "brier": grid_series(to_units(part.brier, SCORE_SCALE), t1_index, smooth=True),
-        "confidence": grid_series(to_units(part.mean_confidence, RATE_SCALE), t1_index),
-        "nll_argmin": part.nll_argmin,
-        "ece": by_scheme(part.ece, RATE_SCALE, ece_counts),
-        "mce": by_scheme(part.mce, RATE_SCALE, OFFERED_BIN_COUNTS),
-    }
+    payload = {"n": part.n, "nll_argmin": part.nll_argmin}
+    for metric in registered():
+        values, scale = values_of(part, metric), SCALES[metric.scale]
+        if metric.kind == "constant":
+            payload[metric.key] = int(to_units(values, scale))
+        elif metric.kind == "series":
+            payload[metric.key] = grid_series(to_units(values, scale), t1_index, smooth=metric.smooth)
+        else:
+            payload[metric.key] = by_scheme(values, scale, all_counts if metric.every_count else OFFERED_BIN_COUNTS)
     if with_bins:
         payload["bins"] = {s: _same_as_earlier({str(b): _bins_payload(part.bins[s][b], s,
                                                                       to_units(part.ece[s][b], RATE_SCALE), part.n)
@@ -208,19 +211,24 @@ def dataset_payload(result, precomputed):
 
 def bins_payload(result, precomputed, part_name):
     """The on-demand payload ``data/<name>-<part>-bins.js`` of one part: the diagrams of the bin counts
-    beyond the full-grid ones on the dataset's sub-grid, and their MCE on the full grid (see the README)."""
+    beyond the full-grid ones on the dataset's sub-grid, and their binned metrics that the dataset file sends
+    for the offered counts only (the MCE) on the full grid (see docs/payload.md)."""
     part = result.parts[part_name]
     others = [b for b in SELECTABLE_BIN_COUNTS if b not in OFFERED_BIN_COUNTS]
-    return {
+    payload = {
         "schema_version": SCHEMA_VERSION,
         "name": result.dataset.name,
         "part": part_name,
         "subgrid": [int(i) for i in result.subgrid],
-        "mce": {s: _by_count(_same_as_earlier({str(b): grid_series(to_units(part.mce[s][b], RATE_SCALE),
-                                                                   precomputed.t1_index) for b in others}))
-                for s in SCHEMES},
         "bins": _sub_bins_payload(part, result.subgrid),
     }
+    for metric in registered():  # the binned metrics the dataset file sends for the offered counts only
+        if metric.kind == "binned" and not metric.every_count:
+            table, scale = values_of(part, metric), SCALES[metric.scale]
+            payload[metric.key] = {s: _by_count(_same_as_earlier(
+                {str(b): grid_series(to_units(table[s][b], scale), precomputed.t1_index) for b in others}))
+                for s in SCHEMES}
+    return payload
 
 
 def _bins_table(bins):
@@ -236,22 +244,23 @@ def _bins_table(bins):
             "gap": shares_summing_to(bins.weighted_gap, RATE_SCALE).tolist()}
 
 
-def group_metrics_payload(metrics, ece_counts, detailed_counts=(), table_bins=None):
-    """One :class:`calib.GroupMetrics` in display units: ``n``, ``accuracy``, ``confidence`` (mean), ``nll``,
-    ``brier``, ``ece[scheme][B]`` for ``ece_counts``; for ``detailed_counts`` also ``mce[scheme][B]`` and
-    ``bins[scheme][B]`` as one-point packed series (the explorer's group view); with ``table_bins`` instead,
-    ``bins`` is that many equal-width bins as plain lists (the subgroup table)."""
-    out = {
-        "n": metrics.n,
-        "accuracy": int(to_units(metrics.accuracy, RATE_SCALE)),
-        "confidence": int(to_units(metrics.mean_confidence, RATE_SCALE)),
-        "nll": int(to_units(metrics.nll, SCORE_SCALE)),
-        "brier": int(to_units(metrics.brier, SCORE_SCALE)),
-        "ece": {s: {str(b): int(to_units(metrics.ece[s][b], RATE_SCALE)) for b in ece_counts} for s in SCHEMES},
-    }
+def group_metrics_payload(metrics, all_counts, detailed_counts=(), table_bins=None):
+    """One :class:`calib.GroupMetrics` in display units: ``n`` and every registered metric (a binned one's
+    ``[scheme][B]`` for ``all_counts`` if it is sent for every count, else for ``detailed_counts``); for
+    ``detailed_counts`` also ``bins[scheme][B]`` as one-point packed series (the explorer's group view); with
+    ``table_bins`` instead, the subgroup table: the grid pass's own metrics only, and ``bins`` that many
+    equal-width bins as plain lists."""
+    out = {"n": metrics.n}
+    for metric in registered():
+        if table_bins is not None and not is_builtin(metric):
+            continue
+        values, scale = values_of(metrics, metric), SCALES[metric.scale]
+        if metric.kind != "binned":
+            out[metric.key] = int(to_units(values, scale))
+        elif metric.every_count or detailed_counts:
+            counts = all_counts if metric.every_count else detailed_counts
+            out[metric.key] = {s: {str(b): int(to_units(values[s][b], scale)) for b in counts} for s in SCHEMES}
     if detailed_counts:
-        out["mce"] = {s: {str(b): int(to_units(metrics.mce[s][b], RATE_SCALE)) for b in detailed_counts}
-                      for s in SCHEMES}
         one_point = {s: {b: type(v)(*(np.asarray(a)[None] for a in v)) for b, v in metrics.bins[s].items()}
                      for s in SCHEMES}  # (B,) → (1, B): a series of one point
         out["bins"] = {s: {str(b): _bins_payload(one_point[s][b], s) for b in detailed_counts} for s in SCHEMES}
@@ -268,7 +277,7 @@ def groups_payload(result, precomputed):
     for part, by_group in groups.parts.items():
         parts[part] = {}
         for g, group_part in by_group.items():
-            body = _part_payload(group_part, t1, ece_counts=OFFERED_BIN_COUNTS, with_bins=False)
+            body = _part_payload(group_part, t1, all_counts=OFFERED_BIN_COUNTS, with_bins=False)
             body["sub_bins"] = _sub_bins_payload(group_part, result.subgrid)
             parts[part][g] = body
     return {
@@ -292,8 +301,9 @@ def opening_bins(rows):
 
 def core_payload(precomputed, default_dataset):
     """What every page needs before any dataset, in every language: the grid, T = 1's index, units, the
-    dataset list and ``default_dataset``, the one the main explorer opens on. (Words, such as each
-    dataset's description, are in the page's own strings.)"""
+    registered metrics (:func:`sitegen.common.metrics.script_metrics`), the dataset list and
+    ``default_dataset``, the one the main explorer opens on. (Words, such as each dataset's description, are
+    in the page's own strings.)"""
     if default_dataset not in precomputed.datasets:
         raise ValueError(f"default_dataset must be one of {sorted(precomputed.datasets)}; got {default_dataset!r}")
     return {
@@ -305,6 +315,7 @@ def core_payload(precomputed, default_dataset):
         "bin_counts": list(SELECTABLE_BIN_COUNTS),
         "offered_bin_counts": list(OFFERED_BIN_COUNTS),
         "schemes": list(SCHEMES),
+        "metrics": script_metrics(),
         "datasets": [
             {
                 "name": name,

@@ -15,6 +15,7 @@ import jinja2
 import markupsafe
 
 from sitegen.common.errors import BuildError, template_lines
+from sitegen.common.metrics import cards_of, compared
 from sitegen.common.numbers import FILTERS
 from sitegen.content.mathml import INLINE_MATH, inline_formula
 from sitegen.content.sections import MissingName
@@ -100,6 +101,8 @@ def template_environment(templates_dir):
     env.globals["fail"] = _fail
     env.globals["static_figure"] = static_figure
     env.globals.update(template_globals(templates_dir))  # the explorer's panels (sitegen/render/panels.py)
+    env.globals["metric_cards"] = cards_of  # the metric registry (sitegen/common/metrics.py)
+    env.globals["compared_metrics"] = compared
     return env
 
 

@@ -305,14 +305,14 @@
   /* Each group at its own fitted T, or another calibrator: the slider and its buttons are set aside, a
    * note says why. */
   Explorer.prototype.setOwn = function (data) {
-    var s = this.state, ui = CT.strings().ui, self = this, own = data.own;
+    var s = this.state, ui = CT.strings().ui, self = this;
     data.ownNote = data.method ? data.method.diagram : "";
-    if (own && !data.method) {
+    if (data.atOwnT) {
       var temps = data.groups.names.filter(function (g) { return s.group === "pooled" || g === s.group; })
         .map(function (g) { return CT.fill(ui.own_temp, { name: g, t: CT.temp(data.groups.temperatures[g]) }); });
       data.ownNote = CT.fill(ui.own_note, { temps: temps.join("; ") });
     }
-    ["t", "down", "up", "reset", "fit"].forEach(function (suffix) { self.$(suffix).disabled = !!own; });
+    ["t", "down", "up", "reset", "fit"].forEach(function (suffix) { self.$(suffix).disabled = !!data.point; });
   };
 
   CT.Explorer = Explorer;

@@ -174,9 +174,9 @@
    * other counts, and groups), or one point (each group at its own T). Returns what it holds:
    * {mode: "grid" | "sub" | "own", subgrid, temps}, or null while the bins are on their way. */
   function setDiagram(view, state, data) {
-    var part = data.part, own = data.own, scheme = state.scheme, bins = state.bins;
-    if (own) {
-      view.setBins(own.bins(scheme, bins), scheme, { value: [own.ece[scheme][bins]] }, own.n);
+    var part = data.part, point = data.point, scheme = state.scheme, bins = state.bins;
+    if (point) {
+      view.setBins(point.bins(scheme, bins), scheme, { value: [point.value("ece", scheme, bins)] }, point.n);
       return { mode: "own" };
     }
     var full = part.bins(scheme, bins);
