@@ -60,6 +60,7 @@ TIERS = {
     "test_io_exports.py": ("build",),
     "test_cache.py": ("build", "slow"),
     "test_panels.py": ("build",),
+    "test_metrics.py": ("build",),
     "test_terms.py": ("build",),
     "test_exercises.py": ("build",),
     "test_core_path.py": ("build",),
