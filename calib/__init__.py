@@ -62,6 +62,7 @@ Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only the
 """
 
 from . import datasets, rng
+from . import measures as _measures
 from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
 from .binning import (
     SCHEMES,
@@ -115,6 +116,7 @@ from .io import (
 )
 from .io_checks import BOUND_MARGIN, fit_warnings
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
+from .measures import *  # noqa: F403 (every measure of calib/measures.py is public: see __all__ below)
 from .paired import PairedDifference, inf_quantiles, paired_against, paired_difference
 from .quantiles import (
     FLOOR_QUANTILES,
@@ -197,4 +199,4 @@ __all__ = [
     "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
     "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
     "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
-]
+] + _measures.__all__  # the measures of (confidence, correct), calib/measures.py
