@@ -80,6 +80,7 @@ METRICS = (
            compare="metric_accuracy"),
     Metric("confidence", "mean_confidence", "series", "rate", "pct", False, (Card("confidence"),),
            csv="mean_confidence"),
+    Metric("ks", "ks_calibration_error", "series", "rate", "pct", True, (Card("ks"),), csv="ks"),
 )
 
 
