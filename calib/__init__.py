@@ -23,6 +23,8 @@ public API (documented in the README):
 * :func:`row_scores` — each row's confidence, NLL and Brier at one temperature per row;
   :func:`row_scores_over_grid` — each row's confidence and NLL at many temperatures, in bounded memory;
   :func:`log_normaliser` — the softmax normaliser they share with the weighted fits;
+* :func:`ks_calibration_error` (:mod:`calib.measures`, every measure of (confidence, correct) that needs
+  no bins, the form :func:`grid_metrics` takes as an extra metric) — the Kolmogorov–Smirnov calibration error;
 * :func:`smooth_ece`, :func:`smooth_reliability` (:mod:`calib.smooth`) — the binning-free smooth ECE and the
   kernel-smoothed reliability curve, with their building blocks (:func:`smooth_ece_at`, :func:`smooth_on`,
   :func:`reflected_gaussian_smooth`, :func:`deposit`, :func:`interpolate`, :func:`mesh_points`,
