@@ -164,6 +164,23 @@ def test_the_architecture_module_list_names_every_module_and_script():
     assert not missing and not extra, f"not listed: {missing}; listed but absent: {extra}"
 
 
+def test_every_module_and_script_opens_by_saying_its_job():
+    """Every module of calib/ and sitegen/ (and build.py, tools/) has a docstring whose first line says what
+    it does, and every script of static/js/ opens with a comment ``/* <file> — <its job>``."""
+    vague = []
+    for path in sorted([*ENGINE.glob("*.py"), *(ROOT / "sitegen").rglob("*.py"), ROOT / "build.py",
+                        *(ROOT / "tools").glob("*.py")]):
+        text = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        first = text.strip().split("\n", 1)[0]
+        if len(first.split()) < 4:
+            vague.append(f"{path.relative_to(ROOT)}: {first!r}")
+    for path in sorted((ROOT / "static" / "js").glob("*.js")):
+        head = path.read_text(encoding="utf-8").lstrip().split("\n", 1)[0]
+        if not head.startswith(f"/* {path.name} — ") or len(head.split()) < 6:
+            vague.append(f"{path.relative_to(ROOT)}: {head!r}")
+    assert not vague, "these do not open by saying their job:\n" + "\n".join(vague)
+
+
 # The page's packages in pipeline order (docs/architecture.md, "The pipeline"): a module may import its own
 # package and any earlier one, never a later one; common/ comes first, so every stage may import it.
 STAGES = ("common", "content", "compute", "analyses", "facts", "yours", "figures", "render", "embeds", "assemble",

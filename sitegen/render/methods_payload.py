@@ -12,9 +12,9 @@ __all__ = ["methods_payload"]
 @cached("methods")  # a built-in dataset's fits: the same in every build, with --data or without
 def methods_payload(name):
     """The payload ``data/<name>-methods.js`` of a dataset that :func:`offered_methods` offers methods on:
-    ``name``, ``part``, ``n_calibration``, and ``methods[method]`` = the test rows' scores in display units as
-    the groups file's ``own`` (``n``, ``accuracy``, ``confidence``, ``nll``, ``brier``, ``ece``, ``mce``,
-    ``bins``) plus ``zero_rows``; ``nll`` is ``null`` where it is infinite (``zero_rows`` > 0)."""
+    ``name``, ``part``, ``n_calibration``, and ``methods[method]`` = the test rows' scores in display units, laid
+    out as a group at its own T is in the groups file (``n``, every registered metric, ``bins``), plus
+    ``zero_rows``; ``nll`` is ``null`` where it is infinite (``zero_rows`` > 0)."""
     zc, _, zt, yt = method_rows(name)
     out = {}
     for method, calibrator in method_fits(name).items():

@@ -18,7 +18,8 @@
  *   method      the calibrator shown other than temperature scaling (method.js), or null
  *   ownT        the T applied when one group is shown at its own fitted T (null: the slider's)
  *   ownIndex    the grid index nearest to ownT (the curves' marker and the thumb show it), or null
- *   groups      the decoded groups of the dataset (when a group view is shown), ownNote the words for them
+ *   groups      the decoded groups of the dataset (when a group view is shown)
+ *   pointNote   the words under the diagram for the point shown (explorer.js setPoint), or ""
  *   aside       why the pooled analyses are set aside (a group view), or null
  *   analysis    the decoded analyses of the dataset, or null until they arrive (analysis.js)
  *   sub, subIndex  the analyses' sub-grid position nearest to the slider, and its grid index (or null)

@@ -261,7 +261,7 @@
     if (!data) return;
     this.data = data;
     this.$("fit").textContent = CT.fill(CT.strings().ui.button_fitted, { t: CT.temp(s.model.fittedT) });
-    this.setOwn(data);
+    this.setPoint(data);
     this.$("t").value = s.index;
     this.render();
   };
@@ -304,13 +304,13 @@
 
   /* Each group at its own fitted T, or another calibrator: the slider and its buttons are set aside, a
    * note says why. */
-  Explorer.prototype.setOwn = function (data) {
+  Explorer.prototype.setPoint = function (data) {
     var s = this.state, ui = CT.strings().ui, self = this;
-    data.ownNote = data.method ? data.method.diagram : "";
+    data.pointNote = data.method ? data.method.diagram : "";
     if (data.atOwnT) {
       var temps = data.groups.names.filter(function (g) { return s.group === "pooled" || g === s.group; })
         .map(function (g) { return CT.fill(ui.own_temp, { name: g, t: CT.temp(data.groups.temperatures[g]) }); });
-      data.ownNote = CT.fill(ui.own_note, { temps: temps.join("; ") });
+      data.pointNote = CT.fill(ui.own_note, { temps: temps.join("; ") });
     }
     ["t", "down", "up", "reset", "fit"].forEach(function (suffix) { self.$(suffix).disabled = !!data.point; });
   };
