@@ -71,6 +71,12 @@ def differences(shown, want):
     return {k: (shown.get(k), want.get(k)) for k in sorted(set(shown) | set(want)) if shown.get(k) != want.get(k)}
 
 
+def test_differences_name_every_card_that_differs_and_its_two_texts():
+    shown, want = {"nll": "0.5", "ks": "2.0%", "ece-w": "1.0%"}, {"nll": "0.5", "brier": "0.1", "ece-w": "1.1%"}
+    assert differences(shown, want) == {"brier": (None, "0.1"), "ece-w": ("1.0%", "1.1%"), "ks": ("2.0%", None)}
+    assert differences(want, dict(want)) == {}
+
+
 def expected_bin_counts(name, part, t, scheme, bins):
     """Example counts of the non-empty bins, in order."""
     logits, labels = rows_of(name, part)
