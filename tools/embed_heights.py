@@ -13,7 +13,7 @@ headless, Playwright) in a viewport as wide as each width of sitegen.common.sett
 the page's load event, its fonts and every explorer's dataset (and analyses, where it shows them), the
 tool waits until the page's height has not changed for 500 ms and reads it: the root element's box
 height, CSS pixels rounded up, which is the number the page posts to its host. Output: a Markdown
-table (docs/teaching.md keeps one) and, unless --check, the [widgets] table of
+table (printed) and, unless --check, the [widgets] table of
 templates/panels/manifest.toml, rewritten in place (the records above it are left as they are).
 """
 
