@@ -28,7 +28,7 @@ from . import user_model
 from .analysis_payload import analysis_payload
 from .assets import APP_SCRIPT, inline_script, read_script, read_static, shipped
 from .cache import cached
-from .content import render_section, require_strings
+from .content import glossary_names, load_glossary, render_section, require_strings
 from .deferred import defer_markup, markup_file, markup_script
 from .downloads import data_csv, metrics_csv
 from .embed_box import box_context, resizer_path, resizer_script
@@ -267,6 +267,8 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
         "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),
         "show": show_links(precomputed.datasets, facts),
+        # {[terms] key: English name} from the language's terminology table (content/<lang>/glossary.md)
+        "glossary": glossary_names(load_glossary(Path(root) / "content" / edition.lang)),
         "downloads_root": downloads_root, "embed_page": False, "figure_files": figure_files,
     }, facts)
     return shared, strings, make_strings_json(strings, js), number_filters
