@@ -352,7 +352,7 @@ def test_the_thousands_check_sees_what_it_should():
 _NUMBER = r"[\u2212+]?\d[\d.\u202f]*(?:\u00a0%)?"
 _OTHER_RANGES = {
     "A–B": re.compile(rf"{_NUMBER}\s?\u2013\s?{_NUMBER}"),
-    "A a B": re.compile(rf"(?<![\w.\u2212+])(?<!de )(?<!del )(?<!desde ){_NUMBER} a {_NUMBER}"),
+    "A a B": re.compile(rf"(?<![\w.\u2212+])(?<!de )(?<!del )(?<!desde )(?<!=[\s\u00a0]){_NUMBER} a {_NUMBER}"),
     "entre A y B": re.compile(rf"\bentre {_NUMBER} y {_NUMBER}"),
     "{lo}–{hi}": re.compile(r"\{\w+\}\s?\u2013\s?\{\w+\}"),
     "{lo} a {hi}": re.compile(r"(?<!de )(?<!del )\{lo\} a \{hi\}"),
@@ -376,3 +376,17 @@ def test_the_range_check_sees_what_it_should():
     text = "de 1.06 a 1.36; del 5 % al 95 %; 0.97 a 3.14; 5\u201395 %; entre 0.2 y 0.3; de T = 1 a la T ajustada"
     assert [form for form, pattern in _OTHER_RANGES.items() for _ in pattern.finditer(text)] == \
         ["A–B", "A a B", "entre A y B"]
+
+
+_CAPTION = re.compile(r'<(caption|figcaption)\b[^>]*>(.*?)</\1>|<p class="table-caption"[^>]*>(.*?)</p>', re.S)
+
+
+def test_every_spanish_caption_starts_with_a_capital(built_site):
+    """Table and figure captions open with a capital, also where they start with a dataset's short name."""
+    found = []
+    for name, html in spanish_edition_pages(built_site).items():
+        for match in _CAPTION.finditer(html):
+            text = " ".join(re.sub(r"<[^>]+>", " ", match.group(2) or match.group(3) or "").split())
+            if text and text[0].islower():
+                found.append(f"{name}: {text[:60]!r}")
+    assert not found, "captions that start in lower case:\n  " + "\n  ".join(found)
