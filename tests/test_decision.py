@@ -71,7 +71,7 @@ def test_beyond_twenty_classes_the_per_class_view_keeps_the_most_frequent_and_gr
     from types import SimpleNamespace
 
     from calib import reliability_bins, scaled_probs
-    from sitegen.user_decision import _classes
+    from sitegen.yours.decision import _classes
     rng = np.random.default_rng(3)
     n, k = 600, 30
     y = np.minimum((rng.random(n) ** 2 * k).astype(int), k - 1)  # low classes most frequent

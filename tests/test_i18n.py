@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 from pseudo_locale import TAG, make_pseudo_locale
 
-from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
-from sitegen.errors import BuildError
-from sitegen.settings import LANGUAGES, REFERENCE_LANGUAGE
+from sitegen.common.errors import BuildError
+from sitegen.common.settings import LANGUAGES, REFERENCE_LANGUAGE
+from sitegen.content.sections import load_sections, load_strings, require_same_keys, require_same_sections
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
@@ -48,7 +48,7 @@ def languages():
 # --------------------------------------------------------------------------- every key, every section
 
 def test_the_settings_list_every_language_with_a_content_folder():
-    assert languages() == sorted(LANGUAGES), "a content/<lang>/ folder and sitegen.settings.LANGUAGES disagree"
+    assert languages() == sorted(LANGUAGES), "a content/<lang>/ folder and sitegen.common.settings.LANGUAGES disagree"
     assert LANGUAGES[REFERENCE_LANGUAGE] == "", "the reference language's page is the site's root (x-default)"
     assert len(set(LANGUAGES.values())) == len(LANGUAGES), "two languages share a folder"
 
@@ -160,7 +160,7 @@ def test_a_missing_spanish_section_stops_the_build_naming_the_file(tmp_path):
 
 # --------------------------------------------------------------------------- the pseudo-locale
 
-# textarea: the Embed boxes' HTML code; var: a formula's letter where the formula is text (sitegen.mathml)
+# textarea: the Embed boxes' HTML code; var: a formula's letter where the formula is text (sitegen.content.mathml)
 SKIPPED_TAGS = {"script", "style", "code", "pre", "samp", "math", "var", "textarea"}
 VOID = {"meta", "link", "input", "br", "img", "hr", "source", "col", "wbr", "area", "base", "track", "embed"}
 TEXT_ATTRIBUTES = {"aria-label", "title", "alt", "placeholder", "label"}

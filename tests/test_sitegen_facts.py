@@ -1,4 +1,4 @@
-"""The number filters of sitegen/numbers.py (``fixed``, ``pct``, ``num``, ``sig``, ``vec``, ``thousands``,
+"""The number filters of sitegen/common/numbers.py (``fixed``, ``pct``, ``num``, ``sig``, ``vec``, ``thousands``,
 ``interval``, ``seq``, ``series``), in English and with other ``[format]`` tables.
 
 Expected values are written by hand or computed with exact decimal arithmetic
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen.numbers import (
+from sitegen.common.numbers import (
     FILTERS,
     PLAIN_FORMAT,
     fixed,
@@ -68,7 +68,7 @@ def test_a_difference_of_percentages_is_written_in_percentage_points():
     """A change from 14.4% to 5.7% is 8.7 percentage points, not 8.7%: each language's [format] points pattern."""
     from pathlib import Path
 
-    from sitegen.content import load_strings
+    from sitegen.content.sections import load_strings
     root = Path(__file__).resolve().parents[1]
     assert pp(0.144 - 0.057) == "8.7 pp" and pp(-0.0123) == MINUS + "1.2 pp"
     spanish = number_filters(load_strings(root / "content" / "es")["format"])

@@ -292,7 +292,7 @@ def test_the_terminology_table_has_four_columns_and_one_row_per_glossary_term():
 
 
 def test_the_build_reads_the_same_table():
-    from sitegen.content import glossary_names, load_glossary
+    from sitegen.content.sections import glossary_names, load_glossary
     rows = load_glossary(CONTENT / "es")
     assert [(r.english, r.term, list(r.replaced)) for r in rows] == \
         [(cells[0], cells[1], variants(cells)) for _, cells in table_rows()]
@@ -301,8 +301,8 @@ def test_the_build_reads_the_same_table():
 
 
 def test_a_malformed_table_stops_the_build_naming_file_and_line(tmp_path):
-    from sitegen.content import load_glossary
-    from sitegen.errors import BuildError
+    from sitegen.common.errors import BuildError
+    from sitegen.content.sections import load_glossary
     table = "# G\n\n| a | b | c | d |\n|---|---|---|---|\n| bin | intervalo | «caja» | `[terms.bin]` |\n"
     (tmp_path / "glossary.md").write_text(table + "| x | y | z |\n", encoding="utf-8")
     with pytest.raises(BuildError, match=r"glossary\.md, line 6: .* 3 cells, not 4"):

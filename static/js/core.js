@@ -25,8 +25,8 @@
     });
   };
 
-  /* ---- decoding (the inverse of sitegen/payload.py; no metric is computed here) ---- */
-  /* The one decoder of the packed code (sitegen.codec.pack: zigzag integers in 5-bit chunks,
+  /* ---- decoding (the inverse of sitegen/render/payload.py; no metric is computed here) ---- */
+  /* The one decoder of the packed code (sitegen.render.codec.pack: zigzag integers in 5-bit chunks,
    * chunk + 63, flag 32 on all but a number's last chunk; "!" + k for a run of k zeros): returns
    * the running sum of the integers, i.e. the delta-decoded series, as an Int32Array.
    * tests/data/codec_vectors.json holds the vectors it and the Python codec are tested on. */

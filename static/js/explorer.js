@@ -28,7 +28,7 @@
   /* A widget's interactive markup may wait in a <template data-widget-markup> (the course page,
    * templates/components/_explorer.html.j2), so the page loads with few elements: an explorer builds it first,
    * whoever starts it (main.js near the viewport, hash.js for a #state/ link). Inside a deep dive the template
-   * is empty and marked data-deferred: the markup is in data/markup-<lang>.js (sitegen/deferred.py), which
+   * is empty and marked data-deferred: the markup is in data/markup-<lang>.js (sitegen/render/deferred.py), which
    * CT.withMarkup loads before the explorer is made. */
   function build(root) {
     var markup = root.querySelector(":scope > template[data-widget-markup]");

@@ -1,6 +1,6 @@
 """The explorer (component #ex1) against the engine: every card, the per-bin table, the slider,
 the buttons and the #state/ URL hash show exactly what calib computes, rounded like the page
-(sitegen.numbers.fixed / pct: half away from zero) and written in the page's language (every test runs
+(sitegen.common.numbers.fixed / pct: half away from zero) and written in the page's language (every test runs
 once per language edition: the ``lang`` fixture)."""
 
 import functools
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import calib
-from sitegen.numbers import fixed as english_fixed
-from sitegen.numbers import pct as english_pct
+from sitegen.common.numbers import fixed as english_fixed
+from sitegen.common.numbers import pct as english_pct
 
 from .explorer_ui import near
 

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from sitegen.settings import LANGUAGES
+from sitegen.common.settings import LANGUAGES
 
 from .conftest import page_path
 from .explorer_ui import Explorer
@@ -103,7 +103,7 @@ def test_the_spanish_explorer_shows_no_number_read_as_a_thousand(open_page, edit
     """Every dataset, both binning schemes, the ends of the slider and the fitted T, bands and the smooth
     curve shown: nothing the explorer writes (cards, tables, readouts, ticks, captions, aria text) reads as
     a grouped thousand."""
-    from sitegen.numbers import number_filters
+    from sitegen.common.numbers import number_filters
 
     from .explorer_ui import Explorer
     strings = edition_strings["es"]
