@@ -31,8 +31,9 @@ from sitegen.common.cache import cached
 from sitegen.common.errors import BuildError
 from sitegen.common.numbers import number_filters as localised_number_filters
 from sitegen.common.settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, REFERENCE_SECTIONS, USER_SLUG
+from sitegen.content.glossary import glossary_names, load_glossary
 from sitegen.content.reading_time import reading_minutes, section_tasks, section_words, working_minutes
-from sitegen.content.sections import glossary_names, load_glossary, render_section, require_strings
+from sitegen.content.sections import render_section, require_strings
 from sitegen.embeds.box import box_context, resizer_path, resizer_script
 from sitegen.embeds.pages import embed_snippet, oembed_json, page_widgets, render_embed
 from sitegen.facts.show_links import show_links

@@ -27,13 +27,11 @@ from sitegen.common.errors import BuildError, template_lines
 from sitegen.common.numbers import FORMAT_KEYS
 from sitegen.content.mathml import DISPLAY_MATH, INLINE_MATH, TexError, inline_formula, tex_to_mathml_core
 
-__all__ = ["Section", "MissingName", "GlossaryRow", "content_folder", "load_strings", "require_strings",
-           "load_sections", "load_glossary", "glossary_names", "require_same_keys", "require_same_sections",
-           "render_section"]
+__all__ = ["Section", "MissingName", "content_folder", "load_strings", "require_strings", "load_sections",
+           "require_same_keys", "require_same_sections", "render_section"]
 
 _SECTION_FILE = re.compile(r"^(\d\d)-([a-z0-9-]+)\.md$")
-GLOSSARY = "glossary.md"  # a language's terminology table, for its translators (load_glossary)
-NOT_SECTIONS = frozenset({GLOSSARY})  # never rendered as a section
+NOT_SECTIONS = frozenset({"glossary.md"})  # a language's terminology table (sitegen.content.glossary), never a section
 _COMPONENT = re.compile(r"<p>\[\[component:([a-z0-9-]+)\]\]</p>")
 _FIRST_HEADING = re.compile(r"<(h[12])(?![^>]*\bid=)([^>]*)>")
 _ANY_COMPONENT = re.compile(r"\[\[component:[^\]]*\]\]")
@@ -219,56 +217,6 @@ def load_sections(content_dir):
     if not sections:
         raise BuildError(f"{folder}: no NN-name.md sections found")
     return sections
-
-
-class GlossaryRow(NamedTuple):
-    """One idea of a language's terminology table: its English name, the one term this language uses,
-    the phrases that term replaced (each «quoted» in the table), the notes, and the ``[terms]`` key of
-    strings.toml whose entry of the page's glossary it names (``[terms.KEY]`` in the notes), if any."""
-
-    english: str
-    term: str
-    replaced: tuple
-    notes: str
-    key: str | None
-
-
-_QUOTED = re.compile(r"«([^«»]+)»")
-_TERMS_KEY = re.compile(r"\[terms\.(\w+)\]")
-
-
-def load_glossary(content_dir):
-    """The rows of ``glossary.md``'s terminology table (the first Markdown table of four columns: English,
-    this language, replaced variants, notes), or ``[]`` for a language without the file. A row of another
-    width, or a ``[terms]`` key named by two rows, stops the build with one line naming the file and line."""
-    path = Path(content_dir) / GLOSSARY
-    if not path.is_file():
-        return []
-    rows, keys = [], {}
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.startswith("|"):
-            if rows:
-                break  # the table has ended
-            continue
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) != 4:
-            raise BuildError(f"{path}, line {number}: a row of the terminology table has {len(cells)} cells, not 4")
-        if set(line) <= set("|-: "):
-            continue  # the header's rule
-        key = next(iter(_TERMS_KEY.findall(cells[3])), None)
-        if key in keys:
-            raise BuildError(f"{path}, line {number}: [terms.{key}] is already named on line {keys[key]}")
-        if key:
-            keys[key] = number
-        rows.append(GlossaryRow(cells[0], cells[1], tuple(_QUOTED.findall(cells[2])), cells[3], key))
-    return rows[1:]  # without the header
-
-
-def glossary_names(rows):
-    """``{[terms] key: English name}`` for the page's glossary: a row's first cell without Markdown marks
-    and without a trailing abbreviation (the entry's own name carries it: «… (NLL)»)."""
-    return {row.key: re.sub(r" \(\w+\)$", "", row.english.replace("*", "").replace("`", ""))
-            for row in rows if row.key}
 
 
 def _protect_math(text, number_format=None):
