@@ -355,8 +355,8 @@ _OTHER_RANGES = {
     "A a B": re.compile(rf"(?<![\w.\u2212+])(?<!de )(?<!del )(?<!desde )(?<!=[\s\u00a0]){_NUMBER} a {_NUMBER}"),
     "entre A y B": re.compile(rf"\bentre {_NUMBER} y {_NUMBER}"),
     "{lo}–{hi}": re.compile(r"\{\w+\}\s?\u2013\s?\{\w+\}"),
-    "{lo} a {hi}": re.compile(r"(?<!de )(?<!del )\{lo\} a \{hi\}"),
-    "entre {lo} y {hi}": re.compile(r"entre \{lo\} y \{hi\}"),
+    "{lo} a {hi}": re.compile(r"(?<!de )(?<!del )\{(?:lo|low)\} a \{(?:hi|high)\}"),
+    "entre {lo} y {hi}": re.compile(r"entre \{\w+\} y \{\w+\}"),
 }
 
 
