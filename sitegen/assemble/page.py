@@ -31,6 +31,7 @@ from sitegen.common.cache import cached
 from sitegen.common.errors import BuildError
 from sitegen.common.numbers import number_filters as localised_number_filters
 from sitegen.common.settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, REFERENCE_SECTIONS, USER_SLUG
+from sitegen.content.glossary import glossary_names, load_glossary
 from sitegen.content.reading_time import reading_minutes, section_tasks, section_words, working_minutes
 from sitegen.content.sections import render_section, require_strings
 from sitegen.embeds.box import box_context, resizer_path, resizer_script
@@ -269,6 +270,8 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
         "reproduce": reproduce,
         "tables": build_tables(precomputed, analyses, number_filters),
         "show": show_links(precomputed.datasets, facts),
+        # {[terms] key: English name} from the language's terminology table (content/<lang>/glossary.md)
+        "glossary": glossary_names(load_glossary(Path(root) / "content" / edition.lang)),
         "downloads_root": downloads_root, "embed_page": False, "figure_files": figure_files,
     }, facts)
     return shared, strings, make_strings_json(strings, js), number_filters

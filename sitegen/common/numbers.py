@@ -26,6 +26,7 @@ PLAIN_FORMAT = {
     "list": ", ",                      # between the items of a list of numbers
     "list_and": " and ",               # before the last item of a list written out in prose
     "points": "{value} pp",            # a difference of two percentages, in percentage points
+    "avoid_decimals": 0,               # decimals a number of 1 or more never shows (0: no such rule; see _avoided)
 }
 FORMAT_KEYS = tuple(PLAIN_FORMAT)
 
@@ -39,13 +40,35 @@ def _minus(text):
     return text.replace("-", "\u2212")
 
 
+def _avoided(fmt, digits, whole_units):
+    """Whether a number with ``digits`` decimals and integer part ``whole_units`` (≥ 0) would read as a grouped
+    count in the language of ``fmt``: in Spain "1.058" is one thousand and fifty-eight, so a Spanish number of
+    1 or more never shows exactly three decimals (``avoid_decimals = 3``); English has no such rule (0)."""
+    avoid = int(fmt["avoid_decimals"])
+    return avoid > 0 and int(digits) == avoid and whole_units >= 1
+
+
 def fixed(value, digits=3, fmt=None):
-    """``value`` with ``digits`` decimals, rounded half away from zero like the payload."""
-    scale = 10 ** int(digits)
+    """``value`` with ``digits`` decimals, rounded half away from zero like the payload.
+
+    Where the language avoids ``digits`` decimals on a number of 1 or more (``avoid_decimals``), such a
+    number is written as a whole number when those decimals are all zeros (a probability of ``1``) and
+    with one decimal more otherwise (``1.0581``, not ``1.058``); static/js/core.js ``CT.fixed`` agrees.
+    """
+    fmt, digits = _format(fmt), int(digits)
+    scale = 10 ** digits
     units = int(to_units(float(value), scale))
-    sign = "\u2212" if units < 0 else ""
     whole, frac = divmod(abs(units), scale)
-    return f"{sign}{whole}{_format(fmt)['decimal']}{frac:0{digits}d}" if digits else f"{sign}{whole}"
+    if _avoided(fmt, digits, whole):
+        if not frac:
+            digits = 0
+        else:
+            digits += 1
+            scale *= 10
+            units = int(to_units(float(value), scale))
+            whole, frac = divmod(abs(units), scale)
+    sign = "\u2212" if units < 0 else ""
+    return f"{sign}{whole}{fmt['decimal']}{frac:0{digits}d}" if digits else f"{sign}{whole}"
 
 
 def pct(value, digits=1, fmt=None):
@@ -60,15 +83,25 @@ def pp(value, digits=1, fmt=None):
 
 
 def num(value, fmt=None):
-    """A constant as written in the code: an integer without decimals or grouping, else the shortest exact decimal."""
-    number = float(value)
-    text = str(int(number)) if number.is_integer() else repr(number).replace(".", _format(fmt)["decimal"])
-    return _minus(text)
+    """A constant as written in the code: an integer without decimals or grouping, else the shortest exact decimal
+    (with a trailing zero where the language avoids its number of decimals: Spanish ``1.6450``, see :func:`fixed`)."""
+    fmt, number = _format(fmt), float(value)
+    text = str(int(number)) if number.is_integer() else repr(number)
+    whole, _, decimals = text.lstrip("-").partition(".")
+    if decimals and "e" not in text and _avoided(fmt, len(decimals), int(whole)):
+        text += "0"  # exact: a constant's next decimal is zero
+    return _minus(text.replace(".", fmt["decimal"]))
 
 
 def sig(value, digits=4, fmt=None):
-    """``value`` to ``digits`` significant digits, trailing zeros kept (as JavaScript's ``toPrecision``)."""
-    return _minus(f"{float(value):#.{int(digits)}g}".rstrip(".").replace(".", _format(fmt)["decimal"]))
+    """``value`` to ``digits`` significant digits, trailing zeros kept (as JavaScript's ``toPrecision``); where
+    that leaves a number of 1 or more with the decimals the language avoids, one significant digit more."""
+    fmt, digits = _format(fmt), int(digits)
+    text = f"{float(value):#.{digits}g}".rstrip(".")
+    whole, _, decimals = text.lstrip("-").partition(".")
+    if "e" not in text and _avoided(fmt, len(decimals), int(whole or 0)):
+        text = f"{float(value):#.{digits + 1}g}".rstrip(".")
+    return _minus(text.replace(".", fmt["decimal"]))
 
 
 def temp(value, fmt=None):

@@ -31,7 +31,7 @@ __all__ = ["Section", "MissingName", "content_folder", "load_strings", "require_
            "require_same_keys", "require_same_sections", "render_section"]
 
 _SECTION_FILE = re.compile(r"^(\d\d)-([a-z0-9-]+)\.md$")
-NOT_SECTIONS = frozenset({"glossary.md"})  # a language's terminology, for its translators; never rendered
+NOT_SECTIONS = frozenset({"glossary.md"})  # a language's terminology table (sitegen.content.glossary), never a section
 _COMPONENT = re.compile(r"<p>\[\[component:([a-z0-9-]+)\]\]</p>")
 _FIRST_HEADING = re.compile(r"<(h[12])(?![^>]*\bid=)([^>]*)>")
 _ANY_COMPONENT = re.compile(r"\[\[component:[^\]]*\]\]")

@@ -82,7 +82,7 @@
     if (bins.edges) {
       return CT.interval(CT.prob(bins.edges[b]), CT.prob(bins.edges[b + 1]), b === last);
     }
-    return CT.prob(bins.lower[b][i]) + " \u2013 " + CT.prob(bins.upper[b][i]);
+    return CT.fill(CT.strings().ui.bin_range, { lo: CT.prob(bins.lower[b][i]), hi: CT.prob(bins.upper[b][i]) });
   }
 
   /* Move every mark to grid point i. */
