@@ -1,0 +1,257 @@
+"""The fit and report of ``python -m calib fit`` from partition sums: the same figures, whatever runs the passes.
+
+A partitioned fit needs one callable, ``run_pass(plan) -> sums``, that applies
+:func:`calib.chunks.partition_sums` to every partition and adds the results (:func:`calib.chunks.add_sums`):
+on one machine, streamed (:func:`calib.fit_streamed`), or on a Dask cluster (:func:`calib.fit_dask`).
+:func:`chunked_report` drives the passes and returns the dict ``calib fit --json`` prints, with the
+same keys, and one more, ``exactness``, that says which figures are exact, which approximate and which
+resampled differently.
+
+The fit: mean NLL is convex in β = 1/T (its second derivative is the mean variance of the logits under
+the model, never negative), so Newton's method on β with the summed slope and curvature
+(:func:`fit_beta`), kept inside a bracket that the slope's sign shrinks, reaches the bounded minimiser in
+a few passes (typically 4–7). It stops when a step moves β by less than :data:`STEP_TOLERANCE`; the
+remaining error is of the order of that step squared, far below ``calib fit``'s bracket of 1e-7.
+"""
+
+import numpy as np
+
+from .binning import equal_mass_bounds, finish_bins, max_gap
+from .bootstrap import BootstrapDraws, ScoreSet
+from .chunks import FINE_BINS, Plan, fine_edges
+from .decision import MetricChange, TemperatureSpread, verdict
+from .fitting import DEFAULT_BOUNDS
+from .io import MIN_PART_ROWS
+from .io_checks import InputError, fit_warnings
+from .paired import paired_difference
+from .quantiles import SPREAD_QUANTILES, sorted_quantiles
+
+__all__ = ["STEP_TOLERANCE", "MAX_PASSES", "N_BINS", "DECISION_SEED", "LARGE_METRICS", "fit_beta", "part_scores",
+           "equal_mass_estimate", "resampled_decision", "chunked_report", "default_resamples"]
+
+STEP_TOLERANCE = 1e-10  # Newton stops when a step moves β by less than this
+MAX_PASSES = 60         # passes before the fit gives up (bisection alone would need about 40)
+N_BINS = 15             # as calib fit
+DECISION_SEED = 20230922
+LARGE_METRICS = ("nll", "brier", "ece_equal-width")  # the decision's metrics here: no resampled adaptive ECE
+
+
+def default_resamples(rows):
+    """``calib fit``'s rule for the paired resamples: min(2000, max(200, 4·10⁷ // rows))."""
+    return int(min(2000, max(200, 40_000_000 // max(rows, 1))))
+
+
+def fit_beta(slope_at, bounds=DEFAULT_BOUNDS, tolerance=STEP_TOLERANCE, max_passes=MAX_PASSES):
+    """``(beta, passes)``: the β = 1/T within ``[1/bounds[1], 1/bounds[0]]`` minimising a mean NLL whose slope
+    and curvature in β ``slope_at(beta) -> (slope, curvature)`` returns (one pass over the data each).
+
+    Newton's step −slope/curvature, from β = 1, kept inside the bracket the slope's sign has left (the
+    slope increases with β): a step beyond an untried search bound tries the bound, a step beyond a
+    tried end bisects. At a bound whose slope points outward the bound is the answer.
+    """
+    low, high = 1.0 / bounds[1], 1.0 / bounds[0]
+    lo, hi, tried = low, high, set()
+    beta = min(max(1.0, low), high)
+    for passes in range(1, max_passes + 1):
+        slope, curvature = slope_at(beta)
+        tried.add(beta)
+        if slope == 0 or (slope > 0 and beta == low) or (slope < 0 and beta == high):
+            return beta, passes
+        if slope > 0:
+            hi = beta
+        else:
+            lo = beta
+        step = -slope / curvature if curvature > 0 else (hi - beta if slope < 0 else lo - beta)
+        proposal = beta + step
+        if abs(step) <= tolerance:
+            return float(min(max(proposal, lo), hi)), passes
+        if not lo < proposal < hi:
+            end = hi if proposal >= hi else lo
+            proposal = end if end in (low, high) and end not in tried else (lo + hi) / 2.0
+        beta = proposal
+    raise RuntimeError(f"the Newton fit of 1/T did not converge in {max_passes} passes")
+
+
+def part_scores(sums, temperatures, n_bins):
+    """``calib fit``'s metric dicts (one per temperature) from a final pass's exact sums (no adaptive bins)."""
+    n = int(sums["eval_rows"][0])
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    out = []
+    for g, t in enumerate(temperatures):
+        shape = sums["bin_count"][g].shape
+        bins = finish_bins(np.broadcast_to(edges[:-1], shape).copy(), np.broadcast_to(edges[1:], shape).copy(),
+                           sums["bin_count"][g], sums["bin_confidence"][g], sums["bin_hits"][g], n)
+        out.append({"temperature": float(t), "nll": float(sums["nll"][g] / n), "brier": float(sums["brier"][g] / n),
+                    "accuracy": float(sums["hits"][0] / n), "mean_confidence": float(sums["confidence"][g] / n),
+                    "ece": {"equal-width": float(bins.weighted_gap.sum())},
+                    "mce": {"equal-width": float(max_gap(bins))}})
+    return out
+
+
+def equal_mass_estimate(count, confidence, hits, n_bins, fine_bins=FINE_BINS):
+    """Adaptive (equal-mass) ECE and MCE from a fine confidence histogram, with bounds on their error:
+    ``(ece, ece_bound, mce, mce_bound)``, probabilities.
+
+    ``count``, ``confidence``, ``hits`` (F,) are the fine bins' row counts and sums
+    (:func:`calib.chunks.fine_edges`). The equal-mass groups cut the sorted rows at the ranks of
+    :func:`calib.equal_mass_bounds`; a cut that falls inside a fine bin takes the share of that bin's
+    sums its rank asks for. The rows truly below such a cut are some m of the bin's c rows, so the error
+    of the group's hits − confidence sum is at most min(m, c − m) · (1 + the bin's width); each cut
+    moves two groups, which gives the bounds (exact when every cut falls on a fine-bin edge).
+    """
+    count = np.asarray(count, dtype=np.int64)
+    n = int(count.sum())
+    edges = fine_edges(fine_bins)
+    cum_n = np.concatenate([[0], np.cumsum(count)])
+    cum_c = np.concatenate([[0.0], np.cumsum(confidence)])
+    cum_h = np.concatenate([[0.0], np.cumsum(hits)])
+    cuts = equal_mass_bounds(n, n_bins)
+    j = np.minimum(np.searchsorted(cum_n, cuts, side="right") - 1, count.size - 1)
+    inside = cuts - cum_n[j]
+    in_bin = count[j]
+    share = np.divide(inside, in_bin, out=np.zeros(cuts.size), where=in_bin > 0)
+    below_hits = cum_h[j] + share * np.asarray(hits)[j]
+    below_conf = cum_c[j] + share * np.asarray(confidence)[j]
+    error = np.minimum(inside, in_bin - inside) * (1.0 + np.diff(edges)[j])
+    gap = np.diff(below_hits) - np.diff(below_conf)
+    moved = error[:-1] + error[1:]
+    sizes = np.diff(cuts)
+    return (float(np.abs(gap).sum() / n), float(moved.sum() / n), float(np.max(np.abs(gap) / sizes)),
+            float(np.max(moved / sizes)))
+
+
+def resampled_decision(sums, observed, fitted_beta, bounds, n_bins, quantiles=SPREAD_QUANTILES):
+    """``(changes, spread)``: the Poisson-bootstrap paired change of :data:`LARGE_METRICS` from T = 1 to the
+    fitted T (a dict of :class:`calib.decision.MetricChange`), and the fitted T's spread (a
+    :class:`calib.decision.TemperatureSpread`), from a final pass's ``boot_eval`` and ``boot_fit`` sums.
+
+    ``observed`` holds the two exact metric dicts (T = 1, fitted T). Each resample's refit is one Newton
+    step from the fitted β with its weighted slope and curvature (the linearised bootstrap: its error is of
+    the order of the squared shift of β, about 1/n, against a spread of order 1/√n).
+    """
+    boot, g, b = sums["boot_eval"], 2, n_bins
+    weight = boot[:, 0]
+    nll = boot[:, 1:1 + g] / weight[:, None]
+    brier = boot[:, 1 + g:1 + 2 * g] / weight[:, None]
+    ece = np.abs(boot[:, 1 + 2 * g:].reshape(boot.shape[0], g, b)).sum(axis=2) / weight[:, None]
+    draws = ScoreSet(nll, brier, {"equal-width": {b: ece}})
+    seen = ScoreSet(np.array([o["nll"] for o in observed]), np.array([o["brier"] for o in observed]),
+                    {"equal-width": {b: np.array([o["ece"]["equal-width"] for o in observed])}})
+    paired = paired_difference(BootstrapDraws(boot.shape[0], draws, seen), 0, 1, quantiles)
+
+    def pick(scores, key):
+        return scores.ece["equal-width"][b] if key.startswith("ece_") else getattr(scores, key)
+
+    changes = {}
+    for key in LARGE_METRICS:
+        values, spread = pick(seen, key), pick(paired.spread, key)
+        changes[key] = MetricChange(float(values[0]), float(values[1]), float(pick(paired.change, key)),
+                                    float(spread[0]), float(spread[-1]), float(pick(paired.share_lower, key)))
+    fit = sums["boot_fit"]
+    betas = np.clip(fitted_beta - fit[:, 1] / fit[:, 2], 1.0 / bounds[1], 1.0 / bounds[0])
+    q = tuple(float(v) for v in quantiles)
+    values = tuple(float(v) for v in sorted_quantiles(1.0 / betas, q))
+    rows = int(sums["fit_rows"][0])
+    return changes, TemperatureSpread(q, values, int(fit.shape[0]), rows, rows)
+
+
+def _part_names(split):
+    return ("all", "all") if split == "none" else ("calibration", "test")
+
+
+def _check_rows(name, split, part, rows):
+    if rows < MIN_PART_ROWS:
+        raise InputError(f"{name}: split ({split}): the {part} part has {rows} row(s); each part needs at least "
+                         f"{MIN_PART_ROWS}")
+
+
+def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, resamples=None, seed=DECISION_SEED,
+                   n_bins=N_BINS, fine_bins=FINE_BINS, probabilities=False, engine=None):
+    """The report of a partitioned fit: the dict ``calib fit --json`` prints, from ``run_pass(plan) -> sums``.
+
+    ``name`` names the data (file, glob or collection), ``n`` and ``k`` its rows and classes; ``split`` one of
+    :data:`calib.chunks.SPLIT_RULES`; ``temperature`` a T to evaluate instead of fitting one; ``resamples``
+    the Poisson bootstrap's R (None: ``calib fit``'s rule, :func:`default_resamples`; 0: no decision);
+    ``engine`` a dict describing what ran the passes. The key ``exactness`` lists every figure that is
+    approximate, resampled differently from ``calib fit``, or left out, and why.
+    """
+    fit_part, eval_part = _part_names(split)
+    base = Plan("slope", 1.0, split=split, n_bins=n_bins, fine_bins=fine_bins, probabilities=probabilities)
+    rows = {}
+
+    def slope_at(beta):
+        sums = run_pass(base._replace(beta=beta))
+        rows.update(fit=int(sums["fit_rows"][0]), eval=int(sums["eval_rows"][0]))
+        _check_rows(name, split, fit_part, rows["fit"])
+        return sums["slope"][0] / rows["fit"], sums["curvature"][0] / rows["fit"]
+
+    if temperature is None:
+        beta, passes = fit_beta(slope_at)
+        temperature = 1.0 / beta
+    else:
+        beta, passes = 1.0 / float(temperature), 0
+    if resamples is None:
+        resamples = default_resamples(rows.get("eval", n if split == "none" else n // 2))
+    final = base._replace(kind="final", beta=beta, temperatures=(1.0, float(temperature)), resamples=int(resamples),
+                          seed=int(seed))
+    sums = run_pass(final)
+    fit_rows, eval_rows = int(sums["fit_rows"][0]), int(sums["eval_rows"][0])
+    _check_rows(name, split, fit_part, fit_rows)
+    _check_rows(name, split, eval_part, eval_rows)
+    before, after = part_scores(sums, final.temperatures, n_bins)
+    approximate, left_out = {}, {"sha256": "not computed: it would read every byte once more"}
+    for g, (key, scores) in enumerate((("before", before), ("after", after))):
+        if fine_bins:
+            ece, ece_bound, mce, mce_bound = equal_mass_estimate(sums["fine_count"][g], sums["fine_confidence"][g],
+                                                                 sums["fine_hits"][g], n_bins, fine_bins)
+            scores["ece"]["adaptive"], scores["mce"]["adaptive"] = ece, mce
+            how = f"equal-mass bins cut from a {fine_bins}-bin confidence histogram; |error| ≤ bound"
+            approximate[f"{key}.ece.adaptive"] = {"bound": ece_bound, "how": how}
+            approximate[f"{key}.mce.adaptive"] = {"bound": mce_bound, "how": how}
+        else:
+            left_out[f"{key}.ece.adaptive"] = left_out[f"{key}.mce.adaptive"] = "fine_bins = 0: no histogram"
+    slope, curvature = sums["slope"][0] / fit_rows, sums["curvature"][0] / fit_rows
+    report = {
+        "file": str(name), "n": int(n), "k": int(k),
+        "split": {"rule": split, "seed": None, "parts": {fit_part: fit_rows} if split == "none"
+                  else {fit_part: fit_rows, eval_part: eval_rows}},
+        "temperature": float(temperature),
+        "fit": {"objective": "mean NLL (nats)",
+                "method": "Newton in 1/T (summed slope and curvature; convex)" if passes else "given",
+                "bounds": list(DEFAULT_BOUNDS), "tolerance": STEP_TOLERANCE, "tolerance_of": "the last step in 1/T",
+                "passes": passes, "residual_step": float(abs(slope / curvature)) if curvature > 0 else 0.0,
+                "part": fit_part, "rows": fit_rows},
+        "evaluated_on": eval_part, "n_bins": n_bins, "before": before, "after": after,
+        "warnings": [w._asdict() for w in fit_warnings(float(temperature), after["accuracy"], k, DEFAULT_BOUNDS,
+                                                       eval_part)],
+        "engine": dict(engine or {}),
+    }
+    resampled = {}
+    if resamples:
+        changes, spread = resampled_decision(sums, (before, after), beta, DEFAULT_BOUNDS, n_bins)
+        report["decision"] = {
+            "evaluated_on": eval_part, "rows": eval_rows, "n_bins": n_bins, "paired_resamples": int(resamples),
+            "range_quantiles": list(SPREAD_QUANTILES),
+            "metrics": {key: change._asdict() for key, change in changes.items()},
+            "verdict": verdict(changes, LARGE_METRICS)._asdict(), "temperature_spread": spread._asdict(),
+            "resampling": {"kind": "Poisson", "seed": int(seed), "block_rows": 4096}}
+        resampled["decision"] = ("Poisson bootstrap: independent Poisson(1) weights per row, seeded by (seed, row "
+                                 "// 4096), so the ranges do not depend on the partitioning (calib fit draws "
+                                 "multinomial resamples)")
+        approximate["decision.temperature_spread"] = {
+            "bound": None, "how": "each resample's refit is one Newton step from the fitted 1/T (error of order 1/n)"}
+        left_out["decision.metrics.ece_adaptive"] = "equal-mass bins of each resample are not computed"
+    else:
+        left_out["decision"] = "resamples = 0"
+    report["exactness"] = {"exact": _exact_fields(report), "approximate": approximate, "resampled": resampled,
+                           "left_out": left_out}
+    return report
+
+
+def _exact_fields(report):
+    """The dotted names of the figures computed exactly (as sums over rows)."""
+    fields = ["temperature", "n", "split.parts", "fit.rows"]
+    for key in ("before", "after"):
+        fields += [f"{key}.{m}" for m in ("nll", "brier", "accuracy", "mean_confidence")]
+        fields += [f"{key}.ece.equal-width", f"{key}.mce.equal-width"]
+    return fields
