@@ -18,7 +18,7 @@ import numpy as np
 
 from .binning import equal_mass_bounds, finish_bins, max_gap
 from .bootstrap import BootstrapDraws, ScoreSet
-from .chunks import FINE_BINS, Plan, fine_edges
+from .chunks import FINE_BINS, SUB_BINS, Plan, fine_edges
 from .decision import MetricChange, TemperatureSpread, verdict
 from .fitting import DEFAULT_BOUNDS
 from .io import MIN_PART_ROWS
@@ -27,7 +27,7 @@ from .paired import paired_difference
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 
 __all__ = ["STEP_TOLERANCE", "MAX_PASSES", "N_BINS", "DECISION_SEED", "LARGE_METRICS", "fit_beta", "part_scores",
-           "equal_mass_estimate", "resampled_decision", "chunked_report", "default_resamples"]
+           "equal_mass_estimate", "cut_bins", "resampled_decision", "chunked_report", "default_resamples"]
 
 STEP_TOLERANCE = 1e-10  # Newton stops when a step moves β by less than this
 MAX_PASSES = 60         # passes before the fit gives up (bisection alone would need about 40)
@@ -73,7 +73,9 @@ def fit_beta(slope_at, bounds=DEFAULT_BOUNDS, tolerance=STEP_TOLERANCE, max_pass
 
 
 def part_scores(sums, temperatures, n_bins):
-    """``calib fit``'s metric dicts (one per temperature) from a final pass's exact sums (no adaptive bins)."""
+    """``calib fit``'s metric dicts (one per temperature) from a final pass's exact sums (no adaptive bins), each
+    with its equal-width reliability diagram under ``bins`` (per bin: count, mean confidence, accuracy; None
+    for an empty bin)."""
     n = int(sums["eval_rows"][0])
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     out = []
@@ -84,35 +86,78 @@ def part_scores(sums, temperatures, n_bins):
         out.append({"temperature": float(t), "nll": float(sums["nll"][g] / n), "brier": float(sums["brier"][g] / n),
                     "accuracy": float(sums["hits"][0] / n), "mean_confidence": float(sums["confidence"][g] / n),
                     "ece": {"equal-width": float(bins.weighted_gap.sum())},
-                    "mce": {"equal-width": float(max_gap(bins))}})
+                    "mce": {"equal-width": float(max_gap(bins))},
+                    "bins": {"scheme": "equal-width", "count": bins.count.tolist(),
+                             "confidence": [None if c == 0 else float(v) for c, v in zip(bins.count, bins.confidence)],
+                             "accuracy": [None if c == 0 else float(v) for c, v in zip(bins.count, bins.accuracy)]}})
     return out
 
 
-def equal_mass_estimate(count, confidence, hits, n_bins, fine_bins=FINE_BINS):
+def _cut_positions(count, n_bins):
+    """``(cuts, j, inside, cum_n)``: the equal-mass cut ranks, the fine bin each falls in, the rows of that bin
+    below the cut, and the cumulative counts (F + 1,)."""
+    cum_n = np.concatenate([[0], np.cumsum(count)])
+    cuts = equal_mass_bounds(int(cum_n[-1]), n_bins)
+    j = np.minimum(np.searchsorted(cum_n, cuts, side="right") - 1, count.size - 1)
+    return cuts, j, cuts - cum_n[j], cum_n
+
+
+def cut_bins(count, n_bins):
+    """The fine bins (ints) that the interior equal-mass cuts of a fine histogram ``count`` (F,) fall in: what a
+    ``"refine"`` pass (:class:`calib.chunks.Plan`) splits into sub-bins."""
+    return tuple(int(v) for v in _cut_positions(np.asarray(count, dtype=np.int64), n_bins)[1][1:-1])
+
+
+def equal_mass_estimate(count, confidence, hits, n_bins, fine_bins=FINE_BINS, refined=None):
     """Adaptive (equal-mass) ECE and MCE from a fine confidence histogram, with bounds on their error:
     ``(ece, ece_bound, mce, mce_bound)``, probabilities.
 
     ``count``, ``confidence``, ``hits`` (F,) are the fine bins' row counts and sums
-    (:func:`calib.chunks.fine_edges`). The equal-mass groups cut the sorted rows at the ranks of
-    :func:`calib.equal_mass_bounds`; a cut that falls inside a fine bin takes the share of that bin's
-    sums its rank asks for. The rows truly below such a cut are some m of the bin's c rows, so the error
-    of the group's hits − confidence sum is at most min(m, c − m) · (1 + the bin's width); each cut
-    moves two groups, which gives the bounds (exact when every cut falls on a fine-bin edge).
+    (:func:`calib.chunks.fine_edges`); ``refined`` = ``(count, confidence, hits)``, each (C, S), the
+    sub-histograms of the bins of :func:`cut_bins` (a ``"refine"`` pass), or None. The equal-mass groups
+    cut the sorted rows at the ranks of :func:`calib.equal_mass_bounds`; a cut that falls inside a bin (or
+    sub-bin) of c rows takes the share of its sums that its rank asks for. The rows truly below the cut
+    are some m of those c rows (h of them hits): their hits lie between max(0, m − (c − h)) and min(m, h),
+    and their confidence sum within min(m, c − m) times the bin's width of the share taken; each cut moves
+    two groups, which gives the bounds (0 when every cut falls on a bin edge; with ties, rows of one
+    confidence that a cut splits, the hits' range remains).
     """
     count = np.asarray(count, dtype=np.int64)
-    n = int(count.sum())
-    edges = fine_edges(fine_bins)
-    cum_n = np.concatenate([[0], np.cumsum(count)])
+    confidence, hits = np.asarray(confidence, dtype=np.float64), np.asarray(hits, dtype=np.float64)
+    cuts, j, inside, cum_n = _cut_positions(count, n_bins)
+    n = int(cum_n[-1])
+    width = np.diff(fine_edges(fine_bins))[j]  # the spread of the confidences a cut's bin holds
     cum_c = np.concatenate([[0.0], np.cumsum(confidence)])
     cum_h = np.concatenate([[0.0], np.cumsum(hits)])
-    cuts = equal_mass_bounds(n, n_bins)
-    j = np.minimum(np.searchsorted(cum_n, cuts, side="right") - 1, count.size - 1)
-    inside = cuts - cum_n[j]
-    in_bin = count[j]
+    below_conf, below_hits = cum_c[j].copy(), cum_h[j].copy()
+    parts = [(count[j], confidence[j], hits[j])]  # the bin (or sub-bin) each cut splits: rows and sums
+    if refined is not None:
+        sub_count, sub_conf, sub_hits = (np.asarray(a) for a in refined)
+        cum = np.concatenate([np.zeros((sub_count.shape[0], 1), np.int64), np.cumsum(sub_count, axis=1)], axis=1)
+        rows = np.arange(sub_count.shape[0])
+        s = np.minimum([np.searchsorted(c, v, side="right") - 1 for c, v in zip(cum, inside[1:-1])],
+                       sub_count.shape[1] - 1)
+        before = np.concatenate([np.zeros((rows.size, 1)), np.cumsum(sub_conf, axis=1)], axis=1)[rows, s], \
+            np.concatenate([np.zeros((rows.size, 1)), np.cumsum(sub_hits, axis=1)], axis=1)[rows, s]
+        below_conf[1:-1] += before[0]
+        below_hits[1:-1] += before[1]
+        inside = inside.copy()
+        inside[1:-1] -= cum[rows, s]
+        whole = [a.copy() for a in parts[0]]
+        for a, sub in zip(whole, (sub_count, sub_conf, sub_hits)):
+            a[1:-1] = sub[rows, s]
+        parts = [whole]
+        width = width.copy()
+        width[1:-1] = width[1:-1] / SUB_BINS * (1.0 + 1e-9) + 1e-15  # a sub-bin, with room for rounding
+    in_bin, bin_conf, bin_hits = parts[0]
     share = np.divide(inside, in_bin, out=np.zeros(cuts.size), where=in_bin > 0)
-    below_hits = cum_h[j] + share * np.asarray(hits)[j]
-    below_conf = cum_c[j] + share * np.asarray(confidence)[j]
-    error = np.minimum(inside, in_bin - inside) * (1.0 + np.diff(edges)[j])
+    below_hits += share * bin_hits
+    below_conf += share * bin_conf
+    # the m = inside rows truly below the cut hold between max(0, m − misses) and min(m, hits) hits, and
+    # confidences within the bin's spread of the estimate's share
+    guess = share * bin_hits
+    hit_error = np.maximum(guess - np.maximum(0, inside - (in_bin - bin_hits)), np.minimum(inside, bin_hits) - guess)
+    error = np.maximum(hit_error, 0.0) + np.minimum(inside, in_bin - inside) * width
     gap = np.diff(below_hits) - np.diff(below_conf)
     moved = error[:-1] + error[1:]
     sizes = np.diff(cuts)
@@ -166,13 +211,14 @@ def _check_rows(name, split, part, rows):
 
 
 def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, resamples=None, seed=DECISION_SEED,
-                   n_bins=N_BINS, fine_bins=FINE_BINS, probabilities=False, engine=None):
+                   n_bins=N_BINS, fine_bins=FINE_BINS, probabilities=False, engine=None, refine=True):
     """The report of a partitioned fit: the dict ``calib fit --json`` prints, from ``run_pass(plan) -> sums``.
 
     ``name`` names the data (file, glob or collection), ``n`` and ``k`` its rows and classes; ``split`` one of
     :data:`calib.chunks.SPLIT_RULES`; ``temperature`` a T to evaluate instead of fitting one; ``resamples``
     the Poisson bootstrap's R (None: ``calib fit``'s rule, :func:`default_resamples`; 0: no decision);
-    ``engine`` a dict describing what ran the passes. The key ``exactness`` lists every figure that is
+    ``engine`` a dict describing what ran the passes; ``refine`` runs one more pass that narrows the adaptive
+    bins' error bound (about 4,096 times). The key ``exactness`` lists every figure that is
     approximate, resampled differently from ``calib fit``, or left out, and why.
     """
     fit_part, eval_part = _part_names(split)
@@ -200,12 +246,19 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
     _check_rows(name, split, eval_part, eval_rows)
     before, after = part_scores(sums, final.temperatures, n_bins)
     approximate, left_out = {}, {"sha256": "not computed: it would read every byte once more"}
+    refined = None
+    if fine_bins and refine and n_bins > 1 and eval_rows > n_bins:
+        bins = tuple(cut_bins(sums["fine_count"][g], n_bins) for g in range(2))
+        sub = run_pass(final._replace(kind="refine", resamples=0, cut_bins=bins))
+        refined = [tuple(sub[key][g] for key in ("sub_count", "sub_confidence", "sub_hits")) for g in range(2)]
     for g, (key, scores) in enumerate((("before", before), ("after", after))):
         if fine_bins:
             ece, ece_bound, mce, mce_bound = equal_mass_estimate(sums["fine_count"][g], sums["fine_confidence"][g],
-                                                                 sums["fine_hits"][g], n_bins, fine_bins)
+                                                                 sums["fine_hits"][g], n_bins, fine_bins,
+                                                                 None if refined is None else refined[g])
             scores["ece"]["adaptive"], scores["mce"]["adaptive"] = ece, mce
-            how = f"equal-mass bins cut from a {fine_bins}-bin confidence histogram; |error| ≤ bound"
+            how = f"equal-mass bins cut from a {fine_bins}-bin confidence histogram" + (
+                f", the cut bins split in {SUB_BINS}" if refined else "") + "; |error| ≤ bound"
             approximate[f"{key}.ece.adaptive"] = {"bound": ece_bound, "how": how}
             approximate[f"{key}.mce.adaptive"] = {"bound": mce_bound, "how": how}
         else:
@@ -253,5 +306,5 @@ def _exact_fields(report):
     fields = ["temperature", "n", "split.parts", "fit.rows"]
     for key in ("before", "after"):
         fields += [f"{key}.{m}" for m in ("nll", "brier", "accuracy", "mean_confidence")]
-        fields += [f"{key}.ece.equal-width", f"{key}.mce.equal-width"]
+        fields += [f"{key}.ece.equal-width", f"{key}.mce.equal-width", f"{key}.bins"]
     return fields

@@ -8,14 +8,16 @@ of rows, with the engine's own kernels (:func:`calib.scaling.example_scores`,
 :func:`calib.binning.equal_width_sums`); :func:`add_sums` adds two partitions' sums. A partition is read
 a window of rows at a time, so its memory is bounded by the window, not by the partition.
 
-Two kinds of pass (a :class:`Plan`):
+Three kinds of pass (a :class:`Plan`):
 
 ``"slope"``
     one Newton step: the count, slope sum and curvature sum of the calibration rows at β;
 ``"final"``
     the same at the fitted β, and the test rows' sums at each temperature of the plan: the exact
-    scores, the equal-width bins, a fine confidence histogram (the approximate equal-mass bins of
-    :mod:`calib.chunked`) and the Poisson-bootstrap sums.
+    scores, the equal-width bins, a fine confidence histogram (for the equal-mass bins of
+    :mod:`calib.chunked`) and the Poisson-bootstrap sums;
+``"refine"``
+    the test rows' sub-histograms of the fine bins that the equal-mass cuts fall in.
 
 The Poisson bootstrap gives row i the weights ``poisson_weights(seed, i, i + 1, R)``: Poisson(1) counts
 drawn from a stream seeded by (seed, i // POISSON_BLOCK), so a row's weights never depend on how the rows
@@ -32,14 +34,15 @@ from .io_checks import InputError
 from .refit import beta_derivative_rows
 from .scaling import example_scores
 
-__all__ = ["Plan", "SPLIT_RULES", "WINDOW_ELEMENTS", "POISSON_WINDOW", "POISSON_BLOCK", "FINE_BINS", "fine_edges",
-           "poisson_weights", "row_parts", "partition_sums", "add_sums", "PROBABILITY_FLOOR"]
+__all__ = ["Plan", "SPLIT_RULES", "WINDOW_ELEMENTS", "POISSON_WINDOW", "POISSON_BLOCK", "FINE_BINS", "SUB_BINS",
+           "fine_edges", "fine_ids", "poisson_weights", "row_parts", "partition_sums", "add_sums", "PROBABILITY_FLOOR"]
 
 SPLIT_RULES = ("file", "even-odd", "none")  # the rules a partitioned fit can apply row by row
 WINDOW_ELEMENTS = 1 << 20   # (temperature, row, class) values per kernel call: 8 MiB of float64 per work array
 POISSON_WINDOW = 4096       # rows per window when the Poisson bootstrap runs: (rows, R) weights, 6 MiB at R = 200
 POISSON_BLOCK = 4096        # rows per seeded stream of Poisson weights (whole blocks are drawn, then sliced)
 FINE_BINS = 1 << 16         # bins of the fine confidence histogram (equal width in −log2(1 − c), see fine_edges)
+SUB_BINS = 1 << 12          # sub-bins of a fine bin that an equal-mass cut falls in (the "refine" pass)
 FINE_SPAN = 52.0            # the fine histogram spans 1 − c from 1 down to 2⁻⁵²; c = 1 falls in the last bin
 PROBABILITY_FLOOR = 1e-300  # as calib.io: probabilities are floored here before the log
 # Poisson(1) by inverse CDF on 32-bit uniform integers: a weight is the number of cuts at or below the draw
@@ -54,7 +57,8 @@ class Plan(NamedTuple):
     derivatives; ``temperatures`` those at which a final pass scores the test rows; ``split`` one of
     :data:`SPLIT_RULES`; ``n_bins`` the equal-width bin count; ``fine_bins`` the fine histogram's bins (0:
     none); ``resamples`` the Poisson bootstrap's R (0: none) and ``seed`` its seed; ``probabilities`` whether
-    the numbers are probabilities (their logarithms are then the logits).
+    the numbers are probabilities (their logarithms are then the logits); ``cut_bins`` (G rows of fine-bin
+    indices) the fine bins a ``"refine"`` pass splits into :data:`SUB_BINS` equal-width sub-bins each.
     """
 
     kind: str
@@ -66,6 +70,7 @@ class Plan(NamedTuple):
     resamples: int = 0
     seed: int = 0
     probabilities: bool = False
+    cut_bins: tuple = ()
 
 
 def fine_edges(fine_bins=FINE_BINS):
@@ -76,6 +81,11 @@ def fine_edges(fine_bins=FINE_BINS):
     """
     s = np.arange(fine_bins) * (FINE_SPAN / fine_bins)
     return np.append(-np.expm1(-s * np.log(2.0)), 1.0)
+
+
+def fine_ids(confidence, edges):
+    """The fine bin of each confidence (any shape): ``edges[j] <= c < edges[j + 1]``, the last bin closed."""
+    return np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, edges.size - 2)
 
 
 def poisson_weights(seed, start, stop, resamples):
@@ -164,6 +174,10 @@ def _empty_sums(plan):
     g, b, f, r = len(plan.temperatures), plan.n_bins, plan.fine_bins, plan.resamples
     sums = {"fit_rows": np.zeros(1, np.int64), "eval_rows": np.zeros(1, np.int64),
             "slope": np.zeros(1), "curvature": np.zeros(1)}
+    if plan.kind == "refine":
+        sums.update(sub_count=np.zeros((g, len(plan.cut_bins[0]), SUB_BINS), np.int64),
+                    sub_confidence=np.zeros((g, len(plan.cut_bins[0]), SUB_BINS)),
+                    sub_hits=np.zeros((g, len(plan.cut_bins[0]), SUB_BINS)))
     if plan.kind == "final":
         sums.update(hits=np.zeros(1, np.int64), nll=np.zeros(g), brier=np.zeros(g), confidence=np.zeros(g),
                     bin_count=np.zeros((g, b), np.int64), bin_confidence=np.zeros((g, b)), bin_hits=np.zeros((g, b)))
@@ -195,7 +209,7 @@ def partition_sums(logits, labels, split_values, offset, plan, where="data", fir
     first_row = offset if first_row is None else first_row
     calibration, test = row_parts(plan.split, offset, m, split_values)
     sums = _empty_sums(plan)
-    final = plan.kind == "final"
+    final = plan.kind != "slope"  # a final or refine pass scores the test rows
     temps = np.asarray(plan.temperatures, dtype=np.float64)
     edges = fine_edges(plan.fine_bins) if final and plan.fine_bins else None
     window = _window_rows(plan, k)
@@ -208,6 +222,10 @@ def partition_sums(logits, labels, split_values, offset, plan, where="data", fir
             continue
         z, y = _as_window(logits[part], labels[part], first_row + start, where, k, plan.probabilities)
         shifted = z - z.max(axis=1, keepdims=True)
+        if plan.kind == "refine":
+            if ev.any():
+                _refine_window(sums, z[ev], y[ev], temps, plan, edges)
+            continue
         weights = poisson_weights(plan.seed, offset + part.start, offset + part.stop, plan.resamples) \
             if final and plan.resamples else None
         if cal.any():
@@ -240,7 +258,7 @@ def _score_window(sums, z, y, temps, plan, edges, weights):
     g = temps.size
     if edges is not None:
         f = plan.fine_bins
-        ids = np.clip(np.searchsorted(edges, conf, side="right") - 1, 0, f - 1) + (np.arange(g) * f)[:, None]
+        ids = fine_ids(conf, edges) + (np.arange(g) * f)[:, None]
         sums["fine_count"] += np.bincount(ids.ravel(), minlength=g * f).reshape(g, f)
         sums["fine_confidence"] += np.bincount(ids.ravel(), conf.ravel(), g * f).reshape(g, f)
         hit_weights = np.broadcast_to(hits, conf.shape).ravel().astype(np.float64)
@@ -256,6 +274,25 @@ def _score_window(sums, z, y, temps, plan, edges, weights):
         for t in range(g):
             columns[rows, ids[t]] = hits - conf[t]  # a bin's weighted hits − confidence sum is all its ECE needs
         sums["boot_eval"] += (columns.T @ weights).T
+
+
+def _refine_window(sums, z, y, temps, plan, edges):
+    """Add one window's test rows to a refine pass's sub-histograms of the fine bins ``plan.cut_bins``."""
+    conf = _padded_scores(z, y, temps[:, None, None])[2]
+    hits = (np.argmax(z, axis=1) == y).astype(np.float64)
+    ids = fine_ids(conf, edges)
+    for g, bins in enumerate(plan.cut_bins):
+        for c, j in enumerate(bins):
+            inside = ids[g] == j
+            if not inside.any():
+                continue
+            low, width = edges[j], edges[j + 1] - edges[j]
+            values = conf[g, inside]
+            sub = np.clip(((values - low) / width * SUB_BINS).astype(np.intp), 0, SUB_BINS - 1)
+            sums["sub_count"][g, c] += np.bincount(sub, minlength=SUB_BINS)
+            sums["sub_confidence"][g, c] += np.bincount(sub, values, SUB_BINS)
+            sums["sub_hits"][g, c] += np.bincount(sub, hits[inside], SUB_BINS)
+    sums["eval_rows"] += z.shape[0]
 
 
 def add_sums(first, second):
