@@ -26,10 +26,13 @@ from .io_checks import InputError, fit_warnings
 from .paired import paired_difference
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 
-__all__ = ["STEP_TOLERANCE", "MAX_PASSES", "N_BINS", "DECISION_SEED", "LARGE_METRICS", "fit_beta", "part_scores",
-           "equal_mass_estimate", "cut_bins", "resampled_decision", "chunked_report", "default_resamples"]
+__all__ = ["STEP_TOLERANCE", "EARLY_STEP", "RESIDUAL_LIMIT", "MAX_PASSES", "N_BINS", "DECISION_SEED",
+           "LARGE_METRICS", "fit_beta", "part_scores", "equal_mass_estimate", "cut_bins", "resampled_decision",
+           "chunked_report", "default_resamples"]
 
 STEP_TOLERANCE = 1e-10  # Newton stops when a step moves β by less than this
+EARLY_STEP = 1e-6       # ... or, converging quadratically, by less than this (the next step would be ~1e-12)
+RESIDUAL_LIMIT = 1e-9   # the Newton step left at the fitted β (measured by the final pass) that reopens the fit
 MAX_PASSES = 60         # passes before the fit gives up (bisection alone would need about 40)
 N_BINS = 15             # as calib fit
 DECISION_SEED = 20230922
@@ -41,17 +44,21 @@ def default_resamples(rows):
     return int(min(2000, max(200, 40_000_000 // max(rows, 1))))
 
 
-def fit_beta(slope_at, bounds=DEFAULT_BOUNDS, tolerance=STEP_TOLERANCE, max_passes=MAX_PASSES):
+def fit_beta(slope_at, bounds=DEFAULT_BOUNDS, tolerance=STEP_TOLERANCE, max_passes=MAX_PASSES, start=1.0):
     """``(beta, passes)``: the β = 1/T within ``[1/bounds[1], 1/bounds[0]]`` minimising a mean NLL whose slope
     and curvature in β ``slope_at(beta) -> (slope, curvature)`` returns (one pass over the data each).
 
-    Newton's step −slope/curvature, from β = 1, kept inside the bracket the slope's sign has left (the
-    slope increases with β): a step beyond an untried search bound tries the bound, a step beyond a
-    tried end bisects. At a bound whose slope points outward the bound is the answer.
+    Newton's step −slope/curvature, from β = ``start``, kept inside the bracket the slope's sign has left
+    (the slope increases with β): a step beyond an untried search bound tries the bound, a step beyond a
+    tried end bisects. At a bound whose slope points outward the bound is the answer. The search stops
+    after a step below ``tolerance``, or, a pass earlier, after a step below :data:`EARLY_STEP` that
+    shrank at least as fast as the 1.5th power of the one before (Newton's quadratic convergence: the next
+    step would be of the order of its square); the final pass measures the step left
+    (:func:`chunked_report` resumes if it exceeds :data:`RESIDUAL_LIMIT`).
     """
     low, high = 1.0 / bounds[1], 1.0 / bounds[0]
-    lo, hi, tried = low, high, set()
-    beta = min(max(1.0, low), high)
+    lo, hi, tried, previous = low, high, set(), None
+    beta = min(max(start, low), high)
     for passes in range(1, max_passes + 1):
         slope, curvature = slope_at(beta)
         tried.add(beta)
@@ -63,8 +70,10 @@ def fit_beta(slope_at, bounds=DEFAULT_BOUNDS, tolerance=STEP_TOLERANCE, max_pass
             lo = beta
         step = -slope / curvature if curvature > 0 else (hi - beta if slope < 0 else lo - beta)
         proposal = beta + step
-        if abs(step) <= tolerance:
+        converging = previous is not None and abs(step) <= min(EARLY_STEP, abs(previous) ** 1.5)
+        if abs(step) <= tolerance or (converging and lo < proposal < hi):
             return float(min(max(proposal, lo), hi)), passes
+        previous = step if lo < proposal < hi else None
         if not lo < proposal < hi:
             end = hi if proposal >= hi else lo
             proposal = end if end in (low, high) and end not in tried else (lo + hi) / 2.0
@@ -241,6 +250,13 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
     final = base._replace(kind="final", beta=beta, temperatures=(1.0, float(temperature)), resamples=int(resamples),
                           seed=int(seed))
     sums = run_pass(final)
+    residual = sums["slope"][0] / max(sums["curvature"][0], 1e-300)
+    if passes and abs(residual) > RESIDUAL_LIMIT and 1.0 / DEFAULT_BOUNDS[1] < beta < 1.0 / DEFAULT_BOUNDS[0]:
+        beta, more = fit_beta(slope_at, start=beta - residual)  # rare: the early stop was premature
+        passes += more
+        temperature = 1.0 / beta
+        final = final._replace(beta=beta, temperatures=(1.0, float(temperature)))
+        sums = run_pass(final)
     fit_rows, eval_rows = int(sums["fit_rows"][0]), int(sums["eval_rows"][0])
     _check_rows(name, split, fit_part, fit_rows)
     _check_rows(name, split, eval_part, eval_rows)

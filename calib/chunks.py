@@ -24,6 +24,7 @@ drawn from a stream seeded by (seed, i // POISSON_BLOCK), so a row's weights nev
 are partitioned.
 """
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -38,7 +39,7 @@ __all__ = ["Plan", "SPLIT_RULES", "WINDOW_ELEMENTS", "POISSON_WINDOW", "POISSON_
            "fine_edges", "fine_ids", "poisson_weights", "row_parts", "partition_sums", "add_sums", "PROBABILITY_FLOOR"]
 
 SPLIT_RULES = ("file", "even-odd", "none")  # the rules a partitioned fit can apply row by row
-WINDOW_ELEMENTS = 1 << 20   # (temperature, row, class) values per kernel call: 8 MiB of float64 per work array
+WINDOW_ELEMENTS = 1 << 18   # (temperature, row, class) values per kernel call: 2 MiB of float64 per work array
 POISSON_WINDOW = 4096       # rows per window when the Poisson bootstrap runs: (rows, R) weights, 6 MiB at R = 200
 POISSON_BLOCK = 4096        # rows per seeded stream of Poisson weights (whole blocks are drawn, then sliced)
 FINE_BINS = 1 << 16         # bins of the fine confidence histogram (equal width in −log2(1 − c), see fine_edges)
@@ -73,11 +74,12 @@ class Plan(NamedTuple):
     cut_bins: tuple = ()
 
 
+@lru_cache(maxsize=4)
 def fine_edges(fine_bins=FINE_BINS):
     """Edges (F + 1,) of the fine confidence histogram: ``1 − 2^(−s)`` for s equally spaced on [0, 52), then 1.
 
     Bin j holds confidences in [edge[j], edge[j + 1]); the last bin is closed. Equal steps in −log2(1 − c)
-    keep the bins narrow where a confident model's rows crowd, near 1.
+    keep the bins narrow where a confident model's rows crowd, near 1. (Cached: do not write into it.)
     """
     s = np.arange(fine_bins) * (FINE_SPAN / fine_bins)
     return np.append(-np.expm1(-s * np.log(2.0)), 1.0)
@@ -136,25 +138,31 @@ def _window_rows(plan, k):
     return min(rows, POISSON_WINDOW) if plan.resamples else rows
 
 
-def _as_window(raw, labels, first, where, k, probabilities):
-    """A window's logits as float64 (r, K) and labels as int64 (r,), checked; ``first`` is its first row as
-    messages count it, ``where`` the source's name."""
+def _as_window(raw, labels, first, where, k, probabilities, index=None):
+    """A window's logits as float64 (r, K) and labels as int64 (r,), checked; ``first`` is the window's first
+    row as messages count it, ``index`` the positions in the window of the rows given (None: all), ``where``
+    the source's name."""
+    def row_of(i):
+        return first + int(i if index is None else index[i])
+
     z = np.asarray(raw, dtype=np.float64)
-    bad = ~np.isfinite(z)
-    if bad.any():
-        row, column = np.unravel_index(np.argmax(bad), bad.shape)
-        raise InputError(f"{where}: logits[{first + row}, {column}]: {z[row, column]}; every value must be finite")
+    if not np.isfinite(z.sum()):  # one sum finds a NaN or inf (or an overflow, checked below) in one pass
+        bad = ~np.isfinite(z)
+        if bad.any():
+            row, column = np.unravel_index(np.argmax(bad), bad.shape)
+            raise InputError(f"{where}: logits[{row_of(row)}, {column}]: {z[row, column]}; every value must be "
+                             "finite")
     if probabilities:
         if z.min() < 0 or z.max() > 1:
             row = int(np.argmax(((z < 0) | (z > 1)).any(axis=1)))
-            raise InputError(f"{where}: probabilities[{first + row}]: values outside [0, 1]")
+            raise InputError(f"{where}: probabilities[{row_of(row)}]: values outside [0, 1]")
         z = np.log(np.maximum(z, PROBABILITY_FLOOR))
     y = np.asarray(labels)
     whole = np.isfinite(y) & (y == np.round(y)) if y.dtype.kind == "f" else np.ones(y.shape, dtype=bool)
     outside = ~whole | (y < 0) | (y >= k)
     if outside.any():
         row = int(np.argmax(outside))
-        raise InputError(f"{where}: labels[{first + row}]: {y[row]} is not a class index in [0, {k})")
+        raise InputError(f"{where}: labels[{row_of(row)}]: {y[row]} is not a class index in [0, {k})")
     return z, y.astype(np.int64)
 
 
@@ -189,14 +197,15 @@ def _empty_sums(plan):
     return sums
 
 
-def partition_sums(logits, labels, split_values, offset, plan, where="data", first_row=None):
+def partition_sums(logits, labels, split_values, offset, plan, where="data", first_row=None, into=None):
     """The sums one partition contributes to ``plan``'s pass: a dict of arrays, added across partitions by
     :func:`add_sums` (counts are int64 and add exactly).
 
     ``logits`` (m, K) of any real dtype (a memory map is read a window at a time), ``labels`` (m,),
     ``split_values`` (m,) bool or None, ``offset`` the global index of the partition's first row;
     ``where`` and ``first_row`` (default ``offset``) name the rows in error messages (an
-    :class:`calib.InputError` for a non-finite logit or a label outside [0, K)).
+    :class:`calib.InputError` for a non-finite logit or a label outside [0, K)); ``into``, the sums of
+    earlier rows of the same pass, is added to in place and returned (for a partition read in batches).
 
     Keys: ``fit_rows``, ``eval_rows`` (counts), ``slope`` and ``curvature`` (sums over calibration rows at
     ``plan.beta``, nats per unit β and β²); a final pass adds ``hits``, and per temperature ``nll``,
@@ -208,7 +217,7 @@ def partition_sums(logits, labels, split_values, offset, plan, where="data", fir
     m, k = logits.shape
     first_row = offset if first_row is None else first_row
     calibration, test = row_parts(plan.split, offset, m, split_values)
-    sums = _empty_sums(plan)
+    sums = _empty_sums(plan) if into is None else into
     final = plan.kind != "slope"  # a final or refine pass scores the test rows
     temps = np.asarray(plan.temperatures, dtype=np.float64)
     edges = fine_edges(plan.fine_bins) if final and plan.fine_bins else None
@@ -218,18 +227,24 @@ def partition_sums(logits, labels, split_values, offset, plan, where="data", fir
         cal, ev = calibration[part], test[part]
         if not final:
             sums["eval_rows"] += int(ev.sum())
-        if not (cal.any() or (final and ev.any())):
+        want = cal if plan.kind == "slope" else ev if plan.kind == "refine" else cal | ev
+        if not want.any():
             continue
-        z, y = _as_window(logits[part], labels[part], first_row + start, where, k, plan.probabilities)
-        shifted = z - z.max(axis=1, keepdims=True)
+        index = None if want.all() else np.flatnonzero(want)  # only the rows this pass reads are converted
+        raw, labels_part = logits[part], labels[part]
+        if index is not None:
+            raw, labels_part, cal, ev = raw[index], labels_part[index], cal[index], ev[index]
+        z, y = _as_window(raw, labels_part, first_row + start, where, k, plan.probabilities, index)
         if plan.kind == "refine":
-            if ev.any():
-                _refine_window(sums, z[ev], y[ev], temps, plan, edges)
+            _refine_window(sums, z, y, temps, plan, edges)
             continue
-        weights = poisson_weights(plan.seed, offset + part.start, offset + part.stop, plan.resamples) \
-            if final and plan.resamples else None
+        weights = None
+        if final and plan.resamples:
+            weights = poisson_weights(plan.seed, offset + part.start, offset + part.stop, plan.resamples)
+            weights = weights if index is None else weights[index]
         if cal.any():
-            slope, curvature = beta_derivative_rows(shifted[cal], y[cal], 1.0 / plan.beta)
+            zc = z[cal] if plan.kind == "final" else z
+            slope, curvature = beta_derivative_rows(zc - zc.max(axis=1, keepdims=True), y[cal], 1.0 / plan.beta)
             sums["fit_rows"] += int(cal.sum())
             sums["slope"] += slope.sum()
             sums["curvature"] += curvature.sum()

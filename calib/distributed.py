@@ -19,7 +19,7 @@ import numpy as np
 from .chunked import DECISION_SEED, N_BINS, chunked_report
 from .chunks import FINE_BINS, add_sums, partition_sums
 from .io_checks import InputError
-from .shards import open_source, read_piece, split_rule
+from .shards import open_source, piece_sums, split_rule
 
 __all__ = ["SPLIT_EVERY", "fit_dask", "local_client"]
 
@@ -33,11 +33,6 @@ def _add_all(parts):
     return reduce(add_sums, parts)
 
 
-def _piece_sums(piece, source, plan):
-    z, y, s, where, first = read_piece(piece, source)
-    return partition_sums(z, y, s, piece.offset, plan, where, first)
-
-
 def _block_sums(logits, labels, offset, plan):
     return partition_sums(logits, labels, None, offset, plan, "dask array")
 
@@ -46,7 +41,16 @@ def _frame_arrays(frame, columns):
     """``(logits (m, K), labels (m,), split (m,) or None)`` of a pandas partition."""
     classes, label, split = columns
     if len(classes) == 1:
-        logits = np.stack(frame[classes[0]].to_numpy()) if len(frame) else np.empty((0, 2))
+        column = frame[classes[0]]
+        if hasattr(column.array, "__arrow_array__"):  # a pyarrow-backed list column: its values, without a copy
+            import pyarrow as pa
+
+            arrow = column.array.__arrow_array__()
+            arrow = arrow.combine_chunks() if isinstance(arrow, pa.ChunkedArray) else arrow
+            values = arrow.flatten().to_numpy(zero_copy_only=False)
+            logits = values.reshape(len(frame), -1) if len(frame) else np.empty((0, 2))
+        else:
+            logits = np.stack(column.to_numpy()) if len(frame) else np.empty((0, 2))
     else:
         logits = frame[list(classes)].to_numpy()
     split_values = frame[split].to_numpy().astype(bool) if split else None
@@ -117,7 +121,7 @@ def _partitions(source, labels, kind, piece_rows, persist, client):
     opened = open_source(source, labels, kind, piece_rows)
 
     def tasks(plan):
-        return [dask.delayed(_piece_sums)(piece, opened, plan) for piece in opened.pieces]
+        return [dask.delayed(piece_sums)(piece, opened, plan) for piece in opened.pieces]
     return tasks, opened.name, opened.n, opened.k, opened.has_split, opened.probabilities
 
 

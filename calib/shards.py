@@ -15,7 +15,7 @@ bounded by the piece instead.
     a column ``label`` (or ``labels``), optional ``split`` (bool, 0/1, or ``calibration``/``test``
     words as in a CSV), and the logits as one list column ``logits`` (or ``probabilities``), or as one
     numeric column per class (every other column, in order; named ``p_*``, ``prob_*`` or ``proba_*``
-    they are probabilities). Each row group is a piece: write row groups of a size that fits a worker.
+    they are probabilities). Each row group is a piece, read :data:`BATCH_BYTES` at a time.
 
 Every problem raises :class:`calib.InputError` naming the file and the place.
 """
@@ -27,13 +27,15 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from .blocks import ROW_ALIGN
-from .chunks import SPLIT_RULES
+from .chunks import SPLIT_RULES, partition_sums
 from .io import _CSV_SPLIT_WORDS
 from .io_checks import InputError, fail
 
-__all__ = ["Piece", "Source", "PIECE_BYTES", "open_source", "read_piece", "array_pieces", "split_rule"]
+__all__ = ["Piece", "Source", "PIECE_BYTES", "BATCH_BYTES", "open_source", "read_piece", "piece_sums", "array_pieces",
+           "split_rule"]
 
 PIECE_BYTES = 1 << 26  # a .npy piece holds about this many bytes of float64 logits (64 MiB)
+BATCH_BYTES = 1 << 20  # a Parquet row group is read this many bytes of float64 logits at a time (1 MiB)
 _LABEL_COLUMNS = ("label", "labels")
 _LIST_COLUMNS = ("logits", "probabilities")
 _OTHER_COLUMNS = ("split", "group", "groups") + _LABEL_COLUMNS
@@ -225,8 +227,8 @@ def _list_width(piece, column):
     """K of a list column: the length of its first row."""
     import pyarrow.parquet as pq
 
-    first = pq.ParquetFile(piece.path).read_row_group(piece.group, columns=[column]).column(column)
-    values = first.chunk(0)[0].values
+    batch = next(pq.ParquetFile(piece.path).iter_batches(batch_size=1, row_groups=[piece.group], columns=[column]))
+    values = batch.column(column)[0].values
     if len(values) < 2:
         fail(piece.path, column, f"rows of {len(values)} value(s); need at least two classes")
     return len(values)
@@ -246,48 +248,71 @@ def _split_values(path, values):
     return np.array([_CSV_SPLIT_WORDS[w] for w in words.tolist()], dtype=bool)
 
 
-def _read_parquet(piece, source):
+def _parquet_batches(piece, source):
+    """``(logits, labels, split, start)`` of one row group, :data:`BATCH_BYTES` of float64 logits at a time
+    (``start``: the batch's first row within the row group). Reading in batches keeps pyarrow's buffers to
+    a batch's size, whatever the row group's."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     columns, label, split = source.columns
     wanted = list(columns) + [label] + ([split] if split else [])
-    table = pq.ParquetFile(piece.path).read_row_group(piece.group, columns=wanted)
-    m = table.num_rows
-    for c in wanted:
-        if table.column(c).null_count:
-            fail(piece.path, c, f"row group {piece.group} has missing values")
-    if len(columns) == 1:
-        values = table.column(columns[0]).combine_chunks()
-        if not pa.types.is_fixed_size_list(values.type):
-            lengths = np.diff(values.offsets.to_numpy())
-            if (lengths != source.k).any():
-                row = int(np.argmax(lengths != source.k))
-                fail(piece.path, columns[0], f"row {piece.offset + row} has {lengths[row]} values; the first has "
-                     f"{source.k}")
-        flat = values.flatten()
-        if flat.null_count:
-            fail(piece.path, columns[0], f"row group {piece.group} has missing values")
-        logits = flat.to_numpy(zero_copy_only=False).reshape(m, source.k)
-    else:
-        logits = np.column_stack([table.column(c).to_numpy() for c in columns])
-    labels = table.column(label).to_numpy()
-    split_values = _split_values(piece.path, table.column(split).to_numpy(zero_copy_only=False)) if split else None
-    return logits, labels, split_values
+    rows = max(ROW_ALIGN, BATCH_BYTES // (8 * source.k) // ROW_ALIGN * ROW_ALIGN)
+    start = 0
+    for batch in pq.ParquetFile(piece.path).iter_batches(batch_size=rows, row_groups=[piece.group], columns=wanted,
+                                                         use_threads=False):
+        m = batch.num_rows
+        for c in wanted:
+            if batch.column(c).null_count:
+                fail(piece.path, c, f"row group {piece.group} has missing values")
+        if len(columns) == 1:
+            values = batch.column(columns[0])
+            if not pa.types.is_fixed_size_list(values.type):
+                lengths = np.diff(values.offsets.to_numpy())
+                if (lengths != source.k).any():
+                    row = int(np.argmax(lengths != source.k))
+                    fail(piece.path, columns[0], f"row {_file_row(piece, source) + start + row} has {lengths[row]} "
+                         f"values; the first has {source.k}")
+            flat = values.flatten()
+            if flat.null_count:
+                fail(piece.path, columns[0], f"row group {piece.group} has missing values")
+            logits = flat.to_numpy(zero_copy_only=False).reshape(m, source.k)
+        else:
+            logits = np.column_stack([batch.column(c).to_numpy() for c in columns])
+        labels = batch.column(label).to_numpy()
+        split_values = _split_values(piece.path, batch.column(split).to_numpy(zero_copy_only=False)) \
+            if split else None
+        yield logits, labels, split_values, start
+        start += m
+
+
+def _file_row(piece, source):
+    """The row of the piece's file that the piece starts at."""
+    return piece.offset - next(p.offset for p in source.pieces if p.path == piece.path)
 
 
 def read_piece(piece, source):
-    """``(logits (m, K), labels (m,), split (m,) bool or None, where, first_row)`` of one piece: memory-mapped
-    views for ``.npy`` (read when used), arrays for Parquet; ``where`` and ``first_row`` name its rows in
-    messages (the file, and the piece's first row counted within it)."""
+    """The batches of one piece: ``(logits (m, K), labels (m,), split (m,) bool or None, where, first_row,
+    offset)``: one memory-mapped view for ``.npy`` (read when used), arrays of a bounded number of rows for
+    Parquet; ``where`` and ``first_row`` name the rows in messages (the file, and the batch's first row
+    counted within it), ``offset`` is the batch's first row in the data set."""
     if piece.kind == "npy":
         z = _open_npy(piece.path)[piece.start:piece.stop]
         y = _open_npy(piece.labels)[piece.start:piece.stop]
         s = _open_npy(piece.split)[piece.start:piece.stop] if piece.split else None
-        return z, y, s, piece.path, piece.start
-    logits, labels, split = _read_parquet(piece, source)
-    file_start = piece.offset - next(p.offset for p in source.pieces if p.path == piece.path)
-    return logits, labels, split, piece.path, file_start
+        yield z, y, s, piece.path, piece.start, piece.offset
+        return
+    first = _file_row(piece, source)
+    for logits, labels, split, start in _parquet_batches(piece, source):
+        yield logits, labels, split, piece.path, first + start, piece.offset + start
+
+
+def piece_sums(piece, source, plan):
+    """:func:`calib.chunks.partition_sums` of one piece (its batches' sums added in order)."""
+    sums = None
+    for z, y, s, where, first, offset in read_piece(piece, source):
+        sums = partition_sums(z, y, s, offset, plan, where, first, into=sums)
+    return sums
 
 
 def array_pieces(n, rows):

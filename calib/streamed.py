@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 from .blocks import ROW_ALIGN
 from .chunked import DECISION_SEED, N_BINS, chunked_report
 from .chunks import FINE_BINS, add_sums, partition_sums
-from .shards import PIECE_BYTES, array_pieces, open_source, read_piece, split_rule
+from .shards import PIECE_BYTES, array_pieces, open_source, piece_sums, split_rule
 from .validation import positive_int
 
 __all__ = ["fit_streamed"]
@@ -44,21 +44,17 @@ def fit_streamed(source, labels=None, *, split=None, temperature=None, resamples
         rows = piece_rows or max(ROW_ALIGN, PIECE_BYTES // (8 * k) // ROW_ALIGN * ROW_ALIGN)
         pieces, name, has_split, probabilities = array_pieces(n, rows), "array", False, kind == "probabilities"
 
-        def read(piece):
+        def one(piece, plan):
             part = slice(piece.start, piece.stop)
-            return logits[part], y[part], None, "array", piece.start
+            return partition_sums(logits[part], y[part], None, piece.offset, plan, "array")
     else:
         opened = open_source(source, labels, kind, piece_rows)
         pieces, name, n, k = opened.pieces, opened.name, opened.n, opened.k
         has_split, probabilities = opened.has_split, opened.probabilities
 
-        def read(piece):
-            return read_piece(piece, opened)
+        def one(piece, plan):
+            return piece_sums(piece, opened, plan)
     rule = split_rule(split, has_split)
-
-    def one(piece, plan):
-        z, y_part, s, where, first = read(piece)
-        return partition_sums(z, y_part, s, piece.offset, plan, where, first)
 
     def run_pass(plan):
         if workers == 1:
