@@ -58,7 +58,11 @@ public API (documented in the README):
   (a :class:`Comparison`; :data:`COMPARE_SCORES`, :data:`MAX_AFFINE_CLASSES`; ``python -m calib compare FILE``),
   with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness); :func:`compare_parts` runs it on
   a file's split and :func:`compare_verdict` says which calibrator beats temperature scaling beyond its range (the
-  paired ranges are :func:`paired_against` with :func:`inf_quantiles`, :mod:`calib.paired`).
+  paired ranges are :func:`paired_against` with :func:`inf_quantiles`, :mod:`calib.paired`);
+* :func:`fit_streamed`, :func:`fit_dask` (:mod:`calib.chunked`) — ``calib fit``'s report for data that outgrow
+  memory: memory-mapped ``.npy`` or Parquet streamed on one machine, or Dask arrays, dataframes and files on a
+  Dask cluster (:func:`local_client` starts one on this machine); T by Newton's method in 1/T on summed slopes,
+  each pass a sum over row partitions. Dask is imported only when :func:`fit_dask` runs.
 
 Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only these names (a test checks it).
 """
@@ -104,6 +108,7 @@ from .compare import (
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .decision import DECISION_BINS, DECISION_METRICS, metric_changes, paired_changes, temperature_spread, verdict
+from .distributed import fit_dask, local_client
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
 from .grid import BINNING_ELEMENTS, GridMetrics, grid_metrics
@@ -159,6 +164,7 @@ from .smooth import (
     smooth_on,
     smooth_reliability,
 )
+from .streamed import fit_streamed
 from .subgroups import (
     CONDITIONS,
     POOLED,
@@ -201,4 +207,5 @@ __all__ = [
     "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
     "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
     "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
+    "fit_streamed", "fit_dask", "local_client",
 ] + _measures.__all__  # the measures of (confidence, correct), calib/measures.py

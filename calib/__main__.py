@@ -6,8 +6,11 @@ golden-section search, :func:`calib.fit_temperature` with its default bounds
 and tolerance) and prints the test part's metrics at T = 1 and at the fitted
 T: NLL (nats), Brier, accuracy, mean confidence, and ECE and MCE with 15
 equal-width and 15 adaptive bins. ``--json`` prints the same as one JSON
-object. ``--input logits|probabilities`` says what the file's numbers are
-when its names do not (:func:`calib.io.load_predictions`). A fit that ran but
+object. A ``.npy`` or Parquet FILE (or folder, or glob), or the options
+``--scheduler ADDRESS`` and ``--local-cluster N``, take the partitioned path
+instead (:mod:`calib.large_cli`: streamed on this machine, or on Dask).
+``--input logits|probabilities`` says what the file's numbers are when its
+names do not (:func:`calib.io.load_predictions`). A fit that ran but
 looks wrong (T within 1% of a search bound, accuracy at or below 1/K) is
 printed with one ``warning:`` line per finding on stderr and listed under
 ``warnings`` in the JSON.
@@ -33,6 +36,7 @@ from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .grid import grid_metrics
 from .io import DEFAULT_SPLIT_SEED, INPUT_KINDS, SPLIT_NONE_NOTE, SPLIT_RULES, InputError, load_predictions, split_masks
 from .io_checks import fit_warnings
+from .large_cli import add_partitioned_options, exactness_lines, partitioned_report, partitioned_requested
 
 N_BINS = 15
 PROG = "python -m calib"
@@ -103,8 +107,11 @@ def _text(report):
     split = report["split"]
     sizes = ", ".join(f"{rows} {name}" for name, rows in split["parts"].items())
     seed = f", seed {split['seed']}" if split["seed"] is not None else ""
+    engine = report.get("engine", {})
+    source = f"sha256 {report['sha256'][:16]}…" if "sha256" in report else \
+        f"{engine.get('kind')}, {engine.get('partitions', engine.get('pieces'))} partitions"
     lines = [
-        f"{report['file']}: {report['n']} rows, {report['k']} classes (sha256 {report['sha256'][:16]}…)",
+        f"{report['file']}: {report['n']} rows, {report['k']} classes ({source})",
         f"split: {split['rule']}{seed} ({sizes} rows)",
         f"fitted T = {report['temperature']:.6g} (NLL on {report['fit']['rows']} {report['fit']['part']} rows, "
         f"bounds {report['fit']['bounds'][0]:g}–{report['fit']['bounds'][1]:g})",
@@ -119,7 +126,10 @@ def _text(report):
     for metric in ("ece", "mce"):
         for scheme in ("equal-width", "adaptive"):
             label = f"{metric.upper()} ({report['n_bins']} {scheme} bins)"
-            lines.append(f"  {label:28s} {before[metric][scheme]:10.5f} {after[metric][scheme]:10.5f}")
+            if scheme in before[metric]:
+                lines.append(f"  {label:28s} {before[metric][scheme]:10.5f} {after[metric][scheme]:10.5f}")
+    if "decision" not in report:
+        return "\n".join(lines + exactness_lines(report))
     decision = report["decision"]
     q = decision["range_quantiles"]
     lines.append(f"change from T = 1 to the fitted T, with its paired bootstrap {q[0]:.0%}-{q[-1]:.0%} range "
@@ -133,7 +143,7 @@ def _text(report):
     v = decision["verdict"]
     lines.append(f"verdict: {v['code']}; worse on these rows: {', '.join(v['worse']) or 'nothing'}"
                  f"; NLL changes by at most {v['nll_bound']:.4f} nats within its range")
-    return "\n".join(lines)
+    return "\n".join(lines + exactness_lines(report))
 
 
 def main(argv=None):
@@ -155,7 +165,8 @@ def _main(argv):
     commands = parser.add_subparsers(dest="command", required=True)
     fit = commands.add_parser("fit", help="fit T on FILE and print the before/after metrics",
                               description=__doc__.splitlines()[0])
-    fit.add_argument("file", help=".npz or .csv of logits (or probabilities) and labels")
+    fit.add_argument("file", help=".npz or .csv of logits (or probabilities) and labels; or a .npy or Parquet "
+                     "file, folder or glob, fitted in partitions (see --scheduler)")
     fit.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     fit.add_argument("--split", choices=SPLIT_RULES, default=None,
                      help="how rows are split: 'file' (default when the file has a split), 'random' (default "
@@ -167,6 +178,7 @@ def _main(argv):
                      help=f"seed of the random split (default {DEFAULT_SPLIT_SEED})")
     fit.add_argument("--workers", type=int, default=_default_workers(),
                      help="threads for the engine (default: the usable cores); results do not depend on it")
+    add_partitioned_options(fit)
     add_compare_command(commands, SPLIT_RULES, INPUT_KINDS)
     args = parser.parse_args(argv)
     if args.command == "compare":
@@ -176,7 +188,10 @@ def _main(argv):
     if args.seed < 0:
         parser.error("--seed must be a non-negative integer")
     try:
-        report = fit_report(args.file, args.split, args.seed, args.workers, args.input)
+        if partitioned_requested(args):
+            report = partitioned_report(args)
+        else:
+            report = fit_report(args.file, args.split, args.seed, args.workers, args.input)
     except InputError as error:
         print(f"{PROG}: error: " + " ".join(str(error).split()), file=sys.stderr)
         return 2

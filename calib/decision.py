@@ -100,13 +100,14 @@ def metric_changes(paired, observed, n_bins=DECISION_BINS):
     return out
 
 
-def verdict(changes):
-    """The :class:`Verdict` of ``{metric: MetricChange}`` (every key of :data:`DECISION_METRICS`)."""
+def verdict(changes, metrics=DECISION_METRICS):
+    """The :class:`Verdict` of ``{metric: MetricChange}`` over ``metrics`` (keys of ``changes``, ``"nll"`` among
+    them; default every key of :data:`DECISION_METRICS`)."""
     nll = changes["nll"]
     code = "helps" if nll.hi < 0 else "hurts" if nll.lo > 0 else "unclear"
-    worse = tuple(k for k in DECISION_METRICS if changes[k].after > changes[k].before)
-    beyond = tuple(k for k in DECISION_METRICS if changes[k].lo > 0)
-    clear = tuple(k for k in DECISION_METRICS if changes[k].hi < 0)
+    worse = tuple(k for k in metrics if changes[k].after > changes[k].before)
+    beyond = tuple(k for k in metrics if changes[k].lo > 0)
+    clear = tuple(k for k in metrics if changes[k].hi < 0)
     return Verdict(code, worse, beyond, clear, float(max(abs(nll.lo), abs(nll.hi))))
 
 

@@ -1,0 +1,166 @@
+"""The partitioned fit on a Dask cluster: each pass one map-reduce, the partitions' sums added on the workers.
+
+:func:`fit_dask` takes a Dask array (with its labels), a Dask dataframe, or a ``.npy``/Parquet file, folder
+or glob that the workers can read (shared storage); each pass of :func:`calib.chunked.chunked_report`
+becomes one Dask graph: :func:`calib.chunks.partition_sums` per partition, then a tree of
+:func:`calib.chunks.add_sums` in partition order (:data:`SPLIT_EVERY` at a time), so what the client
+receives is one set of sums, whose value does not depend on the workers, their number, or which of
+them computed what. A worker that dies mid-pass costs a recomputation of its partitions (Dask reruns
+them from the graph), never a different answer.
+
+Dask (``dask``, ``distributed``) and pyarrow are an optional extra, imported only when this runs:
+``import calib`` never needs them.
+"""
+
+from functools import reduce
+
+import numpy as np
+
+from .chunked import DECISION_SEED, N_BINS, chunked_report
+from .chunks import FINE_BINS, add_sums, partition_sums
+from .io_checks import InputError
+from .shards import open_source, piece_sums, split_rule
+
+__all__ = ["SPLIT_EVERY", "fit_dask", "local_client"]
+
+SPLIT_EVERY = 8  # partitions' sums added per task of the reduction tree
+_LIST_COLUMNS = ("logits", "probabilities")
+_LABEL_COLUMNS = ("label", "labels")
+_NOT_CLASSES = ("label", "labels", "split", "group", "groups")
+
+
+def _add_all(parts):
+    return reduce(add_sums, parts)
+
+
+def _block_sums(logits, labels, offset, plan):
+    return partition_sums(logits, labels, None, offset, plan, "dask array")
+
+
+def _frame_arrays(frame, columns):
+    """``(logits (m, K), labels (m,), split (m,) or None)`` of a pandas partition."""
+    classes, label, split = columns
+    if len(classes) == 1:
+        column = frame[classes[0]]
+        if hasattr(column.array, "__arrow_array__"):  # a pyarrow-backed list column: its values, without a copy
+            import pyarrow as pa
+
+            arrow = column.array.__arrow_array__()
+            arrow = arrow.combine_chunks() if isinstance(arrow, pa.ChunkedArray) else arrow
+            values = arrow.flatten().to_numpy(zero_copy_only=False)
+            logits = values.reshape(len(frame), -1) if len(frame) else np.empty((0, 2))
+        else:
+            logits = np.stack(column.to_numpy()) if len(frame) else np.empty((0, 2))
+    else:
+        logits = frame[list(classes)].to_numpy()
+    split_values = frame[split].to_numpy().astype(bool) if split else None
+    return logits, frame[label].to_numpy(), split_values
+
+
+def _frame_sums(frame, columns, offset, plan):
+    logits, labels, split_values = _frame_arrays(frame, columns)
+    return partition_sums(logits, labels, split_values, offset, plan, "dask dataframe")
+
+
+def _frame_columns(frame):
+    names = list(frame.columns)
+    label = next((c for c in _LABEL_COLUMNS if c in names), None)
+    if label is None:
+        raise InputError(f"dask dataframe: needs a column 'label'; found {', '.join(map(str, names))}")
+    listed = [c for c in _LIST_COLUMNS if c in names]
+    classes = tuple(listed[:1]) or tuple(c for c in names if str(c).lower() not in _NOT_CLASSES)
+    return classes, label, "split" if "split" in names else None
+
+
+def local_client(workers=2, threads=1):
+    """A :class:`distributed.Client` of a new :class:`distributed.LocalCluster` of ``workers`` processes (each
+    ``threads`` threads), for one machine; close it (``with``) when done. Worker processes are spawned, so a
+    script must call this under ``if __name__ == "__main__":``."""
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None)
+    client = Client(cluster)
+    client.close_cluster = cluster.close  # closing the client does not stop a cluster it did not start
+    return client
+
+
+def _partitions(source, labels, kind, piece_rows, persist, client):
+    """``(tasks, name, n, k, has_split, probabilities)``: ``tasks(plan)`` gives one delayed sums per partition."""
+    import dask
+    import dask.array as da
+
+    if isinstance(source, da.Array):
+        logits = source.rechunk({1: -1}) if source.numblocks[1] > 1 else source
+        if np.isnan(logits.shape[0]) or any(np.isnan(c) for c in logits.chunks[0]):
+            logits = logits.compute_chunk_sizes()
+        y = labels if isinstance(labels, da.Array) else da.from_array(np.asarray(labels), chunks=(logits.chunks[0],))
+        y = y.rechunk((logits.chunks[0],))
+        if persist:
+            logits, y = client.persist([logits, y]) if client is not None else dask.persist(logits, y)
+        blocks, label_blocks = logits.to_delayed().ravel(), y.to_delayed().ravel()
+        offsets = np.concatenate([[0], np.cumsum(logits.chunks[0])[:-1]])
+        n, k = logits.shape
+
+        def tasks(plan):
+            return [dask.delayed(_block_sums)(b, lb, int(o), plan) for b, lb, o in zip(blocks, label_blocks, offsets)]
+        return tasks, f"dask array {n} x {k}", int(n), int(k), False, kind == "probabilities"
+    if hasattr(source, "to_delayed") and hasattr(source, "map_partitions"):
+        columns = _frame_columns(source)
+        frame = source.persist() if persist else source
+        lengths = frame.map_partitions(len).compute()
+        offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+        parts = frame.to_delayed()
+        classes = columns[0]
+        k = len(classes) if len(classes) > 1 else len(frame[classes[0]].head(1).iloc[0])
+        named = classes[0] == "probabilities" or all(str(c).lower().startswith(("p_", "prob_")) for c in classes)
+
+        def tasks(plan):
+            return [dask.delayed(_frame_sums)(p, columns, int(o), plan) for p, o in zip(parts, offsets)]
+        return tasks, "dask dataframe", int(sum(lengths)), k, columns[2] is not None, \
+            kind == "probabilities" or (kind is None and named)
+    opened = open_source(source, labels, kind, piece_rows)
+
+    def tasks(plan):
+        return [dask.delayed(piece_sums)(piece, opened, plan) for piece in opened.pieces]
+    return tasks, opened.name, opened.n, opened.k, opened.has_split, opened.probabilities
+
+
+def fit_dask(source, labels=None, *, client=None, split=None, temperature=None, resamples=None, seed=DECISION_SEED,
+             kind=None, n_bins=N_BINS, fine_bins=FINE_BINS, piece_rows=None, persist=False):
+    """Fit T and report the scores on a Dask cluster: ``calib fit``'s report (a dict), each pass one map-reduce.
+
+    ``source``: a Dask array (n, K) of logits with ``labels`` (a Dask or numpy array (n,)); a Dask dataframe
+    with a ``label`` column, an optional ``split`` column and a list column ``logits`` or one column per
+    class; or a ``.npy``/Parquet file, folder or glob the workers can read (:func:`calib.shards.open_source`).
+    ``client``: a :class:`distributed.Client`, a scheduler address (``"tcp://host:8786"``), or None (Dask's
+    default: the current client if there is one). ``persist`` keeps the partitions in the workers' memory
+    between passes (faster, when the data fit the cluster's memory). The other arguments are those of
+    :func:`calib.fit_streamed`; the answer is the same, whatever the partitions and workers (the sums are
+    added in partition order). Bad input raises :class:`calib.InputError`.
+    """
+    import dask
+
+    own = None
+    if isinstance(client, str):
+        from distributed import Client
+
+        client = own = Client(client)
+    try:
+        tasks, name, n, k, has_split, probabilities = _partitions(source, labels, kind, piece_rows, persist, client)
+        rule = split_rule(split, has_split)
+
+        def run_pass(plan):
+            parts = tasks(plan)
+            while len(parts) > 1:
+                parts = [dask.delayed(_add_all)(parts[i:i + SPLIT_EVERY]) for i in range(0, len(parts), SPLIT_EVERY)]
+            if client is not None:
+                return client.compute(parts[0]).result()
+            return dask.compute(parts[0])[0]
+
+        workers = len(client.scheduler_info().get("workers", {})) if client is not None else None
+        engine = {"kind": "dask", "partitions": len(tasks(None)), "workers": workers}
+        return chunked_report(run_pass, name, n, k, rule, temperature, resamples, seed, n_bins, fine_bins,
+                              probabilities, engine)
+    finally:
+        if own is not None:
+            own.close()
