@@ -44,8 +44,11 @@ public API (documented in the README):
 * :func:`positive_int` — the engine's check of a count argument;
 * :class:`TemperatureScaling`, :class:`VectorScaling`, :class:`MatrixScaling`, :class:`DirichletCalibration`,
   :class:`HistogramBinning`, :class:`IsotonicCalibration`, :class:`ScalingBinning`,
-  :class:`EnsembleTemperatureScaling` — calibrators with one interface: ``fit(logits, labels)`` returns the
-  calibrator, ``predict_proba(logits)`` gives calibrated rows, fitted parameters end in ``_``;
+  :class:`EnsembleTemperatureScaling`, :class:`PlattScaling` — calibrators with one interface: ``fit(logits,
+  labels)`` returns the calibrator, ``predict_proba(logits)`` gives calibrated rows, fitted parameters end in ``_``;
+* :func:`calibrator_record`, :func:`save_calibrator`, :func:`load_calibrator` (:mod:`calib.deploy`) — any
+  calibrator of :data:`DEPLOYABLE` as a small versioned JSON file with the numpy, PyTorch and scikit-learn code
+  that applies it, and back (numpy only);
 * :func:`classwise_ece`, :func:`static_calibration_error` (:func:`classwise_bins`) — binned calibration error
   of every class's probability, not only the winner's;
 * :func:`corp`, :func:`corp_band` — the CORP reliability diagram (PAV fit of correctness on confidence), its
@@ -56,7 +59,8 @@ public API (documented in the README):
 * :func:`compare_calibrators` (:mod:`calib.compare`) — every calibrator of :data:`CALIBRATORS` fitted on
   calibration rows and set against temperature scaling on test rows with paired bootstrap ranges
   (a :class:`Comparison`; :data:`COMPARE_SCORES`, :data:`MAX_AFFINE_CLASSES`; ``python -m calib compare FILE``),
-  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness); :func:`compare_parts` runs it on
+  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness; a binary model adds
+  :data:`BINARY_CALIBRATORS`, Platt scaling); :func:`compare_parts` runs it on
   a file's split and :func:`compare_verdict` says which calibrator beats temperature scaling beyond its range (the
   paired ranges are :func:`paired_against` with :func:`inf_quantiles`, :mod:`calib.paired`);
 * :func:`fit_streamed`, :func:`fit_dask` (:mod:`calib.chunked`) — ``calib fit``'s report for data that outgrow
@@ -95,6 +99,7 @@ from .bootstrap import (
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .classwise import classwise_bins, classwise_ece, static_calibration_error
 from .compare import (
+    BINARY_CALIBRATORS,
     CALIBRATORS,
     COMPARE_SCORES,
     MAX_AFFINE_CLASSES,
@@ -108,6 +113,7 @@ from .compare import (
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .decision import DECISION_BINS, DECISION_METRICS, metric_changes, paired_changes, temperature_spread, verdict
+from .deploy import DEPLOYABLE, calibrator_record, load_calibrator, save_calibrator
 from .distributed import fit_dask, local_client
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
@@ -125,6 +131,7 @@ from .io_checks import BOUND_MARGIN, fit_warnings
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
 from .measures import *  # noqa: F403 (every measure of calib/measures.py is public: see __all__ below)
 from .paired import PairedDifference, inf_quantiles, paired_against, paired_difference
+from .platt import PlattScaling
 from .quantiles import (
     FLOOR_QUANTILES,
     SPREAD_QUANTILES,
@@ -201,10 +208,11 @@ __all__ = [
     "scaled_probs", "log_softmax", "predicted_class", "top_label", "nll", "brier", "scores_over_grid",
     "grid_metrics", "GridMetrics", "BINNING_ELEMENTS", "block_shape", "row_chunks", "BLOCK_ELEMENTS",
     "TemperatureScaling", "VectorScaling", "MatrixScaling", "DirichletCalibration",
-    "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling",
+    "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling", "PlattScaling",
     "classwise_bins", "classwise_ece", "static_calibration_error",
     "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
     "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
+    "DEPLOYABLE", "calibrator_record", "save_calibrator", "load_calibrator", "BINARY_CALIBRATORS",
     "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
     "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
     "fit_streamed", "fit_dask", "local_client",

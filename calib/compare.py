@@ -39,14 +39,15 @@ from .bootstrap import DEFAULT_RESAMPLES, resample_counts
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
 from .paired import paired_against
+from .platt import PlattScaling
 from .quantiles import SPREAD_QUANTILES
 from .scaling import as_labels, as_logits
 from .smooth import smooth_ece, smooth_ece_resampled
 from .validation import as_generator, as_quantile_levels, positive_int
 
-__all__ = ["CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "COMPARE_SCORES", "COMPARE_BINS", "Comparison",
-           "CompareVerdict", "compare_calibrators", "compare_parts", "compare_verdict", "comparison_record",
-           "method_row_scores"]
+__all__ = ["CALIBRATORS", "BINARY_CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "COMPARE_SCORES",
+           "COMPARE_BINS", "Comparison", "CompareVerdict", "compare_calibrators", "compare_parts", "compare_verdict",
+           "comparison_record", "method_row_scores"]
 
 # name → calibrator class, in the order of the table; "temperature" is the reference
 CALIBRATORS = {
@@ -54,6 +55,7 @@ CALIBRATORS = {
     "dirichlet": DirichletCalibration, "histogram": HistogramBinning, "isotonic": IsotonicCalibration,
     "scaling-binning": ScalingBinning, "ensemble-temperature": EnsembleTemperatureScaling,
 }
+BINARY_CALIBRATORS = {"platt": PlattScaling}  # offered beside the others for a binary model (binary=True)
 AFFINE_METHODS = ("vector", "matrix", "dirichlet")
 _SHARE_T = ("scaling-binning", "ensemble-temperature")  # fit T as temperature scaling does, with its defaults
 MAX_AFFINE_CLASSES = 100   # above this many classes the affine calibrators are skipped
@@ -156,7 +158,7 @@ def _draws(probs, labels, nll, brier, conf, hits, counts, n_bins):
 
 def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resamples=DEFAULT_RESAMPLES, seed=0,
                         n_bins=COMPARE_BINS, quantiles=SPREAD_QUANTILES, max_affine_classes=MAX_AFFINE_CLASSES,
-                        fitted=None):
+                        fitted=None, binary=False):
     """Fit every calibrator of :data:`CALIBRATORS` on the calibration rows and compare them on the test rows.
 
     Parameters
@@ -178,6 +180,9 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     fitted : dict or None
         Calibrators already fitted on exactly these calibration rows, by method name (a caller that also
         needs the fits passes them so each is fitted once); the methods it lacks are fitted here.
+    binary : bool
+        A binary model (K = 2): the calibrators of :data:`BINARY_CALIBRATORS` (Platt scaling) are compared too,
+        after the others.
 
     Returns
     -------
@@ -199,7 +204,8 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     if k > max_affine_classes:
         for name in AFFINE_METHODS:
             skipped[name] = f"skipped above {max_affine_classes} classes (this file has {k})"
-    methods = tuple(name for name in CALIBRATORS if name not in skipped)
+    available = dict(CALIBRATORS, **(BINARY_CALIBRATORS if binary and k == 2 else {}))
+    methods = tuple(name for name in available if name not in skipped)
     n = y_test.size
     counts = resample_counts(n, resamples, as_generator(int(seed)))
     fits, scores, draws, zero_rows = {}, {s: [] for s in COMPARE_SCORES}, {s: [] for s in COMPARE_SCORES}, []
@@ -209,7 +215,7 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
             # the calibrators built on temperature scaling take its T: the search they would run is the same one
             known = name in _SHARE_T and "temperature" in fits
             shared = {"temperature": fits["temperature"].temperature_} if known else {}
-            calibrator = CALIBRATORS[name](**shared).fit(z_cal, y_cal)
+            calibrator = available[name](**shared).fit(z_cal, y_cal)
         fits[name] = calibrator
         probs = calibrator.predict_proba(z_test)
         nll, brier, conf, hits = method_row_scores(probs, y_test)
@@ -232,11 +238,7 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
                       spread, lower, np.array(zero_rows), skipped, fits)
 
 
-# ------------------------------------------------------------------ python -m calib compare FILE
-
-SCORE_LABELS = {"nll": "NLL (nats)", "brier": "Brier", "ece_w": "ECE equal-width", "ece_a": "ECE adaptive",
-                "cw_ece": "class-wise ECE", "smooth": "smooth ECE"}
-
+# ------------------------------------------------------------------ the verdict and the record of a comparison
 
 def _plain(value):
     """A float for JSON: ``None`` stands for an infinite value (JSON has no infinity)."""
@@ -267,15 +269,16 @@ def compare_verdict(result):
     return CompareVerdict("beats" if beats else "none", beats, worse)
 
 
-def compare_parts(logits, labels, parts, n_resamples=DEFAULT_RESAMPLES, seed=0):
+def compare_parts(logits, labels, parts, n_resamples=DEFAULT_RESAMPLES, seed=0, binary=False):
     """:func:`compare_calibrators` on a split as ``python -m calib fit`` uses it: ``parts`` {name: mask (n,)} from
     :func:`calib.io.split_masks`; fitted on ``calibration`` (or ``all``), scored on ``test`` (or ``all``); ``seed``
-    the bootstrap's. ``python -m calib compare`` and the "Your model" report both call it."""
+    the bootstrap's; ``binary`` adds Platt scaling. ``python -m calib compare`` and the "Your model" report both
+    call it."""
     fit_rows = parts.get("calibration", parts.get("all"))
     eval_rows = parts.get("test", parts.get("all"))
     z = np.asarray(logits)  # each part is taken, then made float64: no float64 copy of every row at once
     return compare_calibrators(z[fit_rows].astype(np.float64), labels[fit_rows], z[eval_rows].astype(np.float64),
-                               labels[eval_rows], n_resamples=n_resamples, seed=seed)
+                               labels[eval_rows], n_resamples=n_resamples, seed=seed, binary=binary)
 
 
 def comparison_record(result):
@@ -293,89 +296,3 @@ def comparison_record(result):
             "skipped": dict(result.skipped), "methods": methods,
             "verdict": {"code": v.code, "beats": {m: list(s) for m, s in v.beats.items()},
                         "worse": {m: list(s) for m, s in v.worse.items()}}}
-
-
-def comparison_report(path, split=None, seed=None, n_resamples=DEFAULT_RESAMPLES, bootstrap_seed=0, kind=None):
-    """What ``python -m calib compare FILE`` prints, as a dict of plain values (raises :class:`calib.InputError`).
-
-    The rows are split as ``python -m calib fit`` splits them; ``kind`` is ``--input``; ``None`` in a score
-    means ``inf``.
-    """
-    from .io import DEFAULT_SPLIT_SEED, load_predictions, split_masks
-
-    seed = DEFAULT_SPLIT_SEED if seed is None else seed
-    data = load_predictions(path, kind)
-    parts = split_masks(data.labels.size, split, data.split, seed=seed, source=str(path))
-    rule = split or ("file" if data.split is not None else "random")
-    result = compare_parts(data.logits, data.labels, parts, n_resamples=n_resamples, seed=bootstrap_seed)
-    return {"file": str(path), "sha256": data.sha256, "n": int(data.labels.size),
-            "split": {"rule": rule, "seed": seed if rule == "random" else None,
-                      "parts": {name: int(mask.sum()) for name, mask in parts.items()}},
-            **comparison_record(result)}
-
-
-def _cell(value, digits=4):
-    return "inf" if value is None else f"{value:.{digits}f}"
-
-
-def comparison_text(report):
-    """The report of :func:`comparison_report` as a table: one block per score, one line per method."""
-    q = report["quantiles"]
-    parts = ", ".join(f"{rows} {name}" for name, rows in report["split"]["parts"].items())
-    lines = [f"{report['file']}: {report['n']} rows, {report['k']} classes; split {report['split']['rule']} ({parts})",
-             f"scores on the test rows; change = method − temperature scaling, its {q[0]:.0%}–{q[-1]:.0%} range "
-             f"over {report['n_resamples']} paired resamples (seed {report['bootstrap_seed']}); inf: a label got "
-             f"probability 0"]
-    for name, reason in report["skipped"].items():
-        lines.append(f"{name}: {reason}")
-    for s in COMPARE_SCORES:
-        lines.append(f"{SCORE_LABELS[s]} ({report['n_bins']} bins)" if s in ("ece_w", "ece_a", "cw_ece")
-                     else SCORE_LABELS[s])
-        for m in report["methods"]:
-            cell = m["scores"][s]
-            low, high = cell["range"]
-            lines.append(f"  {m['method']:22s} {_cell(cell['value']):>8s}  change {_cell(cell['change']):>8s}"
-                         f"  [{_cell(low)}, {_cell(high)}]")
-    beats = report["verdict"]["beats"]
-    lines.append("verdict: " + ("; ".join(f"{m} beats temperature scaling beyond its range on {', '.join(v)}"
-                                          for m, v in beats.items())
-                                or "no calibrator beats temperature scaling beyond its range on any score"))
-    return "\n".join(lines)
-
-
-def add_compare_command(commands, split_rules, input_kinds):
-    """Add the ``compare`` subcommand to an argparse subparsers object."""
-    command = commands.add_parser("compare", help="compare every calibrator with temperature scaling on FILE",
-                                  description=__doc__.splitlines()[0])
-    command.add_argument("file", help=".npz or .csv of logits (or probabilities) and labels")
-    command.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    command.add_argument("--split", choices=split_rules, default=None, help="how rows are split, as for 'fit'")
-    command.add_argument("--seed", type=int, default=None, help="seed of the random split, as for 'fit'")
-    command.add_argument("--input", choices=input_kinds, default=None,
-                         help="what the numbers are (logits or probabilities), as for 'fit'")
-    command.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
-                         help=f"paired bootstrap resamples (default {DEFAULT_RESAMPLES}; seed 0)")
-
-
-def run_compare_command(args, prog):
-    """Run ``compare`` for parsed ``args``; returns the exit status (2: bad input, one line on stderr)."""
-    import json
-    import sys
-
-    from .io import SPLIT_NONE_NOTE, InputError
-
-    if args.resamples < 2 or (args.seed is not None and args.seed < 0):
-        print(f"{prog} compare: error: --resamples must be at least 2 and --seed non-negative", file=sys.stderr)
-        return 2
-    try:
-        report = comparison_report(args.file, args.split, args.seed, args.resamples, kind=args.input)
-    except InputError as error:
-        print(f"{prog}: error: " + " ".join(str(error).split()), file=sys.stderr)
-        return 2
-    except ValueError as error:  # a file the calibrators cannot fit (e.g. too few rows to cross-validate)
-        print(f"{prog}: error: {args.file}: " + " ".join(str(error).split()), file=sys.stderr)
-        return 2
-    if report["split"]["rule"] == "none":
-        print(f"{prog}: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)
-    print(json.dumps(report, allow_nan=False) if args.json else comparison_text(report))
-    return 0

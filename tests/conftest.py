@@ -57,6 +57,7 @@ TIERS = {
     "test_user_decision.py": ("build", "slow"),
     "test_workflow.py": ("build",),
     "test_cli.py": ("build",),
+    "test_cli_exports.py": ("build",),
     "test_io_exports.py": ("build",),
     "test_cache.py": ("build", "slow"),
     "test_panels.py": ("build",),

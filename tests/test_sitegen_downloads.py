@@ -35,7 +35,7 @@ def test_data_csv(name):
     dataset = calib.load(name)
     n, k = dataset.logits.shape
     rows = rows_of(data_csv(dataset))
-    assert rows[0] == ["index", "part", "group", "label"] + [f"logit_{j}" for j in range(k)]
+    assert rows[0] == ["index", "split", "group", "label"] + [f"logit_{j}" for j in range(k)]
     assert len(rows) == n + 1
     for i, row in enumerate(rows[1:]):
         assert len(row) == 4 + k

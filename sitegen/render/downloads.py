@@ -18,13 +18,14 @@ def _csv(rows):
 
 
 def data_csv(dataset):
-    """One row per example: index, part, group (if any), label, then the K logits (full precision)."""
+    """One row per example: index, split (its part), group (if any), label, then the K logits (full precision):
+    the columns ``python -m calib fit`` reads (it skips ``index``)."""
     k = dataset.logits.shape[1]
     part_of = {}
     for name, mask in part_masks(dataset).items():
         for i in mask.nonzero()[0]:
             part_of[int(i)] = name
-    header = ["index", "part", "group", "label"] + [f"logit_{j}" for j in range(k)]
+    header = ["index", "split", "group", "label"] + [f"logit_{j}" for j in range(k)]
     rows = [header]
     for i in range(dataset.labels.size):
         group = "" if dataset.groups is None else str(dataset.groups[i])
