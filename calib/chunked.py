@@ -18,7 +18,7 @@ import numpy as np
 
 from .binning import equal_mass_bounds, finish_bins, max_gap
 from .bootstrap import BootstrapDraws, ScoreSet
-from .chunks import FINE_BINS, SUB_BINS, Plan, fine_edges
+from .chunks import FINE_BINS, SUB_BINS, Plan, fine_edges, partition_sums
 from .decision import MetricChange, TemperatureSpread, verdict
 from .fitting import DEFAULT_BOUNDS
 from .io import MIN_PART_ROWS
@@ -33,6 +33,7 @@ __all__ = ["STEP_TOLERANCE", "EARLY_STEP", "RESIDUAL_LIMIT", "MAX_PASSES", "N_BI
 STEP_TOLERANCE = 1e-10  # Newton stops when a step moves β by less than this
 EARLY_STEP = 1e-6       # ... or, converging quadratically, by less than this (the next step would be ~1e-12)
 RESIDUAL_LIMIT = 1e-9   # the Newton step left at the fitted β (measured by the final pass) that reopens the fit
+PILOT_TOLERANCE = 1e-6  # the pilot fit on a few rows, where the passes over all rows start
 MAX_PASSES = 60         # passes before the fit gives up (bisection alone would need about 40)
 N_BINS = 15             # as calib fit
 DECISION_SEED = 20230922
@@ -219,16 +220,32 @@ def _check_rows(name, split, part, rows):
                          f"{MIN_PART_ROWS}")
 
 
+def _pilot_beta(pilot, base):
+    """A starting β for Newton from a few rows ``pilot()`` returns as ``(logits, labels, split)`` (no pass over
+    the data): the fit of those rows' calibration part, or 1 when they have too few."""
+    z, y, s = pilot()
+    sums = {}
+
+    def slope_at(beta):
+        sums.update(partition_sums(z, y, s, 0, base._replace(beta=beta)))
+        rows = int(sums["fit_rows"][0])
+        return (sums["slope"][0] / rows, sums["curvature"][0] / rows) if rows else (0.0, 1.0)
+
+    return fit_beta(slope_at, tolerance=PILOT_TOLERANCE)[0] if len(y) >= MIN_PART_ROWS else 1.0
+
+
 def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, resamples=None, seed=DECISION_SEED,
-                   n_bins=N_BINS, fine_bins=FINE_BINS, probabilities=False, engine=None, refine=True):
+                   n_bins=N_BINS, fine_bins=FINE_BINS, probabilities=False, engine=None, refine=True, pilot=None):
     """The report of a partitioned fit: the dict ``calib fit --json`` prints, from ``run_pass(plan) -> sums``.
 
     ``name`` names the data (file, glob or collection), ``n`` and ``k`` its rows and classes; ``split`` one of
     :data:`calib.chunks.SPLIT_RULES`; ``temperature`` a T to evaluate instead of fitting one; ``resamples``
     the Poisson bootstrap's R (None: ``calib fit``'s rule, :func:`default_resamples`; 0: no decision);
     ``engine`` a dict describing what ran the passes; ``refine`` runs one more pass that narrows the adaptive
-    bins' error bound (about 4,096 times). The key ``exactness`` lists every figure that is
-    approximate, resampled differently from ``calib fit``, or left out, and why.
+    bins' error bound (about 4,096 times); ``pilot()``, if given, returns a few rows ``(logits, labels, split)``
+    (e.g. the first batch) whose own fit is where Newton starts, which saves two or three passes. The key
+    ``exactness`` lists every figure that is approximate, resampled differently from ``calib fit``, or left
+    out, and why.
     """
     fit_part, eval_part = _part_names(split)
     base = Plan("slope", 1.0, split=split, n_bins=n_bins, fine_bins=fine_bins, probabilities=probabilities)
@@ -241,7 +258,8 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
         return sums["slope"][0] / rows["fit"], sums["curvature"][0] / rows["fit"]
 
     if temperature is None:
-        beta, passes = fit_beta(slope_at)
+        start = _pilot_beta(pilot, base) if pilot is not None else 1.0
+        beta, passes = fit_beta(slope_at, start=start)
         temperature = 1.0 / beta
     else:
         beta, passes = 1.0 / float(temperature), 0

@@ -12,6 +12,7 @@ Dask (``dask``, ``distributed``) and pyarrow are an optional extra, imported onl
 ``import calib`` never needs them.
 """
 
+import warnings
 from functools import reduce
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from .chunked import DECISION_SEED, N_BINS, chunked_report
 from .chunks import FINE_BINS, add_sums, partition_sums
 from .io_checks import InputError
-from .shards import open_source, piece_sums, split_rule
+from .shards import PILOT_ROWS, open_source, piece_sums, pilot_rows, split_rule
 
 __all__ = ["SPLIT_EVERY", "fit_dask", "local_client"]
 
@@ -85,7 +86,8 @@ def local_client(workers=2, threads=1):
 
 
 def _partitions(source, labels, kind, piece_rows, persist, client):
-    """``(tasks, name, n, k, has_split, probabilities)``: ``tasks(plan)`` gives one delayed sums per partition."""
+    """``(tasks, pilot, name, n, k, has_split, probabilities)``: ``tasks(plan)`` gives one delayed sums per
+    partition, ``pilot()`` the first few rows (read by the client) where Newton starts."""
     import dask
     import dask.array as da
 
@@ -103,7 +105,10 @@ def _partitions(source, labels, kind, piece_rows, persist, client):
 
         def tasks(plan):
             return [dask.delayed(_block_sums)(b, lb, int(o), plan) for b, lb, o in zip(blocks, label_blocks, offsets)]
-        return tasks, f"dask array {n} x {k}", int(n), int(k), False, kind == "probabilities"
+
+        def pilot():
+            return (*dask.compute(logits[:PILOT_ROWS], y[:PILOT_ROWS]), None)
+        return tasks, pilot, f"dask array {n} x {k}", int(n), int(k), False, kind == "probabilities"
     if hasattr(source, "to_delayed") and hasattr(source, "map_partitions"):
         columns = _frame_columns(source)
         frame = source.persist() if persist else source
@@ -116,13 +121,18 @@ def _partitions(source, labels, kind, piece_rows, persist, client):
 
         def tasks(plan):
             return [dask.delayed(_frame_sums)(p, columns, int(o), plan) for p, o in zip(parts, offsets)]
-        return tasks, "dask dataframe", int(sum(lengths)), k, columns[2] is not None, \
+
+        def pilot():
+            with warnings.catch_warnings():  # a first partition shorter than the pilot: fewer rows, as wanted
+                warnings.simplefilter("ignore")
+                return _frame_arrays(frame.head(PILOT_ROWS, npartitions=1), columns)
+        return tasks, pilot, "dask dataframe", int(sum(lengths)), k, columns[2] is not None, \
             kind == "probabilities" or (kind is None and named)
     opened = open_source(source, labels, kind, piece_rows)
 
     def tasks(plan):
         return [dask.delayed(piece_sums)(piece, opened, plan) for piece in opened.pieces]
-    return tasks, opened.name, opened.n, opened.k, opened.has_split, opened.probabilities
+    return tasks, lambda: pilot_rows(opened), opened.name, opened.n, opened.k, opened.has_split, opened.probabilities
 
 
 def fit_dask(source, labels=None, *, client=None, split=None, temperature=None, resamples=None, seed=DECISION_SEED,
@@ -146,7 +156,8 @@ def fit_dask(source, labels=None, *, client=None, split=None, temperature=None, 
 
         client = own = Client(client)
     try:
-        tasks, name, n, k, has_split, probabilities = _partitions(source, labels, kind, piece_rows, persist, client)
+        found = _partitions(source, labels, kind, piece_rows, persist, client)
+        tasks, pilot, name, n, k, has_split, probabilities = found
         rule = split_rule(split, has_split)
 
         def run_pass(plan):
@@ -158,9 +169,9 @@ def fit_dask(source, labels=None, *, client=None, split=None, temperature=None, 
             return dask.compute(parts[0])[0]
 
         workers = len(client.scheduler_info().get("workers", {})) if client is not None else None
-        engine = {"kind": "dask", "partitions": len(tasks(None)), "workers": workers}
+        engine = {"kind": "dask", "partitions": len(tasks(None)), "workers": workers}  # (delayed, never run)
         return chunked_report(run_pass, name, n, k, rule, temperature, resamples, seed, n_bins, fine_bins,
-                              probabilities, engine)
+                              probabilities, engine, pilot=pilot)
     finally:
         if own is not None:
             own.close()

@@ -31,10 +31,11 @@ from .chunks import SPLIT_RULES, partition_sums
 from .io_checks import InputError, fail
 from .io_fields import _CSV_SPLIT_WORDS
 
-__all__ = ["Piece", "Source", "PIECE_BYTES", "BATCH_BYTES", "open_source", "read_piece", "piece_sums", "array_pieces",
-           "split_rule"]
+__all__ = ["Piece", "Source", "PIECE_BYTES", "BATCH_BYTES", "open_source", "read_piece", "piece_sums", "pilot_rows",
+           "array_pieces", "split_rule", "PILOT_ROWS"]
 
 PIECE_BYTES = 1 << 26  # a .npy piece holds about this many bytes of float64 logits (64 MiB)
+PILOT_ROWS = 20_000    # rows of the pilot fit, where Newton's passes start (calib.chunked)
 BATCH_BYTES = 1 << 20  # a Parquet row group is read this many bytes of float64 logits at a time (1 MiB)
 _LABEL_COLUMNS = ("label", "labels")
 _LIST_COLUMNS = ("logits", "probabilities")
@@ -308,6 +309,12 @@ def read_piece(piece, source):
     first = _file_row(piece, source)
     for logits, labels, split, start in _parquet_batches(piece, source):
         yield logits, labels, split, piece.path, first + start, piece.offset + start
+
+
+def pilot_rows(source, rows=PILOT_ROWS):
+    """``(logits, labels, split)`` of the data set's first batch, at most ``rows`` rows: the pilot fit's rows."""
+    z, y, s, *_ = next(read_piece(source.pieces[0], source))
+    return np.asarray(z[:rows]), np.asarray(y[:rows]), None if s is None else np.asarray(s[:rows])
 
 
 def piece_sums(piece, source, plan):

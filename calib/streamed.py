@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 from .blocks import ROW_ALIGN
 from .chunked import DECISION_SEED, N_BINS, chunked_report
 from .chunks import FINE_BINS, add_sums, partition_sums
-from .shards import PIECE_BYTES, array_pieces, open_source, piece_sums, split_rule
+from .shards import PIECE_BYTES, PILOT_ROWS, array_pieces, open_source, piece_sums, pilot_rows, split_rule
 from .validation import positive_int
 
 __all__ = ["fit_streamed"]
@@ -47,6 +47,9 @@ def fit_streamed(source, labels=None, *, split=None, temperature=None, resamples
         def one(piece, plan):
             part = slice(piece.start, piece.stop)
             return partition_sums(logits[part], y[part], None, piece.offset, plan, "array")
+
+        def pilot():
+            return np.asarray(logits[:PILOT_ROWS]), y[:PILOT_ROWS], None
     else:
         opened = open_source(source, labels, kind, piece_rows)
         pieces, name, n, k = opened.pieces, opened.name, opened.n, opened.k
@@ -54,6 +57,9 @@ def fit_streamed(source, labels=None, *, split=None, temperature=None, resamples
 
         def one(piece, plan):
             return piece_sums(piece, opened, plan)
+
+        def pilot():
+            return pilot_rows(opened)
     rule = split_rule(split, has_split)
 
     def run_pass(plan):
@@ -65,4 +71,4 @@ def fit_streamed(source, labels=None, *, split=None, temperature=None, resamples
     engine = {"kind": "streamed", "pieces": len(pieces), "threads": workers}
     with threadpool_limits(limits=1, user_api="blas"):  # the threads share the cores; BLAS must not add its own
         return chunked_report(run_pass, name, n, k, rule, temperature, resamples, seed, n_bins, fine_bins,
-                              probabilities, engine)
+                              probabilities, engine, pilot=pilot)

@@ -144,25 +144,46 @@ def test_scores_and_bins_agree_exactly_at_the_same_temperature(dask_run, in_memo
             assert bound <= 1e-4
 
 
-def test_the_same_answer_whatever_the_partitions_and_workers(data, dask_run, cluster):
-    """The same rows as 3 uneven Dask dataframe partitions on the cluster, and streamed in 8 row groups on one
-    thread without Dask: the same T and scores to rounding, the same bin counts."""
+def assert_same_report(other, first):
+    """The same T and scores to rounding, the same bin counts."""
+    assert abs(other["temperature"] - first["temperature"]) <= 1e-12
+    for key in ("before", "after"):
+        assert other[key]["bins"]["count"] == first[key]["bins"]["count"]
+        for name in ("nll", "brier", "accuracy", "mean_confidence"):
+            assert abs(other[key][name] - first[key][name]) <= 1e-12
+        for metric in ("ece", "mce"):
+            for scheme in ("equal-width", "adaptive"):
+                assert abs(other[key][metric][scheme] - first[key][metric][scheme]) <= 1e-12
+
+
+def test_the_same_answer_whatever_the_partitions(data, dask_run, cluster):
+    """The same rows as 3 uneven Dask dataframe partitions (the fixture's fit: 8 Parquet row groups)."""
     import dask.dataframe as dd
 
-    folder, z, y, split = data
-    first = dask_run[0]
-    frame = dd.read_parquet(str(folder), split_row_groups=False, dtype_backend="pyarrow").repartition(npartitions=3)
-    others = [calib.fit_dask(frame, client=cluster, resamples=0), calib.fit_streamed(folder, resamples=0)]
-    for other in others:
-        assert abs(other["temperature"] - first["temperature"]) <= 1e-12
-        for key in ("before", "after"):
-            assert other[key]["bins"]["count"] == first[key]["bins"]["count"]
-            for name in ("nll", "brier", "accuracy", "mean_confidence"):
-                assert abs(other[key][name] - first[key][name]) <= 1e-12
-            for metric in ("ece", "mce"):
-                for scheme in ("equal-width", "adaptive"):
-                    assert abs(other[key][metric][scheme] - first[key][metric][scheme]) <= 1e-12
-    assert {o["engine"]["kind"] for o in others} == {"dask", "streamed"}
+    frame = dd.read_parquet(str(data[0]), split_row_groups=False, dtype_backend="pyarrow").repartition(npartitions=3)
+    other = calib.fit_dask(frame, client=cluster, resamples=0)
+    assert other["engine"]["partitions"] == 3
+    assert_same_report(other, dask_run[0])
+
+
+def test_the_same_answer_whatever_runs_the_passes(tmp_path, cluster):
+    """Dask arrays of uneven chunks on two worker processes, .npy pieces streamed on one or two threads, the
+    Poisson ranges too."""
+    import dask.array as da
+
+    z, y = model_rows(200_000, 6, 38)
+    np.save(tmp_path / "logits.npy", z)
+    np.save(tmp_path / "labels.npy", y)
+    runs = [calib.fit_dask(da.from_array(z, chunks=((70_000, 33_333, 96_667), 6)), y, client=cluster, resamples=30),
+            calib.fit_streamed(tmp_path / "logits.npy", resamples=30, piece_rows=25_000, workers=2),
+            calib.fit_streamed(tmp_path / "logits.npy", resamples=30, workers=1)]
+    for other in runs[1:]:
+        assert_same_report(other, runs[0])
+        for key, change in runs[0]["decision"]["metrics"].items():
+            for field in ("change", "lo", "hi"):
+                assert abs(other["decision"]["metrics"][key][field] - change[field]) <= 1e-12
+        assert np.allclose(other["decision"]["temperature_spread"]["values"],
+                           runs[0]["decision"]["temperature_spread"]["values"], rtol=0, atol=1e-12)
 
 
 def test_a_worker_killed_mid_run_leaves_the_answer_unchanged(data, dask_run, cluster):
@@ -183,8 +204,7 @@ def test_a_worker_killed_mid_run_leaves_the_answer_unchanged(data, dask_run, clu
     assert pids[victim] not in cluster.run(os.getpid).values()  # the worker really died (its nanny restarted it)
     report, first = result["report"], dask_run[0]
     assert report["temperature"] == pytest.approx(first["temperature"], abs=1e-12)
-    for key in ("before", "after"):
-        assert report[key] == first[key]
+    assert_same_report(report, first)
 
 
 def test_a_workers_peak_memory_is_bounded_by_its_partitions_not_the_data(dask_run):
@@ -220,6 +240,7 @@ def test_poisson_weights_depend_on_the_row_only_and_are_poisson():
 
 def test_poisson_ranges_equal_a_plain_loop_over_the_same_weights():
     z, y = model_rows(6_000, 4, 33)
+    z = z.astype(np.float64)
     report = calib.fit_streamed(z, y, resamples=60, split="none", piece_rows=1_000)
     t = report["temperature"]
     w = poisson_weights(report["decision"]["resampling"]["seed"], 0, len(y), 60).T  # (R, n)
