@@ -26,9 +26,15 @@ import calib
 from calib.chunks import POISSON_BLOCK, poisson_weights
 from calib.io_checks import InputError
 
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
-pytest.importorskip("distributed")
+IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+try:  # the dask extra of pyproject.toml (the test extra includes it): CI fails without it, elsewhere the file skips
+    import distributed  # noqa: F401
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+except ImportError as error:
+    if IN_CI:
+        raise
+    pytest.skip(f"{error.name} is missing; install it with: bash tools/setup.sh", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS, K, FILES, GROUPS = 2_000_000, 10, 4, 2  # 8 partitions of 250,000 rows
@@ -123,7 +129,8 @@ def test_the_fitted_temperature_agrees_with_calib_fit(data, dask_run, in_memory)
                                                                        "test": int((~split).sum())}}
     assert abs(report["temperature"] - in_memory[0]) <= 1e-7  # calib fit's golden-section tolerance
     cal = z[split].astype(np.float64)
-    tight = 1.0 / scipy.optimize.brentq(lambda b: scipy_slope(cal, y[split], b), 0.1, 20.0, xtol=1e-15)
+    beta = 1.0 / report["temperature"]  # brentq fails unless the slope changes sign within 1e-3 of it
+    tight = 1.0 / scipy.optimize.brentq(lambda b: scipy_slope(cal, y[split], b), beta - 1e-3, beta + 1e-3, xtol=1e-15)
     assert abs(report["temperature"] - tight) <= 1e-9
     assert report["fit"]["passes"] <= 10 and report["fit"]["residual_step"] <= 1e-9
 
@@ -161,7 +168,7 @@ def test_the_same_answer_whatever_the_partitions(data, dask_run, cluster):
     import dask.dataframe as dd
 
     frame = dd.read_parquet(str(data[0]), split_row_groups=False, dtype_backend="pyarrow").repartition(npartitions=3)
-    other = calib.fit_dask(frame, client=cluster, resamples=0)
+    other = calib.fit_dask(frame, client=cluster, resamples=0, persist=True)
     assert other["engine"]["partitions"] == 3
     assert_same_report(other, dask_run[0])
 
@@ -187,10 +194,11 @@ def test_the_same_answer_whatever_runs_the_passes(tmp_path, cluster):
 
 
 def test_a_worker_killed_mid_run_leaves_the_answer_unchanged(data, dask_run, cluster):
+    """The final and refine passes at the fixture's T (the passes of the fit are the same map-reduce)."""
     pids = cluster.run(os.getpid)
-    result = {}
+    result, t = {}, dask_run[0]["temperature"]
     thread = threading.Thread(target=lambda: result.update(report=calib.fit_dask(data[0], client=cluster,
-                                                                                 resamples=0)))
+                                                                                 temperature=t, resamples=0)))
     thread.start()
     victim, deadline = None, time.monotonic() + 120
     while victim is None and time.monotonic() < deadline:
@@ -289,7 +297,7 @@ def dotted(tree, prefix=""):
 def test_cli_on_a_local_cluster_and_a_scheduler_address_says_what_it_left_out(tmp_path, cluster):
     from calib.__main__ import fit_report
 
-    z, y = model_rows(3_000, 5, 37)
+    z, y = model_rows(600, 5, 37)
     split = np.arange(len(y)) % 3 == 0
     np.savez(tmp_path / "model.npz", logits=z, labels=y, split=split)
     plain = fit_report(tmp_path / "model.npz")
