@@ -57,6 +57,7 @@ DECISION_SEED = 20230922  # the bootstrap of the decision (paired change, spread
 DECISION_RESAMPLES = 2000  # paired resamples up to DECISION_ROW_BUDGET / n, never fewer than 200 (cost ∝ rows)
 DECISION_ROW_BUDGET = 2000 * 20_000
 SPREAD_BUDGET = 8_000_000  # (row, class) values per search step of the refits of T (calib.decision.temperature_spread)
+SPREAD_MIN_RESAMPLES = 100  # past that budget, floor(budget / (n·K)) refits but never fewer (then a subsample)
 PIPE_CLOSED_STATUS = 141  # 128 + SIGPIPE: the reader closed stdout early; the shell's code for such a command
 __all__ = ["fit_report", "part_metrics", "main", "N_BINS", "PIPE_CLOSED_STATUS", "STRICT_STATUS"]
 
@@ -121,7 +122,8 @@ def fit_report(path, split=None, seed=None, workers=1, kind=None, test=None, met
     resamples = int(min(DECISION_RESAMPLES, max(200, DECISION_ROW_BUDGET // rows)))
     paired, observed = paired_changes(z_eval, y_eval, temperature, resamples, gen, N_BINS)
     changes = metric_changes(paired, observed, N_BINS)
-    spread = temperature_spread(z_fit, y_fit, temperature, DECISION_RESAMPLES, gen, SPREAD_BUDGET, 100)
+    spread = temperature_spread(z_fit, y_fit, temperature, DECISION_RESAMPLES, gen, SPREAD_BUDGET,
+                                SPREAD_MIN_RESAMPLES)
     warnings = run_warnings(temperature, after["accuracy"], after["nll"], y_fit, y_eval, k, eval_name)
     report = {
         "file": str(path), "sha256": run.files[0]["sha256"], "files": list(run.files), "n": n, "k": k,

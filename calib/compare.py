@@ -61,7 +61,7 @@ _SHARE_T = ("scaling-binning", "ensemble-temperature")  # fit T as temperature s
 MAX_AFFINE_CLASSES = 100   # above this many classes the affine calibrators are skipped
 COMPARE_SCORES = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")
 COMPARE_BINS = 15          # bins of every binned score (as Guo et al. report)
-_BLOCK_ELEMENTS = 1 << 22  # (resample, row) weights of the adaptive and smooth ECE draws held at once
+_BLOCK_ELEMENTS = 1 << 23  # (resample, row) weights of the draws held at once (as float64: 64 MiB)
 
 
 class Comparison(NamedTuple):
@@ -106,53 +106,88 @@ def method_row_scores(probs, labels):
     return nll, np.clip(brier, 0.0, 2.0), probs[rows, top], top == labels
 
 
-def _binned_gap_draws(weights, probs, hit_column, n_bins):
-    """Σ_b |Σ_i w[i, r] · ([hit_column[i] = k] − p[i, k]) · [p[i, k] in bin b]| / n per resample r, column k: (R, K).
+def _gap_operators(probs, hit_column, n_bins):
+    """What every block of resamples multiplies for the binned gaps of ``probs`` (n, K): ``(hits, upper, probs_t)``.
 
-    ``weights`` (n, R): each row's count in each resample; ``probs`` (n, K) probabilities binned per column in
-    ``n_bins`` equal-width bins (:func:`calib.binning.equal_width_ids`); ``hit_column`` (n,) the column that is
-    right in each row (−1: none). Equal-width bins do not move when rows are resampled, so every bin's sum is a
-    product with the weights: the bins above the first hold few values per row (a row's probabilities sum to
-    1), one sparse product; the first bin's sum is the column's total (one dense product, as BLAS runs it) minus
-    theirs, so the cost is one (K × n) by (n × R) product whatever K.
+    ``hits`` (K, n) sparse: 1 where ``hit_column`` (n,) names the right column (−1: none); ``upper`` (K · B, n)
+    sparse: ([right] − p) of every value in a bin above the first (:func:`calib.binning.equal_width_ids`; few per
+    row, as a row's probabilities sum to 1); ``probs_t`` (K, n) the probabilities, C-contiguous. Equal-width bins do
+    not move when rows are resampled, so each bin's sum over a resample is a product with its counts.
     """
     import scipy.sparse  # imported on first use, as in calib.calibrators
 
     n, k = probs.shape
-    r = weights.shape[1]
     hit_rows = np.flatnonzero(hit_column >= 0)
     hits = scipy.sparse.csr_matrix((np.ones(hit_rows.size), (hit_column[hit_rows], hit_rows)), shape=(k, n))
-    total = hits @ weights - probs.T @ weights  # (K, R)
     rows, cols = np.nonzero(probs >= np.linspace(0.0, 1.0, n_bins + 1)[1])
     values = probs[rows, cols]
     ids = equal_width_ids(values, n_bins)
     upper = scipy.sparse.csr_matrix(((cols == hit_column[rows]) - values, (cols * n_bins + ids, rows)),
                                     shape=(k * n_bins, n))
+    return hits, upper, np.ascontiguousarray(probs.T)
+
+
+def _binned_gap_draws(operators, weights, n_bins):
+    """Σ_b |Σ_i w[i, r] · ([hit_column[i] = k] − p[i, k]) · [p[i, k] in bin b]| / n per resample r, column k: (R, K).
+
+    ``operators`` from :func:`_gap_operators`; ``weights`` (n, R), C-contiguous: each row's count in each resample.
+    The first bin's sum is the column's total (one dense product, as BLAS runs it) minus the other bins' (one
+    sparse product), so the cost is one (K × n) by (n × R) product whatever K.
+    """
+    hits, upper, probs_t = operators
+    k, n = probs_t.shape
+    r = weights.shape[1]
+    total = hits @ weights - probs_t @ weights  # (K, R)
     sums = np.asarray(upper @ weights).reshape(k, n_bins, r)
     sums[:, 0, :] = total - sums[:, 1:, :].sum(axis=1)
     return np.abs(sums).sum(axis=1).T / n
 
 
+def _compact_counts(n, resamples, gen):
+    """:func:`calib.resample_counts` (R, n) drawn a block of resamples at a time from ``gen`` (the same stream, so
+    the same counts) and kept in the smallest unsigned type that holds them (uint8 unless a row is drawn 256 times
+    or more): a tenth of the memory of the int64 array, and of its float64 copy, which is made a block at a time."""
+    step = max(1, _BLOCK_ELEMENTS // n)
+    counts = np.empty((resamples, n), dtype=np.uint8)
+    for r0 in range(0, resamples, step):
+        part = resample_counts(n, min(step, resamples - r0), gen)
+        if part.max() > np.iinfo(counts.dtype).max:
+            counts = counts.astype(np.min_scalar_type(int(part.max())))
+        counts[r0:r0 + part.shape[0]] = part
+    return counts
+
+
 def _draws(probs, labels, nll, brier, conf, hits, counts, n_bins):
     """Every resample's six scores for one method, ``{score: (R,)}``, and the class-wise ECE of the sample itself
-    (the same product with every row counted once: :func:`calib.classwise_ece`'s value, to rounding)."""
+    (the same product with every row counted once: :func:`calib.classwise_ece`'s value, to rounding).
+
+    Blocks of resamples of :data:`_BLOCK_ELEMENTS` (resample, row) weights at a time; what does not depend on the
+    counts (the sparse bin operators, the sort of the confidences, the smooth ECE's mesh deposits) is built once.
+    """
     n, k = probs.shape
-    weights = counts.astype(np.float64)
+    resamples = counts.shape[0]
     zero = ~np.isfinite(nll)
-    out = {"nll": weights @ np.where(zero, 0.0, nll) / n, "brier": weights @ brier / n}
-    out["nll"][counts[:, zero].sum(axis=1) > 0] = np.inf
-    columns = np.concatenate([weights.T, np.ones((n, 1))], axis=1)  # (n, R + 1): the last is the sample itself
-    classwise = _binned_gap_draws(columns, probs, labels, n_bins).mean(axis=1)
-    out["cw_ece"], point = classwise[:-1], float(classwise[-1])
-    columns = columns[:, :-1]
-    out["ece_w"] = _binned_gap_draws(columns, conf[:, None], np.where(hits, 0, -1), n_bins)[:, 0]
-    out["ece_a"], out["smooth"] = np.empty(counts.shape[0]), np.empty(counts.shape[0])
+    finite = np.where(zero, 0.0, nll)
+    classes = _gap_operators(probs, labels, n_bins)
+    top = _gap_operators(conf[:, None], np.where(hits, 0, -1), n_bins)
+    order = np.argsort(conf, kind="stable")
+    deposits = {}
+    out = {s: np.empty(resamples) for s in COMPARE_SCORES}
+    point = float(_binned_gap_draws(classes, np.ones((n, 1)), n_bins).mean())
     block = max(1, _BLOCK_ELEMENTS // n)
-    for r0 in range(0, counts.shape[0], block):  # weighted by the counts: no resample's rows are gathered
+    for r0 in range(0, resamples, block):  # weighted by the counts: no resample's rows are gathered
         part = counts[r0:r0 + block]
         rows = slice(r0, r0 + part.shape[0])
-        out["ece_a"][rows] = adaptive_ece_resampled(conf, hits, part, n_bins)
-        out["smooth"][rows] = smooth_ece_resampled(conf, hits, part).value
+        weights = part.astype(np.float64)
+        columns = np.ascontiguousarray(weights.T)
+        out["nll"][rows] = weights @ finite / n
+        out["nll"][rows][part[:, zero].sum(axis=1) > 0] = np.inf
+        out["brier"][rows] = weights @ brier / n
+        out["cw_ece"][rows] = _binned_gap_draws(classes, columns, n_bins).mean(axis=1)
+        out["ece_w"][rows] = _binned_gap_draws(top, columns, n_bins)[:, 0]
+        out["ece_a"][rows] = adaptive_ece_resampled(conf, hits, part, n_bins, order=order)
+        # rows in confidence order: the same sums (to rounding), read in order by the sparse deposit products
+        out["smooth"][rows] = smooth_ece_resampled(conf[order], hits[order], part[:, order], deposits=deposits).value
     return out, point
 
 
@@ -207,7 +242,7 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     available = dict(CALIBRATORS, **(BINARY_CALIBRATORS if binary and k == 2 else {}))
     methods = tuple(name for name in available if name not in skipped)
     n = y_test.size
-    counts = resample_counts(n, resamples, as_generator(int(seed)))
+    counts = _compact_counts(n, resamples, as_generator(int(seed)))
     fits, scores, draws, zero_rows = {}, {s: [] for s in COMPARE_SCORES}, {s: [] for s in COMPARE_SCORES}, []
     for name in methods:
         calibrator = (fitted or {}).get(name)
