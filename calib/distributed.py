@@ -12,7 +12,9 @@ Dask (``dask``, ``distributed``) and pyarrow are an optional extra, imported onl
 ``import calib`` never needs them.
 """
 
+import logging
 import warnings
+from contextlib import contextmanager
 from functools import reduce
 
 import numpy as np
@@ -20,7 +22,7 @@ import numpy as np
 from .chunked import DECISION_SEED, N_BINS, chunked_report
 from .chunks import FINE_BINS, add_sums, partition_sums
 from .io_checks import InputError
-from .shards import PILOT_ROWS, open_source, piece_sums, pilot_rows, split_rule
+from .shards import open_source, piece_sums, pilot_rows, pilot_size, split_rule
 
 __all__ = ["SPLIT_EVERY", "fit_dask", "local_client"]
 
@@ -34,8 +36,8 @@ def _add_all(parts):
     return reduce(add_sums, parts)
 
 
-def _block_sums(logits, labels, offset, plan):
-    return partition_sums(logits, labels, None, offset, plan, "dask array")
+def _block_sums(logits, labels, split_values, offset, plan):
+    return partition_sums(logits, labels, split_values, offset, plan, "dask array")
 
 
 def _frame_arrays(frame, columns):
@@ -73,19 +75,20 @@ def _frame_columns(frame):
     return classes, label, "split" if "split" in names else None
 
 
+@contextmanager
 def local_client(workers=2, threads=1):
-    """A :class:`distributed.Client` of a new :class:`distributed.LocalCluster` of ``workers`` processes (each
-    ``threads`` threads), for one machine; close it (``with``) when done. Worker processes are spawned, so a
-    script must call this under ``if __name__ == "__main__":``."""
+    """``with local_client(2) as client:`` a :class:`distributed.Client` of a new :class:`distributed.LocalCluster`
+    of ``workers`` processes (each ``threads`` threads) on this machine; both are closed when the block ends.
+    Worker processes are spawned, so a script must start one under ``if __name__ == "__main__":``."""
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None)
-    client = Client(cluster)
-    client.close_cluster = cluster.close  # closing the client does not stop a cluster it did not start
-    return client
+    with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR) as cluster:  # its warnings (a slow worker shutdown) are not ours
+        with Client(cluster) as client:
+            yield client
 
 
-def _partitions(source, labels, kind, piece_rows, persist, client):
+def _partitions(source, labels, split_mask, kind, piece_rows, persist, client):
     """``(tasks, pilot, name, n, k, has_split, probabilities)``: ``tasks(plan)`` gives one delayed sums per
     partition, ``pilot()`` the first few rows (read by the client) where Newton starts."""
     import dask
@@ -95,20 +98,24 @@ def _partitions(source, labels, kind, piece_rows, persist, client):
         logits = source.rechunk({1: -1}) if source.numblocks[1] > 1 else source
         if np.isnan(logits.shape[0]) or any(np.isnan(c) for c in logits.chunks[0]):
             logits = logits.compute_chunk_sizes()
-        y = labels if isinstance(labels, da.Array) else da.from_array(np.asarray(labels), chunks=(logits.chunks[0],))
-        y = y.rechunk((logits.chunks[0],))
+        rows = (logits.chunks[0],)
+        columns = [labels] + ([] if split_mask is None else [split_mask])
+        columns = [(c if isinstance(c, da.Array) else da.from_array(np.asarray(c), chunks=rows)).rechunk(rows)
+                   for c in columns]
+        arrays = [logits] + columns
         if persist:
-            logits, y = client.persist([logits, y]) if client is not None else dask.persist(logits, y)
-        blocks, label_blocks = logits.to_delayed().ravel(), y.to_delayed().ravel()
-        offsets = np.concatenate([[0], np.cumsum(logits.chunks[0])[:-1]])
+            arrays = client.persist(arrays) if client is not None else list(dask.persist(*arrays))
+        blocks = [a.to_delayed().ravel() for a in arrays] + ([] if split_mask is not None else [[None] * len(rows[0])])
+        offsets = np.concatenate([[0], np.cumsum(rows[0])[:-1]])
         n, k = logits.shape
 
         def tasks(plan):
-            return [dask.delayed(_block_sums)(b, lb, int(o), plan) for b, lb, o in zip(blocks, label_blocks, offsets)]
+            return [dask.delayed(_block_sums)(b, lb, sb, int(o), plan) for b, lb, sb, o in zip(*blocks, offsets)]
 
         def pilot():
-            return (*dask.compute(logits[:PILOT_ROWS], y[:PILOT_ROWS]), None)
-        return tasks, pilot, f"dask array {n} x {k}", int(n), int(k), False, kind == "probabilities"
+            head = dask.compute(*[a[:pilot_size(k)] for a in arrays])
+            return head[0], head[1], head[2] if split_mask is not None else None
+        return tasks, pilot, f"dask array {n} x {k}", int(n), int(k), split_mask is not None, kind == "probabilities"
     if hasattr(source, "to_delayed") and hasattr(source, "map_partitions"):
         columns = _frame_columns(source)
         frame = source.persist() if persist else source
@@ -125,7 +132,7 @@ def _partitions(source, labels, kind, piece_rows, persist, client):
         def pilot():
             with warnings.catch_warnings():  # a first partition shorter than the pilot: fewer rows, as wanted
                 warnings.simplefilter("ignore")
-                return _frame_arrays(frame.head(PILOT_ROWS, npartitions=1), columns)
+                return _frame_arrays(frame.head(pilot_size(k), npartitions=1), columns)
         return tasks, pilot, "dask dataframe", int(sum(lengths)), k, columns[2] is not None, \
             kind == "probabilities" or (kind is None and named)
     opened = open_source(source, labels, kind, piece_rows)
@@ -136,10 +143,11 @@ def _partitions(source, labels, kind, piece_rows, persist, client):
 
 
 def fit_dask(source, labels=None, *, client=None, split=None, temperature=None, resamples=None, seed=DECISION_SEED,
-             kind=None, n_bins=N_BINS, fine_bins=FINE_BINS, piece_rows=None, persist=False):
+             kind=None, n_bins=N_BINS, fine_bins=FINE_BINS, piece_rows=None, persist=False, split_mask=None):
     """Fit T and report the scores on a Dask cluster: ``calib fit``'s report (a dict), each pass one map-reduce.
 
-    ``source``: a Dask array (n, K) of logits with ``labels`` (a Dask or numpy array (n,)); a Dask dataframe
+    ``source``: a Dask array (n, K) of logits with ``labels`` (a Dask or numpy array (n,); ``split_mask`` (n,),
+    True for a calibration row, makes ``split="file"`` available and the default); a Dask dataframe
     with a ``label`` column, an optional ``split`` column and a list column ``logits`` or one column per
     class; or a ``.npy``/Parquet file, folder or glob the workers can read (:func:`calib.shards.open_source`).
     ``client``: a :class:`distributed.Client`, a scheduler address (``"tcp://host:8786"``), or None (Dask's
@@ -156,7 +164,7 @@ def fit_dask(source, labels=None, *, client=None, split=None, temperature=None, 
 
         client = own = Client(client)
     try:
-        found = _partitions(source, labels, kind, piece_rows, persist, client)
+        found = _partitions(source, labels, split_mask, kind, piece_rows, persist, client)
         tasks, pilot, name, n, k, has_split, probabilities = found
         rule = split_rule(split, has_split)
 

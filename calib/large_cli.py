@@ -56,12 +56,8 @@ def partitioned_report(args):
         raise InputError(f"--scheduler and --local-cluster need Dask ({error.name} is missing): "
                          "pip install 'calibration-tutorial[dask]'") from error
     if args.local_cluster is not None:
-        client = local_client(args.local_cluster)
-        try:
+        with local_client(args.local_cluster) as client:
             return fit_dask(args.file, args.labels, client=client, **options)
-        finally:
-            client.close()
-            client.close_cluster()
     try:
         client = Client(args.scheduler, timeout=CONNECT_TIMEOUT)
     except (OSError, TimeoutError, ValueError) as error:

@@ -32,10 +32,11 @@ from .io_checks import InputError, fail
 from .io_fields import _CSV_SPLIT_WORDS
 
 __all__ = ["Piece", "Source", "PIECE_BYTES", "BATCH_BYTES", "open_source", "read_piece", "piece_sums", "pilot_rows",
-           "array_pieces", "split_rule", "PILOT_ROWS"]
+           "pilot_size", "array_pieces", "split_rule", "PILOT_ROWS", "PILOT_VALUES"]
 
 PIECE_BYTES = 1 << 26  # a .npy piece holds about this many bytes of float64 logits (64 MiB)
-PILOT_ROWS = 20_000    # rows of the pilot fit, where Newton's passes start (calib.chunked)
+PILOT_ROWS = 20_000    # rows of the pilot fit, where Newton's passes start (calib.chunked) ...
+PILOT_VALUES = 1 << 21  # ... and at most this many logits (64 rows of 32,000 classes)
 BATCH_BYTES = 1 << 20  # a Parquet row group is read this many bytes of float64 logits at a time (1 MiB)
 _LABEL_COLUMNS = ("label", "labels")
 _LIST_COLUMNS = ("logits", "probabilities")
@@ -311,8 +312,16 @@ def read_piece(piece, source):
         yield logits, labels, split, piece.path, first + start, piece.offset + start
 
 
-def pilot_rows(source, rows=PILOT_ROWS):
-    """``(logits, labels, split)`` of the data set's first batch, at most ``rows`` rows: the pilot fit's rows."""
+def pilot_size(k):
+    """Rows of the pilot fit for K classes: :data:`PILOT_ROWS`, fewer when they would hold over
+    :data:`PILOT_VALUES` logits (at least 64)."""
+    return int(min(PILOT_ROWS, max(ROW_ALIGN, PILOT_VALUES // k)))
+
+
+def pilot_rows(source):
+    """``(logits, labels, split)`` of the data set's first batch, at most :func:`pilot_size` rows: the pilot
+    fit's rows."""
+    rows = pilot_size(source.k)
     z, y, s, *_ = next(read_piece(source.pieces[0], source))
     return np.asarray(z[:rows]), np.asarray(y[:rows]), None if s is None else np.asarray(s[:rows])
 

@@ -16,24 +16,24 @@ from threadpoolctl import threadpool_limits
 from .blocks import ROW_ALIGN
 from .chunked import DECISION_SEED, N_BINS, chunked_report
 from .chunks import FINE_BINS, add_sums, partition_sums
-from .shards import PIECE_BYTES, PILOT_ROWS, array_pieces, open_source, piece_sums, pilot_rows, split_rule
+from .shards import PIECE_BYTES, array_pieces, open_source, piece_sums, pilot_rows, pilot_size, split_rule
 from .validation import positive_int
 
 __all__ = ["fit_streamed"]
 
 
 def fit_streamed(source, labels=None, *, split=None, temperature=None, resamples=None, seed=DECISION_SEED,
-                 workers=1, kind=None, n_bins=N_BINS, fine_bins=FINE_BINS, piece_rows=None):
+                 workers=1, kind=None, n_bins=N_BINS, fine_bins=FINE_BINS, piece_rows=None, split_mask=None):
     """Fit T and report the scores of data too large for memory, on one machine: ``calib fit``'s report (a dict).
 
     ``source`` is a ``.npy`` or Parquet file, folder or glob (:func:`calib.shards.open_source`; ``labels``
     the labels' ``.npy`` if not beside the logits), or an (n, K) array (a memory map works) with ``labels``
-    (n,). ``split``: ``"file"`` (default when the data have a split column), ``"even-odd"`` (default
-    otherwise) or ``"none"``; ``temperature``: evaluate this T instead of fitting; ``resamples``: the Poisson
-    bootstrap's R (None: ``calib fit``'s rule; 0: none); ``workers``: threads; ``kind``: ``"logits"`` or
-    ``"probabilities"``. T is fitted by Newton's method in 1/T on summed slopes and curvatures; which figures
-    are exact and which approximate is listed under the report's ``exactness``
-    (:func:`calib.chunked.chunked_report`). Bad input raises :class:`calib.InputError`.
+    (n,) and optionally ``split_mask`` (n,), True for a calibration row. ``split``: ``"file"`` (default when
+    the data have a split column or mask), ``"even-odd"`` (default otherwise) or ``"none"``; ``temperature``:
+    evaluate this T instead of fitting; ``resamples``: the Poisson bootstrap's R (None: ``calib fit``'s rule;
+    0: none); ``workers``: threads; ``kind``: ``"logits"`` or ``"probabilities"``. T is fitted by Newton's
+    method in 1/T on summed slopes and curvatures; which figures are exact and which approximate is listed
+    under the report's ``exactness`` (:func:`calib.chunked.chunked_report`). Bad input raises :class:`calib.InputError`.
     """
     workers = positive_int(workers, "workers")
     if isinstance(source, np.ndarray) or hasattr(source, "__array__"):
@@ -42,14 +42,20 @@ def fit_streamed(source, labels=None, *, split=None, temperature=None, resamples
             raise ValueError(f"logits must be (n, K) and labels (n,); got {np.shape(logits)} and {y.shape}")
         n, k = np.shape(logits)
         rows = piece_rows or max(ROW_ALIGN, PIECE_BYTES // (8 * k) // ROW_ALIGN * ROW_ALIGN)
-        pieces, name, has_split, probabilities = array_pieces(n, rows), "array", False, kind == "probabilities"
+        mask = None if split_mask is None else np.asarray(split_mask, dtype=bool)
+        if mask is not None and mask.shape != y.shape:
+            raise ValueError(f"split_mask must have shape {y.shape}; got {mask.shape}")
+        pieces, name, probabilities = array_pieces(n, rows), "array", kind == "probabilities"
+        has_split = mask is not None
 
         def one(piece, plan):
             part = slice(piece.start, piece.stop)
-            return partition_sums(logits[part], y[part], None, piece.offset, plan, "array")
+            return partition_sums(logits[part], y[part], None if mask is None else mask[part], piece.offset, plan,
+                                  "array")
 
         def pilot():
-            return np.asarray(logits[:PILOT_ROWS]), y[:PILOT_ROWS], None
+            rows = pilot_size(k)
+            return np.asarray(logits[:rows]), y[:rows], None if mask is None else mask[:rows]
     else:
         opened = open_source(source, labels, kind, piece_rows)
         pieces, name, n, k = opened.pieces, opened.name, opened.n, opened.k
