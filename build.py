@@ -232,6 +232,8 @@ def _pipeline(args, cache):
         print(f"  your data: {args.data}: {user.predictions.labels.size} rows, "
               f"{user.predictions.logits.shape[1]} classes{read_as}; split {user.rule}{seed} "
               f"({', '.join(f'{int(m.sum())} {p}' for p, m in user.parts.items())})", file=sys.stderr)
+        for note in user.predictions.notes:  # what the reader read in a way the file did not spell out
+            print(f"build.py: note: {note}", file=sys.stderr)
         if user.rule == "none":
             from calib import SPLIT_NONE_NOTE
             print(f"build.py: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)

@@ -39,7 +39,15 @@ import numpy as np
 
 from .binning import SCHEMES, ece, reliability_bins
 from .cli_data import load_run, run_warnings
-from .cli_output import STRICT_STATUS, add_common_options, deploy_hint, finish, print_problems, save_record
+from .cli_output import (
+    STRICT_STATUS,
+    add_common_options,
+    default_workers,
+    deploy_hint,
+    finish,
+    print_problems,
+    save_record,
+)
 from .compare import method_row_scores
 from .compare_cli import add_compare_command, run_compare_command
 from .decision import metric_changes, paired_changes, temperature_spread, verdict
@@ -60,13 +68,6 @@ SPREAD_BUDGET = 8_000_000  # (row, class) values per search step of the refits o
 SPREAD_MIN_RESAMPLES = 100  # past that budget, floor(budget / (n·K)) refits but never fewer (then a subsample)
 PIPE_CLOSED_STATUS = 141  # 128 + SIGPIPE: the reader closed stdout early; the shell's code for such a command
 __all__ = ["fit_report", "part_metrics", "main", "N_BINS", "PIPE_CLOSED_STATUS", "STRICT_STATUS"]
-
-
-def _default_workers():
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def part_metrics(logits, labels, temperatures, workers=1):
@@ -266,7 +267,7 @@ def _main(argv):
     fit.add_argument("--save", metavar="PATH", default=None,
                      help="write the calibrator (--method, else the fitted T) as JSON to PATH, and beside it "
                           "PATH with .py: numpy, PyTorch and scikit-learn code that applies it")
-    fit.add_argument("--workers", type=int, default=_default_workers(),
+    fit.add_argument("--workers", type=int, default=default_workers(),
                      help="threads for the engine (default: the usable cores); results do not depend on it")
     add_partitioned_options(fit)
     add_compare_command(commands)

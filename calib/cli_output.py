@@ -6,13 +6,23 @@ Exit statuses: 0 success; 2 bad input or arguments (:func:`print_problems`: one 
 """
 
 import json
+import os
 import sys
 
 from .io import INPUT_KINDS, SPLIT_RULES
 
-__all__ = ["STRICT_STATUS", "add_common_options", "print_problems", "save_record", "deploy_hint", "finish"]
+__all__ = ["STRICT_STATUS", "add_common_options", "print_problems", "save_record", "deploy_hint", "finish",
+           "default_workers"]
 
 STRICT_STATUS = 3  # --strict: the command ran, but a warning fired (for pipelines that must not deploy then)
+
+
+def default_workers():
+    """The usable cores (the default of ``--workers``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def add_common_options(command):

@@ -193,7 +193,7 @@ def _draws(probs, labels, nll, brier, conf, hits, counts, n_bins):
 
 def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resamples=DEFAULT_RESAMPLES, seed=0,
                         n_bins=COMPARE_BINS, quantiles=SPREAD_QUANTILES, max_affine_classes=MAX_AFFINE_CLASSES,
-                        fitted=None, binary=False):
+                        fitted=None, binary=False, workers=1):
     """Fit every calibrator of :data:`CALIBRATORS` on the calibration rows and compare them on the test rows.
 
     Parameters
@@ -218,6 +218,9 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     binary : bool
         A binary model (K = 2): the calibrators of :data:`BINARY_CALIBRATORS` (Platt scaling) are compared too,
         after the others.
+    workers : int
+        Threads that fit and score the methods after temperature scaling, one method each (the results do not
+        depend on it).
 
     Returns
     -------
@@ -243,23 +246,44 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     methods = tuple(name for name in available if name not in skipped)
     n = y_test.size
     counts = _compact_counts(n, resamples, as_generator(int(seed)))
-    fits, scores, draws, zero_rows = {}, {s: [] for s in COMPARE_SCORES}, {s: [] for s in COMPARE_SCORES}, []
-    for name in methods:
+    fits = {}
+
+    def fit_and_score(name):
+        """The fitted calibrator of ``name``, its test rows with label probability 0, its scores and their draws."""
         calibrator = (fitted or {}).get(name)
         if calibrator is None:
             # the calibrators built on temperature scaling take its T: the search they would run is the same one
             known = name in _SHARE_T and "temperature" in fits
             shared = {"temperature": fits["temperature"].temperature_} if known else {}
             calibrator = available[name](**shared).fit(z_cal, y_cal)
-        fits[name] = calibrator
         probs = calibrator.predict_proba(z_test)
         nll, brier, conf, hits = method_row_scores(probs, y_test)
-        zero_rows.append(int(np.sum(~np.isfinite(nll))))
         resampled, classwise = _draws(probs, y_test, nll, brier, conf, hits, counts, n_bins)
         del probs
         point = {"nll": float(np.mean(nll)), "brier": float(np.mean(brier)),
                  "ece_w": ece(conf, hits, n_bins, "equal-width"), "ece_a": ece(conf, hits, n_bins, "adaptive"),
                  "cw_ece": classwise, "smooth": float(smooth_ece(conf, hits).value[0])}
+        return calibrator, int(np.sum(~np.isfinite(nll))), point, resampled
+
+    done = {}
+    if "temperature" in methods:  # first: the methods of _SHARE_T take its T
+        done["temperature"] = fit_and_score("temperature")
+        fits["temperature"] = done["temperature"][0]
+    rest = [name for name in methods if name not in done]
+    workers = positive_int(workers, "workers")
+    if workers == 1:
+        done.update((name, fit_and_score(name)) for name in rest)
+    else:  # each method is fitted and scored on its own; BLAS held to one thread per worker
+        from concurrent.futures import ThreadPoolExecutor
+
+        import threadpoolctl
+
+        with threadpoolctl.threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+            done.update(zip(rest, pool.map(fit_and_score, rest)))
+    scores, draws, zero_rows = {s: [] for s in COMPARE_SCORES}, {s: [] for s in COMPARE_SCORES}, []
+    for name in methods:
+        fits[name], zero, point, resampled = done[name]
+        zero_rows.append(zero)
         for s in COMPARE_SCORES:
             scores[s].append(point[s])
             draws[s].append(resampled[s])
@@ -304,16 +328,17 @@ def compare_verdict(result):
     return CompareVerdict("beats" if beats else "none", beats, worse)
 
 
-def compare_parts(logits, labels, parts, n_resamples=DEFAULT_RESAMPLES, seed=0, binary=False):
+def compare_parts(logits, labels, parts, n_resamples=DEFAULT_RESAMPLES, seed=0, binary=False, workers=1):
     """:func:`compare_calibrators` on a split as ``python -m calib fit`` uses it: ``parts`` {name: mask (n,)} from
     :func:`calib.io.split_masks`; fitted on ``calibration`` (or ``all``), scored on ``test`` (or ``all``); ``seed``
-    the bootstrap's; ``binary`` adds Platt scaling. ``python -m calib compare`` and the "Your model" report both
-    call it."""
+    the bootstrap's; ``binary`` adds Platt scaling; ``workers`` threads. ``python -m calib compare`` and the "Your
+    model" report both call it."""
     fit_rows = parts.get("calibration", parts.get("all"))
     eval_rows = parts.get("test", parts.get("all"))
     z = np.asarray(logits)  # each part is taken, then made float64: no float64 copy of every row at once
     return compare_calibrators(z[fit_rows].astype(np.float64), labels[fit_rows], z[eval_rows].astype(np.float64),
-                               labels[eval_rows], n_resamples=n_resamples, seed=seed, binary=binary)
+                               labels[eval_rows], n_resamples=n_resamples, seed=seed, binary=binary,
+                               workers=workers)
 
 
 def comparison_record(result):

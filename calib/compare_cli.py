@@ -16,7 +16,7 @@ import numpy as np
 
 from .bootstrap import DEFAULT_RESAMPLES
 from .cli_data import load_run, run_warnings
-from .cli_output import add_common_options, deploy_hint, finish, print_problems, save_record
+from .cli_output import add_common_options, default_workers, deploy_hint, finish, print_problems, save_record
 from .compare import COMPARE_SCORES, compare_parts, comparison_record
 from .deploy import calibrator_record
 from .io import InputError
@@ -37,14 +37,15 @@ def winner(result):
 
 
 def comparison_report(path, split=None, seed=None, n_resamples=DEFAULT_RESAMPLES, bootstrap_seed=0, kind=None,
-                      test=None):
+                      test=None, workers=1):
     """What ``python -m calib compare FILE`` prints, as a dict of plain values, and the deploy record of the
     :func:`winner` (raises :class:`calib.InputError`). The rows are split as ``python -m calib fit`` splits them;
-    ``kind`` is ``--input``, ``test`` a file of test rows; ``None`` in a score means ``inf``."""
+    ``kind`` is ``--input``, ``test`` a file of test rows, ``workers`` threads (the methods are fitted and
+    scored side by side; results do not depend on it); ``None`` in a score means ``inf``."""
     run = load_run(path, split, seed, kind, test)
     k = run.logits.shape[1]
     result = compare_parts(run.logits, run.labels, run.parts, n_resamples=n_resamples, seed=bootstrap_seed,
-                           binary=k == 2)
+                           binary=k == 2, workers=workers)
     fit_rows = run.parts.get("calibration", run.parts.get("all"))
     eval_name = "test" if "test" in run.parts else "all"
     eval_rows = run.parts[eval_name]
@@ -113,6 +114,8 @@ def add_compare_command(commands):
     add_common_options(command)
     command.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
                          help=f"paired bootstrap resamples (default {DEFAULT_RESAMPLES}; seed 0)")
+    command.add_argument("--workers", type=int, default=default_workers(),
+                         help="threads, one calibrator each (default: the usable cores); results do not depend on it")
     command.add_argument("--save", metavar="PATH", default=None,
                          help="write the calibrator to deploy as JSON to PATH, and beside it PATH with .py: numpy, "
                               "PyTorch and scikit-learn code that applies it")
@@ -120,12 +123,13 @@ def add_compare_command(commands):
 
 def run_compare_command(args, prog):
     """Run ``compare`` for parsed ``args``; returns the exit status (2: bad input, one line per problem)."""
-    if args.resamples < 2 or (args.seed is not None and args.seed < 0):
-        print(f"{prog} compare: error: --resamples must be at least 2 and --seed non-negative", file=sys.stderr)
+    if args.resamples < 2 or (args.seed is not None and args.seed < 0) or args.workers < 1:
+        print(f"{prog} compare: error: --resamples must be at least 2, --seed non-negative and --workers at least 1",
+              file=sys.stderr)
         return 2
     try:
         report, record = comparison_report(args.file, args.split, args.seed, args.resamples, kind=args.input,
-                                           test=args.test)
+                                           test=args.test, workers=args.workers)
     except InputError as error:
         print_problems(prog, error)
         return 2

@@ -12,9 +12,9 @@ header cells are the class names and what the numbers are is left to
 :mod:`calib.io_values` (``kind``, the ``--input`` option, overrides both).
 One class column is a binary model's score or positive-class probability.
 
-Fields are separated by commas, or by semicolons when every one of the first
-lines has the same number of them (a spreadsheet's European export): then a
-comma inside a number is its decimal mark (``0,25``), with a note. Label
+Fields are separated by commas, or by semicolons (or tabs) when every one of
+the first lines has the same number of them (a spreadsheet's European export):
+then a comma inside a number is its decimal mark (``0,25``), with a note. Label
 cells that are not numbers are kept as text, to be mapped through the class
 names (:mod:`calib.io`).
 
@@ -46,18 +46,21 @@ _MAX_NAMED = 3  # bad cells named per message (the first of each column)
 
 
 def _dialect(path):
-    """``(delimiter, decimal_comma)``: ``;`` when each of the first non-empty lines holds the same number of
-    semicolons (at least one), and then whether any cell is a number written with a decimal comma."""
+    """``(delimiter, decimal_comma)``: ``;`` (or a tab) when each of the first non-empty lines holds the same
+    number of them (at least one) and, for a tab, no comma; then whether any cell is a number written with a
+    decimal comma."""
     try:
         with open(path, encoding="utf-8-sig", newline="") as stream:
             head = [line for _, line in zip(range(_SNIFF_LINES), stream) if line.strip()]
     except (UnicodeDecodeError, OSError):
         return ",", False  # _records says what is wrong
-    counts = {line.count(";") for line in head}
-    if not head or len(counts) != 1 or 0 in counts:
-        return ",", False
-    cells = [cell for row in csv.reader(head, delimiter=";") for cell in row]
-    return ";", any(_DECIMAL_COMMA.match(cell) for cell in cells)
+    for delimiter in (";", "\t"):
+        counts = {line.count(delimiter) for line in head}
+        if not head or len(counts) != 1 or 0 in counts or (delimiter == "\t" and "," in head[0]):
+            continue
+        cells = [cell for row in csv.reader(head, delimiter=delimiter) for cell in row]
+        return delimiter, any(_DECIMAL_COMMA.match(cell) for cell in cells)
+    return ",", False
 
 
 def _records(path, delimiter):
@@ -155,9 +158,10 @@ def read_csv(path, max_values, kind=None):
     delimiter, decimal_comma = _dialect(path)
     records = _records(path, delimiter)
     notes = []
-    if delimiter == ";":
-        notes.append("fields separated by ';'" + (" and numbers written with a decimal comma" if decimal_comma
-                                                  else "") + " (a European spreadsheet export): read as such")
+    if delimiter != ",":
+        notes.append(f"fields separated by {'tabs' if delimiter == chr(9) else repr(delimiter)}"
+                     + (" and numbers written with a decimal comma" if decimal_comma else "")
+                     + (" (a European spreadsheet export)" if delimiter == ";" else "") + ": read as such")
     if not records:
         fail(path, "", "no rows")
     first_line, first = records[0]

@@ -71,6 +71,10 @@ def _named_labels(path, arrays, values, class_names, binary):
         others = [v for v in seen.tolist() if v != names[1]]
         if len(others) == 1:
             names = [others[0], names[1]]
+        elif len(others) == 2 == seen.size:
+            fail(path, "column 'label'", f"a binary model's labels {others[0]!r} and {others[1]!r}, but the one class "
+                 f"column is {names[1]!r}: which class is it the score or probability of? name the column after "
+                 f"it ({others[1]!r} or 'prob_{others[1]}'), or give labels 0 and 1 (1: the column's class)")
     if names is not None and None not in names and set(seen.tolist()) <= set(names):
         lookup = {name: i for i, name in enumerate(names)}
         index = np.array([lookup[v] for v in seen.tolist()])[np.searchsorted(seen, text)]
@@ -97,6 +101,8 @@ def as_labels(path, arrays, n, k, class_names, binary):
         fail(path, "", f"needs an array named 'labels'; found {found_arrays(arrays)}; rename: {SAVEZ_HINT}"
              if "lines" not in arrays else "needs a label column")
     values, note = arrays["labels"], None
+    if values.ndim == 1 and values.dtype.kind == "b":  # y == positive: False / True are classes 0 and 1
+        values = values.astype(np.int64)
     if values.ndim == 1 and values.dtype.kind in "US":
         values, class_names, note = _named_labels(path, arrays, values, class_names, binary)
     if values.dtype.kind not in "fiu" and not (values.dtype.kind == "b" and values.ndim == 2):

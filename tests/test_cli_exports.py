@@ -169,8 +169,10 @@ def test_compare_saves_the_calibrator_that_wins_and_its_code_reproduces_the_tabl
     y = np.array([rng.choice(k, p=row) for row in scipy.special.softmax(z + [2.0, 0.0, -1.0, 0.5], axis=1)])
     np.savez(tmp_path / "m.npz", logits=z, labels=y)
     status, out, err = cli(capsys, "compare", tmp_path / "m.npz", "--json", "--resamples", 50, "--save",
-                           tmp_path / "best.json")
+                           tmp_path / "best.json", "--workers", 2)
     report = json.loads(out)
+    _, alone, _ = cli(capsys, "compare", tmp_path / "m.npz", "--json", "--resamples", 50, "--workers", 1)
+    assert json.loads(alone)["methods"] == report["methods"]  # one thread or two: the same table
     best = report["deploy"]["method"]
     assert status == 0 and best in ("vector", "matrix", "dirichlet") and report["saved"]["method"] == best
     row = next(m for m in report["methods"] if m["method"] == best)

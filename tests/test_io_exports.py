@@ -191,6 +191,26 @@ def test_a_european_csv_is_read_with_a_note(tmp_path, decimal):
     assert any("';'" in note and (("decimal comma" in note) == (decimal == ",")) for note in got.notes)
 
 
+def test_a_tab_separated_csv_and_boolean_labels_are_read(tmp_path):
+    z, y = model()
+    frame(z, y).to_csv(tmp_path / "tab.csv", index=False, sep="\t")
+    got = load_predictions(tmp_path / "tab.csv")
+    assert np.array_equal(got.logits, z) and any("tabs" in note for note in got.notes)
+    x = z[:, 0]
+    np.savez(tmp_path / "bool.npz", logits=x, labels=y > 4)  # a binary model's y == positive
+    assert load_predictions(tmp_path / "bool.npz").labels.tolist() == (y > 4).astype(int).tolist()
+
+
+def test_a_binary_models_text_labels_need_to_know_the_columns_class(tmp_path):
+    z, y = model()
+    df = frame(z[:, :1], np.where(y > 4, "malignant", "benign"), "").rename(columns={"0": "score"})
+    df.to_csv(tmp_path / "b.csv", index=False)
+    refused(tmp_path / "b.csv", "'benign' and 'malignant'", "which class", "'prob_malignant'", "0 and 1")
+    df.rename(columns={"score": "malignant"}).to_csv(tmp_path / "named.csv", index=False)
+    got = load_predictions(tmp_path / "named.csv")
+    assert got.class_names.tolist() == ["benign", "malignant"] and got.labels.tolist() == (y > 4).tolist()
+
+
 def test_a_file_with_several_problems_names_them_all(tmp_path):
     z, y = model()
     df = frame(z, y, "c", np.where(np.arange(N) % 2 == 0, "valid", "test")).astype(object)

@@ -115,7 +115,7 @@ def load_user_model(path, name=None, description="", split=None, seed=None, exam
     try:
         data = load_predictions(path, kind)
         n = data.labels.size
-        rule = split or ("file" if data.split is not None else "random")
+        rule = split or data.split_rule or ("file" if data.split is not None else "random")
         if seed is not None and rule != "random":
             raise BuildError(f"{path}: --seed applies to the random split only; this build uses --split {rule}")
         seed = DEFAULT_SPLIT_SEED if seed is None else seed
