@@ -213,6 +213,7 @@ def _pipeline(args, cache):
     from sitegen.analysis_facts import build_analysis_facts
     from sitegen.beyond import build_beyond_facts
     from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
+    from sitegen.evidence import build_evidence_facts
     from sitegen.exercise_facts import build_exercise_facts
     from sitegen.facts import build_facts
     from sitegen.figures import render_figures
@@ -277,6 +278,7 @@ def _pipeline(args, cache):
         facts.update(build_analysis_facts(precomputed, analyses))
         facts.update(build_exercise_facts(precomputed))
         facts.update(beyond)
+        facts.update(evidence)
         if user is not None:
             user_model.add_user_facts(facts, precomputed)
         return facts
@@ -284,7 +286,9 @@ def _pipeline(args, cache):
     with stage("facts"):
         # the deep dives read only the built-in datasets: their own entry, shared by builds with and without --data
         beyond = cache.get_or_compute("beyond", (literature,), build_beyond_facts)
-        facts = cache.get_or_compute("facts", (precomputed, analyses, user, sources, literature, beyond), all_facts)
+        evidence = cache.get_or_compute("evidence", (), build_evidence_facts)
+        facts = cache.get_or_compute("facts", (precomputed, analyses, user, sources, literature, beyond, evidence),
+                                     all_facts)
     with stage("figures"):  # drawn in each language: keyed by the tables of its strings that the figures read
         editions = [Edition(lang, folder, *content[lang],
                             cache.get_or_compute_reading("figures", (precomputed, lang), content[lang][0],

@@ -8,7 +8,7 @@ public API (documented in the README):
   scores at one or many temperatures;
 * :func:`reliability_bins`, :func:`ece`, :func:`mce`, :func:`max_gap` — binned calibration error,
   equal-width or adaptive (:func:`equal_mass_bounds`: the adaptive scheme's groups);
-* :func:`fit_temperature` — the NLL-minimising temperature, bounded search or on a given grid;
+* :func:`fit_temperature` — the NLL-minimising (or Brier-minimising) temperature, bounded search or on a given grid;
   :func:`fit_weighted_temperatures` — one fit per weighting of the rows (e.g. bootstrap resamples);
   :func:`nll_beta_derivatives` — slope and curvature of NLL in 1/T, and :func:`marginal_balance` — their
   split by group (a :class:`Balance`);
@@ -101,7 +101,7 @@ from .compare import (
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .decision import DECISION_BINS, DECISION_METRICS, metric_changes, paired_changes, temperature_spread, verdict
-from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
+from .fitting import BRIER_PROBES, DEFAULT_BOUNDS, DEFAULT_TOLERANCE, FIT_SCORES, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
 from .io import (
     DEFAULT_SPLIT_SEED,
@@ -181,7 +181,7 @@ __all__ = [
     "DEFAULT_RESAMPLES", "BootstrapSpread", "bootstrap_spread", "resample_counts", "count_prefix",
     "ScoreSet", "BootstrapDraws", "bootstrap_draws", "PairedDifference", "paired_difference", "quantile_standard_error",
     "DATASET_NAMES", "Dataset", "load", "part_masks", "even_odd_split", "datasets", "rng",
-    "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "fit_temperature",
+    "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "BRIER_PROBES", "FIT_SCORES", "fit_temperature",
     "InputError", "Predictions", "load_predictions", "split_masks", "DEFAULT_SPLIT_SEED", "MIN_PART_ROWS",
     "SPLIT_NONE_NOTE", "BOUND_MARGIN", "fit_warnings",
     "fit_weighted_temperatures", "nll_beta_derivatives", "weighted_nll", "Balance", "marginal_balance",

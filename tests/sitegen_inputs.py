@@ -26,6 +26,7 @@ def _compute(precomputed):
     from sitegen.analysis_facts import build_analysis_facts
     from sitegen.beyond import build_beyond_facts
     from sitegen.content import load_strings
+    from sitegen.evidence import build_evidence_facts
     from sitegen.exercise_facts import build_exercise_facts
     from sitegen.facts import build_facts
     from sitegen.figures import render_figures
@@ -37,5 +38,6 @@ def _compute(precomputed):
     facts.update(build_exercise_facts(precomputed))
     content = Path(__file__).resolve().parents[1] / "content"
     facts.update(cached_step("beyond", (content / "literature.toml",), build_beyond_facts))  # by.* and lit.*
+    facts.update(cached_step("evidence", (), build_evidence_facts))  # ev.*
     english = load_strings(content / "en")
     return analyses, facts, render_figures(precomputed, english)
