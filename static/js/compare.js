@@ -34,14 +34,17 @@
   }
 
   /* view: {nll, brier, ece (decoded series), accuracy, fittedIndex, index, currentT,
-   *        base: {nll, brier, ece} (optional), pins: [{key, number, label, index, values: {nll, brier, ece, accuracy, t}}]}.
+   *        base: {nll, brier, ece} (optional), baseAccuracy (the rows' accuracy under temperature scaling, which
+   *        the base rows show: another calibrator's own accuracy belongs to the current row only),
+   *        pins: [{key, number, label, index, values: {nll, brier, ece, accuracy, t}}]}.
    * The current row reads nll/brier/ece at `index`, stating `currentT` when the T applied is off the
    * slider (each group at its own T; `own` labels the row so); the T = 1 and fitted rows read `base` (default: the same series)
    * at their own temperatures. */
   Compare.prototype.setData = function (view) {
     var ui = CT.strings().ui, body = this.body, self = this;
     this.values = { nll: view.nll, brier: view.brier, ece: view.ece, accuracy: view.accuracy, t: view.currentT };
-    var base = view.base ? { nll: view.base.nll, brier: view.base.brier, ece: view.base.ece, accuracy: view.accuracy } : this.values;
+    var baseAccuracy = view.baseAccuracy != null ? view.baseAccuracy : view.accuracy;
+    var base = view.base ? { nll: view.base.nll, brier: view.base.brier, ece: view.base.ece, accuracy: baseAccuracy } : this.values;
     body.textContent = "";
     [[ui.state_t1, CT.core.t1_index, base], [ui.state_fitted, view.fittedIndex, base], [view.own ? ui.state_own : ui.state_current, view.index, this.values]].forEach(function (spec, k) {
       var tr = row(body, spec[0]);
@@ -91,7 +94,7 @@
       compare = compare || new Compare(table);
       compare.setData({
         nll: d.series.nll, brier: d.series.brier, ece: d.series.ece, accuracy: accuracy(d),
-        base: d.base, currentT: appliedT(s, d), own: s.own, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
+        base: d.base, baseAccuracy: d.part.accuracy, currentT: appliedT(s, d), own: s.own, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
       });
       var actions = x.root.querySelector(".compare-actions");
       if (actions) actions.hidden = s.pins.length < 2;
