@@ -46,6 +46,7 @@ public API (documented in the README):
   calibrator, ``predict_proba(logits)`` gives calibrated rows, fitted parameters end in ``_``;
 * :func:`classwise_ece`, :func:`static_calibration_error` (:func:`classwise_bins`) — binned calibration error
   of every class's probability, not only the winner's;
+* :func:`auroc` (:mod:`calib.discrimination`) — the area under the ROC curve of a score for a 0/1 outcome;
 * :func:`corp`, :func:`corp_band` — the CORP reliability diagram (PAV fit of correctness on confidence), its
   consistency band, and the Brier and log score split into miscalibration, discrimination and uncertainty;
 * :func:`paired_changes`, :func:`temperature_spread`, :func:`verdict` (:mod:`calib.decision`) — whether to deploy
@@ -89,6 +90,7 @@ from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .classwise import classwise_bins, classwise_ece, static_calibration_error
 from .compare import (
     CALIBRATORS,
+    COMPARE_COLUMNS,
     COMPARE_SCORES,
     MAX_AFFINE_CLASSES,
     CompareVerdict,
@@ -101,6 +103,7 @@ from .compare import (
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .decision import DECISION_BINS, DECISION_METRICS, metric_changes, paired_changes, temperature_spread, verdict
+from .discrimination import auroc
 from .fitting import BRIER_PROBES, DEFAULT_BOUNDS, DEFAULT_TOLERANCE, FIT_SCORES, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
 from .io import (
@@ -181,6 +184,7 @@ __all__ = [
     "DEFAULT_RESAMPLES", "BootstrapSpread", "bootstrap_spread", "resample_counts", "count_prefix",
     "ScoreSet", "BootstrapDraws", "bootstrap_draws", "PairedDifference", "paired_difference", "quantile_standard_error",
     "DATASET_NAMES", "Dataset", "load", "part_masks", "even_odd_split", "datasets", "rng",
+    "auroc",
     "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "BRIER_PROBES", "FIT_SCORES", "fit_temperature",
     "InputError", "Predictions", "load_predictions", "split_masks", "DEFAULT_SPLIT_SEED", "MIN_PART_ROWS",
     "SPLIT_NONE_NOTE", "BOUND_MARGIN", "fit_warnings",
@@ -204,6 +208,6 @@ __all__ = [
     "classwise_bins", "classwise_ece", "static_calibration_error",
     "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
     "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
-    "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
+    "CALIBRATORS", "COMPARE_SCORES", "COMPARE_COLUMNS", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
     "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
 ]

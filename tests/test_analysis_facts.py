@@ -378,6 +378,10 @@ EXPECTED_IDENTIFIERS = {
     "sklearn": "https://scikit-learn.org/stable/modules/calibration.html",
     "wang_feng_zhang": None,
     "white": "doi:10.2307/1912526", "dimitriadis": "doi:10.1073/pnas.2016191118",  # CORP, PNAS 118(8)
+    # the works the #beyond deep dives cite (once a list of their own; one bibliography since issue 27)
+    "zadrozny_elkan_2001": None, "geifman": "arXiv:1705.08500", "muller": "arXiv:1906.02629",
+    "thulasidasan": "arXiv:1905.11001", "desai_durrett": "arXiv:2003.07892", "mukhoti": "arXiv:2002.09437",
+    "zhang": "arXiv:2003.07329", "kadavath": "arXiv:2207.05221", "openai": "arXiv:2303.08774",
 }
 
 
