@@ -107,8 +107,8 @@ def prior_nll(fit_labels, eval_labels, k):
     """Mean NLL (nats) of ``eval_labels`` under the class frequencies of ``fit_labels`` (add-one smoothed): what a
     model that knows nothing of a row scores.
 
-    >>> round(prior_nll(np.array([0, 0, 1]), np.array([0, 1]), 2), 6)
-    0.752039
+    >>> round(prior_nll(np.array([0, 0, 1]), np.array([0, 1]), 2), 6)  # -(ln 3/5 + ln 2/5) / 2
+    0.713558
     """
     freq = (np.bincount(fit_labels, minlength=k) + 1.0) / (fit_labels.size + k)
     return float(-np.mean(np.log(freq[eval_labels])))

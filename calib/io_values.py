@@ -83,7 +83,7 @@ def sum_tolerance(k, decimals):
     is off by at most half its last digit), never below :data:`PROBABILITY_SUM_TOLERANCE` (the tolerance of
     full-precision values, ``decimals`` None, and of whole numbers, 0).
 
-    >>> sum_tolerance(6, 3), sum_tolerance(6, None)
+    >>> round(sum_tolerance(6, 3), 12), sum_tolerance(6, None)
     (0.003000000003, 0.001)
     """
     if not decimals:  # full precision, or whole numbers (0 and 1: nothing was rounded away)

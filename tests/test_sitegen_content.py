@@ -96,6 +96,7 @@ interval = "[{lo}; {hi}{close}"
 list = "; "
 list_and = " and "
 points = "{value} pp"
+avoid_decimals = 0
 
 [ui]
 button = "Go"
