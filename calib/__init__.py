@@ -51,6 +51,9 @@ public API (documented in the README):
   that applies it, and back (numpy only);
 * :func:`classwise_ece`, :func:`static_calibration_error` (:func:`classwise_bins`) — binned calibration error
   of every class's probability, not only the winner's;
+* :func:`ece_consistency_test`, :func:`skce_test` (:mod:`calib.caltest`) — tests of "this model is calibrated"
+  with a stated size (a :class:`CalibrationTest`): consistency resampling of the ECE, and the squared kernel
+  calibration error (:func:`skce`, :func:`median_bandwidth`);
 * :func:`auroc` (:mod:`calib.discrimination`) — the area under the ROC curve of a score for a 0/1 outcome;
 * :func:`corp`, :func:`corp_band` — the CORP reliability diagram (PAV fit of correctness on confidence), its
   consistency band, and the Brier and log score split into miscalibration, discrimination and uncertainty;
@@ -98,6 +101,7 @@ from .bootstrap import (
     resample_counts,
 )
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
+from .caltest import DEFAULT_TEST_DRAWS, CalibrationTest, ece_consistency_test, median_bandwidth, skce, skce_test
 from .classwise import classwise_bins, classwise_ece, static_calibration_error
 from .compare import (
     BINARY_CALIBRATORS,
@@ -192,7 +196,7 @@ __all__ = [
     "DEFAULT_RESAMPLES", "BootstrapSpread", "bootstrap_spread", "resample_counts", "count_prefix",
     "ScoreSet", "BootstrapDraws", "bootstrap_draws", "PairedDifference", "paired_difference", "quantile_standard_error",
     "DATASET_NAMES", "Dataset", "load", "part_masks", "even_odd_split", "datasets", "rng",
-    "auroc",
+    "auroc", "DEFAULT_TEST_DRAWS", "CalibrationTest", "ece_consistency_test", "skce", "skce_test", "median_bandwidth",
     "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "BRIER_PROBES", "FIT_SCORES", "fit_temperature",
     "InputError", "Predictions", "load_predictions", "split_masks", "DEFAULT_SPLIT_SEED", "MIN_PART_ROWS",
     "SPLIT_NONE_NOTE", "BOUND_MARGIN", "fit_warnings",

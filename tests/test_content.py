@@ -48,7 +48,8 @@ COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll
               "split-table": "07-held-out.md", "test-tube": "07-held-out.md", "chance-demo": "08-chance.md",
               "bin-sweep": "09-bins.md", "smooth-demo": "10-smooth.md", "subgroups": "11-groups.md",
               "reproduce": "14-reproduce.md", "downloads": "14-reproduce.md", "twelve-examples": "16-data.md",
-              "beyond-compare": "12-beyond.md", "beyond-rows": "12-beyond.md", "beyond-decide": "12-beyond.md"}
+              "beyond-compare": "12-beyond.md", "calibration-test": "08-chance.md", "beyond-rows": "12-beyond.md",
+              "beyond-decide": "12-beyond.md"}
 
 # Prose holds words and {{ … }} expressions only: loops, tests, selections and aliases live in the facts
 # (sitegen/facts/results.py, sitegen/facts/uncertainty_facts.py), so a translator never copies template logic.
@@ -632,3 +633,27 @@ def test_terms_come_with_their_definitions(page):
     smooth = section_text(page, "smooth")
     assert "consistent, optimally binned, reproducible, and based on the PAV algorithm" in smooth
     assert "in the Brier score's own units" in smooth
+
+
+def test_calibration_tests_on_the_page_are_the_engines_and_the_claims_hold(page, facts):
+    """Evidence item 2: the p-values beside the ranges. Each ECE is recomputed here with calib.ece on the test rows
+    (15 equal-width bins); the p-values are the facts' (calib.caltest's estimators are tested from their papers
+    in tests/test_caltest.py); the sentences' claims (who is rejected where) hold; the size check covers 5%."""
+    ev = facts["ev"]
+    text = section_text(page, "chance")
+    table = re.search(r'<table[^>]*id="caltest-table".*?</table>', page, re.S).group(0)
+    for row in ev.tests.rows:
+        data, cal, t = _split(row.name)
+        for key, temperature in (("t1", 1.0), ("fit", t)):
+            value = calib.ece(*calib.top_label(data.logits[~cal], data.labels[~cal], temperature), B_TABLE)
+            test = getattr(row, key)
+            assert test.ece.statistic == pytest.approx(value, abs=1e-12)
+            assert pct(value, 1) in table and f"p = {fixed(test.skce.p, 3)}" in table
+            assert 1 / (ev.test_draws + 1) <= test.ece.p <= 1 and 1 / (ev.skce_draws + 1) <= test.skce.p <= 1
+    oc, mixed, s60 = ev.tests.overconfident, ev.tests.mixed, ev.tests.sim_60
+    assert all(t.reject for t in (oc.t1.ece, oc.t1.skce, mixed.t1.ece, mixed.t1.skce, mixed.fit.ece, mixed.fit.skce))
+    assert not any(t.reject for t in (oc.fit.ece, oc.fit.skce, s60.t1.ece, s60.t1.skce))
+    assert oc.t1.ece.p == 1 / (ev.test_draws + 1)  # "the smallest … draws can give"
+    assert ev.size.lo <= ev.level <= ev.size.hi
+    for value in (fixed(oc.fit.ece.p, 3), fixed(mixed.fit.skce.p, 3), pct(ev.size.share, 1), f"{ev.size.sets} outcome"):
+        assert value in text, value
