@@ -214,6 +214,7 @@ def _pipeline(args, cache):
     from sitegen.compute.precompute import precompute_all
     from sitegen.content.sections import load_sections, load_strings, require_same_keys, require_same_sections
     from sitegen.facts.beyond_dives import build_beyond_facts
+    from sitegen.facts.evidence import build_evidence_facts
     from sitegen.facts.exercise_facts import build_exercise_facts
     from sitegen.facts.results import build_facts
     from sitegen.facts.uncertainty_facts import build_analysis_facts
@@ -271,22 +272,25 @@ def _pipeline(args, cache):
         # a large model of a reader's: its calibration and test parts are the long jobs, one per core
         analyses = cache.get_or_compute("analyses", (precomputed,),
                                         lambda: precompute_analyses(precomputed, workers=2 if threaded else 1))
-    # the bibliography and the literature list are read by the facts, so they are in the facts' key
-    sources, literature = ROOT / "content" / "sources.toml", ROOT / "content" / "literature.toml"
+    # the bibliography is read by the facts, so it is in the facts' key
+    sources = ROOT / "content" / "sources.toml"
 
     def all_facts():
         facts = build_facts(precomputed, sources)
         facts.update(build_analysis_facts(precomputed, analyses))
         facts.update(build_exercise_facts(precomputed))
         facts.update(beyond)
+        facts.update(evidence)
         if user is not None:
             user_model.add_user_facts(facts, precomputed)
         return facts
 
     with stage("facts"):
         # the deep dives read only the built-in datasets: their own entry, shared by builds with and without --data
-        beyond = cache.get_or_compute("beyond", (literature,), build_beyond_facts)
-        facts = cache.get_or_compute("facts", (precomputed, analyses, user, sources, literature, beyond), all_facts)
+        beyond = cache.get_or_compute("beyond", (), build_beyond_facts)
+        evidence = cache.get_or_compute("evidence", (), build_evidence_facts)
+        facts = cache.get_or_compute("facts", (precomputed, analyses, user, sources, beyond, evidence),
+                                     all_facts)
     with stage("figures"):  # drawn in each language: keyed by the tables of its strings that the figures read
         editions = [Edition(lang, folder, *content[lang],
                             cache.get_or_compute_reading("figures", (precomputed, lang), content[lang][0],

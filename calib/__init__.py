@@ -8,7 +8,7 @@ public API (documented in the README):
   scores at one or many temperatures;
 * :func:`reliability_bins`, :func:`ece`, :func:`mce`, :func:`max_gap` — binned calibration error,
   equal-width or adaptive (:func:`equal_mass_bounds`: the adaptive scheme's groups);
-* :func:`fit_temperature` — the NLL-minimising temperature, bounded search or on a given grid;
+* :func:`fit_temperature` — the NLL-minimising (or Brier-minimising) temperature, bounded search or on a given grid;
   :func:`fit_weighted_temperatures` — one fit per weighting of the rows (e.g. bootstrap resamples);
   :func:`nll_beta_derivatives` — slope and curvature of NLL in 1/T, and :func:`marginal_balance` — their
   split by group (a :class:`Balance`);
@@ -51,6 +51,10 @@ public API (documented in the README):
   that applies it, and back (numpy only);
 * :func:`classwise_ece`, :func:`static_calibration_error` (:func:`classwise_bins`) — binned calibration error
   of every class's probability, not only the winner's;
+* :func:`ece_consistency_test`, :func:`skce_test` (:mod:`calib.caltest`) — tests of "this model is calibrated"
+  with a stated size (a :class:`CalibrationTest`): consistency resampling of the ECE, and the squared kernel
+  calibration error (:func:`skce`, :func:`median_bandwidth`);
+* :func:`auroc` (:mod:`calib.discrimination`) — the area under the ROC curve of a score for a 0/1 outcome;
 * :func:`corp`, :func:`corp_band` — the CORP reliability diagram (PAV fit of correctness on confidence), its
   consistency band, and the Brier and log score split into miscalibration, discrimination and uncertainty;
 * :func:`paired_changes`, :func:`temperature_spread`, :func:`verdict` (:mod:`calib.decision`) — whether to deploy
@@ -97,10 +101,12 @@ from .bootstrap import (
     resample_counts,
 )
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
+from .caltest import DEFAULT_TEST_DRAWS, CalibrationTest, ece_consistency_test, median_bandwidth, skce, skce_test
 from .classwise import classwise_bins, classwise_ece, static_calibration_error
 from .compare import (
     BINARY_CALIBRATORS,
     CALIBRATORS,
+    COMPARE_COLUMNS,
     COMPARE_SCORES,
     MAX_AFFINE_CLASSES,
     CompareVerdict,
@@ -114,8 +120,9 @@ from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .decision import DECISION_BINS, DECISION_METRICS, metric_changes, paired_changes, temperature_spread, verdict
 from .deploy import DEPLOYABLE, calibrator_record, load_calibrator, save_calibrator
+from .discrimination import auroc
 from .distributed import fit_dask, local_client
-from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
+from .fitting import BRIER_PROBES, DEFAULT_BOUNDS, DEFAULT_TOLERANCE, FIT_SCORES, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
 from .grid import BINNING_ELEMENTS, GridMetrics, grid_metrics
 from .io import (
@@ -189,7 +196,8 @@ __all__ = [
     "DEFAULT_RESAMPLES", "BootstrapSpread", "bootstrap_spread", "resample_counts", "count_prefix",
     "ScoreSet", "BootstrapDraws", "bootstrap_draws", "PairedDifference", "paired_difference", "quantile_standard_error",
     "DATASET_NAMES", "Dataset", "load", "part_masks", "even_odd_split", "datasets", "rng",
-    "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "fit_temperature",
+    "auroc", "DEFAULT_TEST_DRAWS", "CalibrationTest", "ece_consistency_test", "skce", "skce_test", "median_bandwidth",
+    "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "BRIER_PROBES", "FIT_SCORES", "fit_temperature",
     "InputError", "Predictions", "load_predictions", "split_masks", "DEFAULT_SPLIT_SEED", "MIN_PART_ROWS",
     "SPLIT_NONE_NOTE", "BOUND_MARGIN", "fit_warnings",
     "fit_weighted_temperatures", "nll_beta_derivatives", "weighted_nll", "Balance", "marginal_balance",
@@ -213,7 +221,7 @@ __all__ = [
     "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
     "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
     "DEPLOYABLE", "calibrator_record", "save_calibrator", "load_calibrator", "BINARY_CALIBRATORS",
-    "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
+    "CALIBRATORS", "COMPARE_SCORES", "COMPARE_COLUMNS", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
     "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
     "fit_streamed", "fit_dask", "local_client",
 ] + _measures.__all__  # the measures of (confidence, correct), calib/measures.py

@@ -112,6 +112,8 @@ def class_bin_means(ids, targets, edges):
 class _Binned(Calibrator):
     """Shared parameters and prediction of the two binned calibrators."""
 
+    chosen_by = "fixed in advance, not tuned: n_bins bins per class under scheme"
+
     def __init__(self, n_bins=DEFAULT_CALIBRATOR_BINS, scheme="equal-width"):
         self.n_bins = positive_int(n_bins, "n_bins")
         self.scheme = check_choice(scheme, SCHEMES, "scheme")
@@ -176,9 +178,16 @@ class ScalingBinning(_Binned):
             raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
         self.bounds, self.tolerance = (float(low), float(high)), float(tolerance)
 
+    chosen_by = ("T as temperature scaling chooses it; n_bins and scheme fixed in advance, not tuned; T and the "
+                 "bins are fitted on the same calibration rows (Kumar et al. use separate splits for the scaler "
+                 "and the bins)")
+
     def _params(self):
         given = {} if self.temperature is None else {"temperature": self.temperature}
         return {**super()._params(), "bounds": self.bounds, "tolerance": self.tolerance, **given}
+
+    def _chosen(self):
+        return {"temperature": self.temperature_}
 
     def _inputs(self, z):
         return scaled_probs(z, self.temperature_)
@@ -204,6 +213,8 @@ class IsotonicCalibration(Calibrator):
     >>> [v.tolist() for v in iso.values_]
     [[0.0, 0.0, 1.0], [0.0, 1.0, 1.0]]
     """
+
+    chosen_by = "none: the isotonic (PAV) fit has no hyperparameter"
 
     def _fit(self, z, y):
         probs = scaled_probs(z, 1.0)

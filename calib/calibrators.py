@@ -81,13 +81,30 @@ def mean_nll(probs, labels):
         return float(-np.log(picked).mean())
 
 
+def plain_values(value):
+    """``value`` with tuples, numpy arrays and numpy scalars made lists and Python numbers (JSON-ready)."""
+    if isinstance(value, dict):
+        return {key: plain_values(v) for key, v in value.items()}
+    if isinstance(value, (tuple, list, np.ndarray)):
+        return [plain_values(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
 class Calibrator:
-    """What every calibrator shares: argument checks and the fitted-state guard.
+    """What every calibrator shares: argument checks, the fitted-state guard and the hyperparameter record.
 
     A subclass implements ``_fit(z, y)`` on validated logits (n, K) float64 and
     labels (n,) int64, and ``_predict(z)`` on validated logits, returning rows
-    that sum to 1.
+    that sum to 1; it states ``chosen_by`` (how its hyperparameters are chosen,
+    one sentence), ``keeps_ranking`` (True if it never changes the order of a
+    row's classes, so never its most probable class) and, where the fit picks
+    a hyperparameter itself, ``_chosen()`` (those values).
     """
+
+    keeps_ranking = False
+    chosen_by = "no hyperparameter"
 
     def fit(self, logits, labels):
         """Learn the calibration map from ``logits`` (n, K) and integer ``labels`` (n,) in [0, K); returns self."""
@@ -119,6 +136,27 @@ class Calibrator:
 
     def _params(self):
         return {}
+
+    def _settings(self):
+        """The hyperparameters fixed before the fit: the constructor's arguments but a temperature handed over from
+        temperature scaling's own fit (that one is reported as fitted)."""
+        return {key: value for key, value in self._params().items() if key != "temperature"}
+
+    def _chosen(self):
+        """The hyperparameters the fit chose from the rows (default: none)."""
+        return {}
+
+    def hyperparameters(self):
+        """What the calibrator depends on besides its parameters, as plain (JSON-ready) values: ``settings`` (fixed
+        before the fit), ``fitted`` (chosen by the fit from the calibration rows; empty before :meth:`fit`),
+        ``chosen_by`` (how, one sentence) and ``keeps_ranking``.
+
+        >>> TemperatureScaling().hyperparameters()["settings"]
+        {'bounds': [0.05, 10.0], 'tolerance': 1e-07}
+        """
+        fitted = self._chosen() if hasattr(self, "n_classes_") else {}
+        return {"settings": plain_values(self._settings()), "fitted": plain_values(fitted),
+                "chosen_by": self.chosen_by, "keeps_ranking": self.keeps_ranking}
 
 
 def _check_bounds(bounds):
@@ -163,6 +201,12 @@ class TemperatureScaling(_TemperatureSearch):
     1.22975
     """
 
+    keeps_ranking = True
+    chosen_by = ("T minimises the mean NLL of the calibration rows (golden-section search within bounds, to a "
+                 "bracket of tolerance)")
+
+    def _chosen(self):
+        return {"temperature": self.temperature_}
 
     def _fit(self, z, y):
         self.temperature_ = fit_temperature(z, y, bounds=self.bounds, tolerance=self.tolerance)
@@ -205,6 +249,12 @@ class EnsembleTemperatureScaling(_TemperatureSearch):
     (True, (6, 3))
     """
 
+    keeps_ranking = True  # each component orders a row's classes as its logits do (all-uniform weights aside)
+    chosen_by = ("T as temperature scaling chooses it; then the three weights minimise the mixture's mean NLL on "
+                 "the same calibration rows")
+
+    def _chosen(self):
+        return {"temperature": self.temperature_, "weights": self.weights_}
 
     def __init__(self, bounds=DEFAULT_BOUNDS, tolerance=DEFAULT_TOLERANCE, temperature=None):
         super().__init__(bounds, tolerance)

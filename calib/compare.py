@@ -14,8 +14,12 @@ is measured on identical rows. Scores (lower is better for all of them):
 ``cw_ece``   class-wise ECE (:func:`calib.classwise_ece`), ``n_bins`` equal-width bins per class;
 ``smooth``   smooth ECE of the top label (:func:`calib.smooth_ece`).
 
-The top label of a row is its most probable class (the first on ties), so a
-method that changes the ranking also changes which rows are right.
+Beside them, ``accuracy`` (higher is better; :data:`COMPARE_COLUMNS` lists all seven) with its paired range:
+the top label of a row is its most probable class (the first on ties), so a
+method that changes the ranking also changes which rows are right. Temperature
+scaling and ensemble temperature scaling never do (``keeps_ranking``); every
+other calibrator can, and ``changed_rows`` counts the test rows whose top class
+it moved away from the logits' own.
 
 An infinite NLL is reported as it is. Histogram binning and isotonic
 calibration can give the true class probability exactly 0; the mean NLL over
@@ -46,8 +50,8 @@ from .smooth import smooth_ece, smooth_ece_resampled
 from .validation import as_generator, as_quantile_levels, positive_int
 
 __all__ = ["CALIBRATORS", "BINARY_CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "COMPARE_SCORES",
-           "COMPARE_BINS", "Comparison", "CompareVerdict", "compare_calibrators", "compare_parts", "compare_verdict",
-           "comparison_record", "method_row_scores"]
+           "COMPARE_COLUMNS", "COMPARE_BINS", "Comparison", "CompareVerdict", "compare_calibrators", "compare_parts",
+           "compare_verdict", "comparison_record", "method_row_scores"]
 
 # name → calibrator class, in the order of the table; "temperature" is the reference
 CALIBRATORS = {
@@ -59,19 +63,22 @@ BINARY_CALIBRATORS = {"platt": PlattScaling}  # offered beside the others for a 
 AFFINE_METHODS = ("vector", "matrix", "dirichlet")
 _SHARE_T = ("scaling-binning", "ensemble-temperature")  # fit T as temperature scaling does, with its defaults
 MAX_AFFINE_CLASSES = 100   # above this many classes the affine calibrators are skipped
-COMPARE_SCORES = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")
+COMPARE_SCORES = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")  # lower is better: the verdict's scores
+COMPARE_COLUMNS = COMPARE_SCORES + ("accuracy",)  # every column of the table (accuracy: higher is better)
 COMPARE_BINS = 15          # bins of every binned score (as Guo et al. report)
 _BLOCK_ELEMENTS = 1 << 23  # (resample, row) weights of the draws held at once (as float64: 64 MiB)
 
 
 class Comparison(NamedTuple):
-    """The table of :func:`compare_calibrators`: M methods (row 0 is temperature scaling) by the scores.
+    """The table of :func:`compare_calibrators`: M methods (row 0 is temperature scaling) by the columns.
 
-    ``scores[s]`` (M,): each method's score ``s`` on the test rows (``inf`` for an infinite NLL);
+    Every dict is keyed by :data:`COMPARE_COLUMNS`. ``scores[s]`` (M,): each method's score ``s`` on the test
+    rows (``inf`` for an infinite NLL);
     ``change[s]`` (M,): method minus temperature scaling; ``spread[s]`` (M, Q): the ``quantiles`` of that
     change over the paired resamples; ``share_lower[s]`` (M,): the share of resamples in which the method
     scores strictly lower than temperature scaling. ``zero_rows`` (M,): test rows whose label got
-    probability 0. ``skipped``: ``{method: reason}``. ``calibrators``: the fitted calibrators by name.
+    probability 0. ``changed_rows`` (M,): test rows whose most probable class differs from the logits' argmax.
+    ``skipped``: ``{method: reason}``. ``calibrators``: the fitted calibrators by name.
     """
 
     methods: Tuple[str, ...]
@@ -89,6 +96,7 @@ class Comparison(NamedTuple):
     zero_rows: np.ndarray
     skipped: Dict[str, str]
     calibrators: Dict[str, object]
+    changed_rows: np.ndarray
 
 
 def method_row_scores(probs, labels):
@@ -158,8 +166,9 @@ def _compact_counts(n, resamples, gen):
 
 
 def _draws(probs, labels, nll, brier, conf, hits, counts, n_bins):
-    """Every resample's six scores for one method, ``{score: (R,)}``, and the class-wise ECE of the sample itself
-    (the same product with every row counted once: :func:`calib.classwise_ece`'s value, to rounding).
+    """Every resample's seven columns for one method, ``{column: (R,)}`` (:data:`COMPARE_COLUMNS`), and the
+    class-wise ECE of the sample itself (the same product with every row counted once: :func:`calib.classwise_ece`'s
+    value, to rounding).
 
     Blocks of resamples of :data:`_BLOCK_ELEMENTS` (resample, row) weights at a time; what does not depend on the
     counts (the sparse bin operators, the sort of the confidences, the smooth ECE's mesh deposits) is built once.
@@ -172,7 +181,7 @@ def _draws(probs, labels, nll, brier, conf, hits, counts, n_bins):
     top = _gap_operators(conf[:, None], np.where(hits, 0, -1), n_bins)
     order = np.argsort(conf, kind="stable")
     deposits = {}
-    out = {s: np.empty(resamples) for s in COMPARE_SCORES}
+    out = {s: np.empty(resamples) for s in COMPARE_COLUMNS}
     point = float(_binned_gap_draws(classes, np.ones((n, 1)), n_bins).mean())
     block = max(1, _BLOCK_ELEMENTS // n)
     for r0 in range(0, resamples, block):  # weighted by the counts: no resample's rows are gathered
@@ -183,6 +192,7 @@ def _draws(probs, labels, nll, brier, conf, hits, counts, n_bins):
         out["nll"][rows] = weights @ finite / n
         out["nll"][rows][part[:, zero].sum(axis=1) > 0] = np.inf
         out["brier"][rows] = weights @ brier / n
+        out["accuracy"][rows] = weights @ hits / n
         out["cw_ece"][rows] = _binned_gap_draws(classes, columns, n_bins).mean(axis=1)
         out["ece_w"][rows] = _binned_gap_draws(top, columns, n_bins)[:, 0]
         out["ece_a"][rows] = adaptive_ece_resampled(conf, hits, part, n_bins, order=order)
@@ -246,10 +256,11 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     methods = tuple(name for name in available if name not in skipped)
     n = y_test.size
     counts = _compact_counts(n, resamples, as_generator(int(seed)))
-    fits = {}
+    fits, raw_top = {}, np.argmax(z_test, axis=1)
 
     def fit_and_score(name):
-        """The fitted calibrator of ``name``, its test rows with label probability 0, its scores and their draws."""
+        """The fitted calibrator of ``name``, its test rows with label probability 0, its test rows whose top class
+        it changes, its scores and their draws."""
         calibrator = (fitted or {}).get(name)
         if calibrator is None:
             # the calibrators built on temperature scaling take its T: the search they would run is the same one
@@ -258,12 +269,13 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
             calibrator = available[name](**shared).fit(z_cal, y_cal)
         probs = calibrator.predict_proba(z_test)
         nll, brier, conf, hits = method_row_scores(probs, y_test)
+        changed = int(np.sum(np.argmax(probs, axis=1) != raw_top))
         resampled, classwise = _draws(probs, y_test, nll, brier, conf, hits, counts, n_bins)
         del probs
         point = {"nll": float(np.mean(nll)), "brier": float(np.mean(brier)),
                  "ece_w": ece(conf, hits, n_bins, "equal-width"), "ece_a": ece(conf, hits, n_bins, "adaptive"),
-                 "cw_ece": classwise, "smooth": float(smooth_ece(conf, hits).value[0])}
-        return calibrator, int(np.sum(~np.isfinite(nll))), point, resampled
+                 "cw_ece": classwise, "smooth": float(smooth_ece(conf, hits).value[0]), "accuracy": float(hits.mean())}
+        return calibrator, int(np.sum(~np.isfinite(nll))), changed, point, resampled
 
     done = {}
     if "temperature" in methods:  # first: the methods of _SHARE_T take its T
@@ -280,21 +292,22 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
 
         with threadpoolctl.threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
             done.update(zip(rest, pool.map(fit_and_score, rest)))
-    scores, draws, zero_rows = {s: [] for s in COMPARE_SCORES}, {s: [] for s in COMPARE_SCORES}, []
+    scores, draws, zero_rows, changed_rows = {s: [] for s in COMPARE_COLUMNS}, {s: [] for s in COMPARE_COLUMNS}, [], []
     for name in methods:
-        fits[name], zero, point, resampled = done[name]
+        fits[name], zero, changed, point, resampled = done[name]
         zero_rows.append(zero)
-        for s in COMPARE_SCORES:
+        changed_rows.append(changed)
+        for s in COMPARE_COLUMNS:
             scores[s].append(point[s])
             draws[s].append(resampled[s])
     table = {s: np.array(v) for s, v in scores.items()}
     change, spread, lower = {}, {}, {}
-    for s in COMPARE_SCORES:
+    for s in COMPARE_COLUMNS:
         with np.errstate(invalid="ignore"):
             change[s] = table[s] - table[s][0]
         spread[s], lower[s] = paired_against(np.stack(draws[s], axis=1), q)  # draws (R, M): paired on the rows
     return Comparison(methods, int(y_cal.size), int(n), int(k), n_bins, resamples, int(seed), q, table, change,
-                      spread, lower, np.array(zero_rows), skipped, fits)
+                      spread, lower, np.array(zero_rows), skipped, fits, np.array(changed_rows))
 
 
 # ------------------------------------------------------------------ the verdict and the record of a comparison
@@ -343,13 +356,17 @@ def compare_parts(logits, labels, parts, n_resamples=DEFAULT_RESAMPLES, seed=0, 
 
 def comparison_record(result):
     """A :class:`Comparison` and its :func:`compare_verdict` as plain values (``None`` for ``inf``): what
-    ``compare --json`` prints besides the file and the split."""
+    ``compare --json`` prints besides the file and the split. Each method carries its ``hyperparameters``
+    (:meth:`calib.calibrators.Calibrator.hyperparameters`: settings, fitted values, how they were chosen),
+    ``changed_rows`` and every column of :data:`COMPARE_COLUMNS`."""
     methods = []
     for i, name in enumerate(result.methods):
-        methods.append({"method": name, "zero_probability_rows": int(result.zero_rows[i]), "scores": {
+        methods.append({"method": name, "zero_probability_rows": int(result.zero_rows[i]),
+                        "changed_rows": int(result.changed_rows[i]),
+                        "hyperparameters": result.calibrators[name].hyperparameters(), "scores": {
             s: {"value": _plain(result.scores[s][i]), "change": _plain(result.change[s][i]),
                 "range": [_plain(v) for v in result.spread[s][i]], "share_lower": float(result.share_lower[s][i])}
-            for s in COMPARE_SCORES}})
+            for s in COMPARE_COLUMNS}})
     v = compare_verdict(result)
     return {"k": result.n_classes, "reference": "temperature", "n_bins": result.n_bins,
             "n_resamples": result.n_resamples, "bootstrap_seed": result.seed, "quantiles": list(result.quantiles),

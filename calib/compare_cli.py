@@ -17,7 +17,7 @@ import numpy as np
 from .bootstrap import DEFAULT_RESAMPLES
 from .cli_data import load_run, run_warnings
 from .cli_output import add_common_options, default_workers, deploy_hint, finish, print_problems, save_record
-from .compare import COMPARE_SCORES, compare_parts, comparison_record
+from .compare import COMPARE_COLUMNS, compare_parts, comparison_record
 from .deploy import calibrator_record
 from .io import InputError
 
@@ -25,7 +25,7 @@ __all__ = ["SCORE_LABELS", "comparison_report", "comparison_text", "winner", "ad
            "run_compare_command"]
 
 SCORE_LABELS = {"nll": "NLL (nats)", "brier": "Brier", "ece_w": "ECE equal-width", "ece_a": "ECE adaptive",
-                "cw_ece": "class-wise ECE", "smooth": "smooth ECE"}
+                "cw_ece": "class-wise ECE", "smooth": "smooth ECE", "accuracy": "accuracy (higher is better)"}
 
 
 def winner(result):
@@ -72,6 +72,13 @@ def _cell(value, digits=4):
     return "inf" if value is None else f"{value:.{digits}f}"
 
 
+def _short(value):
+    """A hyperparameter for the text table: numbers to four significant digits, lists in brackets."""
+    if isinstance(value, list):
+        return "[" + " ".join(_short(v) for v in value) + "]"
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
 def comparison_text(report):
     """The report of :func:`comparison_report` as a table: one block per score, one line per method."""
     q = report["quantiles"]
@@ -84,7 +91,7 @@ def comparison_text(report):
              f"probability 0"]
     for name, reason in report["skipped"].items():
         lines.append(f"{name}: {reason}")
-    for s in COMPARE_SCORES:
+    for s in COMPARE_COLUMNS:
         lines.append(f"{SCORE_LABELS[s]} ({report['n_bins']} bins)" if s in ("ece_w", "ece_a", "cw_ece")
                      else SCORE_LABELS[s])
         for m in report["methods"]:
@@ -92,6 +99,12 @@ def comparison_text(report):
             low, high = cell["range"]
             lines.append(f"  {m['method']:22s} {_cell(cell['value']):>8s}  change {_cell(cell['change']):>8s}"
                          f"  [{_cell(low)}, {_cell(high)}]")
+    lines.append("hyperparameters (settings; fitted) and test rows whose top class the calibrator changed")
+    for m in report["methods"]:
+        h = m["hyperparameters"]
+        values = "; ".join(", ".join(f"{k}={_short(v)}" for k, v in part.items()) or "-"
+                           for part in (h["settings"], h["fitted"]))
+        lines.append(f"  {m['method']:22s} {values}; changed {m['changed_rows']}")
     beats = report["verdict"]["beats"]
     lines.append("verdict: " + ("; ".join(f"{m} beats temperature scaling beyond its range on {', '.join(v)}"
                                           for m, v in beats.items())

@@ -26,10 +26,12 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .bootstrap import resample_counts
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 from .validation import as_correct, as_generator, as_probabilities, as_quantile_levels, positive_int
 
-__all__ = ["pav", "ScoreDecomposition", "CORP", "corp", "CORPBand", "corp_band", "DEFAULT_BAND_RESAMPLES"]
+__all__ = ["pav", "ScoreDecomposition", "CORP", "corp", "CORPBand", "corp_band", "DEFAULT_BAND_RESAMPLES",
+           "DecompositionSpread", "corp_decomposition_spread", "brier_decomposition"]
 
 DEFAULT_BAND_RESAMPLES = 1000  # outcome draws behind the consistency band
 
@@ -184,3 +186,70 @@ def corp_band(confidence, n_resamples=DEFAULT_BAND_RESAMPLES, quantiles=SPREAD_Q
     for r in range(n_resamples):  # one PAV per resample (each a vectorised pass over the knots)
         curves[r] = _isotonic(successes[r] / count, count)
     return CORPBand(knots, levels, sorted_quantiles(curves.T, levels))
+
+
+def brier_decomposition(confidence, hits, weights=None):
+    """CORP's decomposition of the mean Brier score of (confidence, 0/1 outcome) pairs, rows weighted by ``weights``
+    (None: 1; a weight of 0 leaves the row out): ``(score, MCB, DSC, UNC)``, Brier units, score = MCB − DSC + UNC.
+
+    The recalibrated forecast is the weighted PAV fit (:func:`pav`); UNC = r̄ (1 − r̄) with r̄ the weighted mean
+    outcome. Inputs are validated by the caller: 1-D float arrays of one length, outcomes 0 or 1.
+
+    >>> [round(v, 4) for v in brier_decomposition(np.array([0.6, 0.7, 0.8, 0.9]), np.array([1.0, 0.0, 1.0, 1.0]))]
+    [0.175, 0.05, 0.0625, 0.1875]
+    """
+    w = np.ones_like(confidence) if weights is None else np.asarray(weights, dtype=np.float64)
+    keep = w > 0
+    conf, y, w = confidence[keep], hits[keep], w[keep]
+    knots, fitted, _ = pav(conf, y, w)
+    recalibrated = fitted[np.searchsorted(knots, conf)]
+    total = w.sum()
+    rate = float(w @ y / total)
+    score = float(w @ (conf - y) ** 2 / total)
+    recal = float(w @ (recalibrated - y) ** 2 / total)
+    uncertainty = rate * (1.0 - rate)
+    return score, score - recal, uncertainty - recal, uncertainty
+
+
+class DecompositionSpread(NamedTuple):
+    """How much CORP's Brier decomposition moves (see :func:`corp_decomposition_spread`).
+
+    ``quantiles`` the levels; ``score``, ``miscalibration``, ``discrimination``, ``uncertainty``: each (Q,), the
+    bootstrap quantiles of that term over ``n_resamples`` resamples of the rows; ``null_miscalibration`` (Q,):
+    the quantiles of MCB when every outcome is redrawn as Bernoulli(confidence), i.e. for a calibrated model
+    with the same confidences (how far above zero MCB sits by chance).
+    """
+
+    quantiles: tuple
+    score: np.ndarray
+    miscalibration: np.ndarray
+    discrimination: np.ndarray
+    uncertainty: np.ndarray
+    null_miscalibration: np.ndarray
+    n_resamples: int
+
+
+def corp_decomposition_spread(confidence, correct, n_resamples=DEFAULT_BAND_RESAMPLES, quantiles=SPREAD_QUANTILES,
+                              rng=0):
+    """Uncertainty of CORP's decomposition S = MCB − DSC + UNC of the Brier score (Dimitriadis et al. 2021).
+
+    ``n_resamples`` bootstrap resamples of the (confidence, correct) rows (:func:`calib.resample_counts`, the
+    PAV refitted to each, the rows weighted by their counts) give each term's ``quantiles`` (numpy's "linear"
+    rule; default 5% and 95%); as many outcome sets redrawn as Bernoulli(confidence) give MCB's distribution
+    under calibration. ``rng`` a Generator or a non-negative int seed (the resamples first, then the outcome
+    sets). Returns a :class:`DecompositionSpread`.
+
+    >>> spread = corp_decomposition_spread([0.6, 0.7, 0.8, 0.9] * 5, [1, 0, 1, 1] * 5, n_resamples=50, rng=1)
+    >>> spread.miscalibration.shape, bool(np.all(spread.null_miscalibration >= 0))
+    ((2,), True)
+    """
+    conf, hits = _check_pairs(confidence, correct)
+    n_resamples = positive_int(n_resamples, "n_resamples")
+    levels = as_quantile_levels(quantiles)
+    generator = as_generator(rng)
+    counts = resample_counts(conf.size, n_resamples, generator)
+    terms = np.array([brier_decomposition(conf, hits, row) for row in counts])  # (R, 4), one PAV per resample
+    outcomes = generator.random((n_resamples, conf.size)) < conf
+    null = np.array([brier_decomposition(conf, o.astype(np.float64))[1] for o in outcomes])
+    q = sorted_quantiles(np.concatenate([terms.T, null[None]]), levels)  # (Q, 5)
+    return DecompositionSpread(levels, q[:, 0], q[:, 1], q[:, 2], q[:, 3], q[:, 4], n_resamples)

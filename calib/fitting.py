@@ -1,7 +1,10 @@
-"""Fitting the temperature: minimise the mean NLL over T.
+"""Fitting the temperature: minimise the mean NLL (or the mean Brier score) over T.
 
 NLL is convex in the inverse temperature 1/T, hence unimodal in T on any
-interval, which is what makes a golden-section search safe.
+interval, which is what makes a golden-section search safe. The Brier score
+is not convex in 1/T, so its search first locates the valley among
+:data:`BRIER_PROBES` geometric probes and runs the golden-section search
+between the lowest probe's neighbours.
 
 Each probe of the search evaluates the NLL alone (no Brier, no confidence)
 on rows prepared once (the row-max shift and the label's logit are taken
@@ -11,13 +14,16 @@ before the search starts), in one reusable work buffer per worker.
 import numpy as np
 
 from .blocks import BLOCK_ELEMENTS, Workspace, block_shape
-from .scaling import _prepare, as_labels, as_logits, nll_grid, nll_over_rows
-from .validation import positive_int
+from .scaling import _grid_pass, _prepare, as_labels, as_logits, nll_grid, nll_over_rows
+from .validation import check_choice, positive_int
 
-__all__ = ["DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "fit_temperature", "golden_section_minimise"]
+__all__ = ["DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "BRIER_PROBES", "FIT_SCORES", "fit_temperature",
+           "golden_section_minimise"]
 
 DEFAULT_BOUNDS = (0.05, 10.0)  # search interval of the bounded fit (dimensionless temperatures)
 DEFAULT_TOLERANCE = 1e-7       # width of the final golden-section bracket (same units as T)
+BRIER_PROBES = 64              # geometric probes over the bounds that locate the Brier score's valley
+FIT_SCORES = ("nll", "brier")  # the scores a temperature can be fitted to
 _INV_PHI = (np.sqrt(5.0) - 1.0) / 2.0
 
 
@@ -49,15 +55,21 @@ def golden_section_minimise(objective, low, high, tolerance=DEFAULT_TOLERANCE):
 
 
 def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_BOUNDS,
-                    tolerance=DEFAULT_TOLERANCE, workers=1):
-    """The temperature T (dimensionless, > 0) that minimises mean NLL on (logits, labels).
+                    tolerance=DEFAULT_TOLERANCE, workers=1, score="nll"):
+    """The temperature T (dimensionless, > 0) that minimises the mean ``score`` on (logits, labels).
 
+    ``score`` is ``"nll"`` (the default: mean negative log-likelihood, nats) or
+    ``"brier"`` (mean multiclass Brier score, :func:`calib.brier`).
     ``method="bounded"`` runs a golden-section search on T within ``bounds``
     down to a bracket of ``tolerance`` (default 1e-7, so the answer is within
-    1e-7 of the bounded minimiser). ``method="grid"`` returns the point of
-    ``grid`` (a 1-D array of temperatures, required) with the smallest NLL
-    (first on ties). ``workers`` threads share the rows of each probe
-    (bounded) or the grid's temperatures (grid); the answer does not depend on it.
+    1e-7 of the bounded minimiser). NLL is convex in 1/T, so the search spans
+    the whole interval; the Brier score need not be, so its search first takes
+    the lowest of :data:`BRIER_PROBES` geometrically spaced probes of ``bounds``
+    and searches between that probe's two neighbours (exact whenever the score
+    has one valley there). ``method="grid"`` returns the point of ``grid`` (a
+    1-D array of temperatures, required) with the smallest score (first on
+    ties). ``workers`` threads share the rows of each probe (bounded) or the
+    grid's temperatures (grid); the answer does not depend on it.
 
     >>> z = [[3, 1, 0], [2.5, 1, 0], [3, .5, 0], [1.5, 2, 0], [.5, 0, 1.5], [2, 2.2, 0]]
     >>> y = [0, 0, 1, 1, 2, 0]
@@ -65,10 +77,13 @@ def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_
     1.22975
     >>> fit_temperature(z, y, method="grid", grid=[0.5, 1.0, 1.25, 2.0])
     1.25
+    >>> round(fit_temperature(z, y, score="brier"), 4)
+    0.4761
     """
     z = as_logits(logits)
     y = as_labels(labels, z.shape[0], z.shape[1])
     workers = positive_int(workers, "workers")
+    score = check_choice(score, FIT_SCORES, "score")
     rows = _prepare(z, y)
     if method == "bounded":
         low, high = bounds
@@ -76,6 +91,8 @@ def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_
             raise ValueError(f"bounds must satisfy 0 < low < high < inf; got {bounds!r}")
         if not (np.isfinite(tolerance) and tolerance > 0):
             raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
+        if score == "brier":
+            return _fit_brier(rows, low, high, tolerance, workers)
         chunks = -(-z.shape[0] // block_shape(*z.shape, 1)[1])
         size = max(BLOCK_ELEMENTS, block_shape(*z.shape, 1)[1] * z.shape[1])
         workspaces = [Workspace(size, z.shape[1]) for _ in range(min(workers, chunks))]
@@ -88,5 +105,19 @@ def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_
             raise ValueError("grid must be a non-empty 1-D array of temperatures")
         if not (np.all(np.isfinite(temps)) and np.all(temps > 0)):
             raise ValueError("grid: every temperature must be positive and finite")
-        return float(temps[np.argmin(nll_grid(rows, temps, workers))])
+        values = _brier_at(rows, temps, workers) if score == "brier" else nll_grid(rows, temps, workers)
+        return float(temps[np.argmin(values)])
     raise ValueError(f"method must be 'bounded' or 'grid'; got {method!r}")
+
+
+def _brier_at(rows, temps, workers):
+    """Mean Brier score of prepared ``rows`` at each of ``temps`` (G,): (G,)."""
+    return _grid_pass(rows, np.asarray(temps, dtype=np.float64), BLOCK_ELEMENTS, workers)[1]
+
+
+def _fit_brier(rows, low, high, tolerance, workers):
+    """Brier's bounded minimiser: the lowest of BRIER_PROBES geometric probes, refined between its neighbours."""
+    probes = np.geomspace(low, high, BRIER_PROBES)
+    best = int(np.argmin(_brier_at(rows, probes, workers)))
+    lo, hi = probes[max(best - 1, 0)], probes[min(best + 1, probes.size - 1)]
+    return golden_section_minimise(lambda t: float(_brier_at(rows, [t], workers)[0]), lo, hi, tolerance)

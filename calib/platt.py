@@ -84,6 +84,9 @@ class PlattScaling(Calibrator):
     (True, (6, 2))
     """
 
+    chosen_by = ("none: the slope and bias minimise the cross-entropy against Platt's smoothed targets, fixed by "
+                 "the class counts (no penalty to choose)")
+
     def _fit(self, z, y):
         features = platt_features(z)
         targets = platt_targets(y, z.shape[1])

@@ -25,6 +25,7 @@ def _compute(precomputed):
     from sitegen.analyses.uncertainty import precompute_analyses
     from sitegen.content.sections import load_strings
     from sitegen.facts.beyond_dives import build_beyond_facts
+    from sitegen.facts.evidence import build_evidence_facts
     from sitegen.facts.exercise_facts import build_exercise_facts
     from sitegen.facts.results import build_facts
     from sitegen.facts.uncertainty_facts import build_analysis_facts
@@ -36,6 +37,7 @@ def _compute(precomputed):
     facts.update(build_analysis_facts(precomputed, analyses))
     facts.update(build_exercise_facts(precomputed))
     content = Path(__file__).resolve().parents[1] / "content"
-    facts.update(cached_step("beyond", (content / "literature.toml",), build_beyond_facts))  # by.* and lit.*
+    facts.update(cached_step("beyond", (), build_beyond_facts))  # by.*
+    facts.update(cached_step("evidence", (), build_evidence_facts))  # ev.*
     english = load_strings(content / "en")
     return analyses, facts, render_figures(precomputed, english)

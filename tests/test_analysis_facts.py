@@ -339,9 +339,29 @@ def test_worked_example_roles_and_verdict(inputs):
 
 def test_brier_and_nll_agree_only_where_the_family_holds_the_truth(inputs):
     facts = inputs[2]
-    oc, mixed = facts["overconfident"], facts["mixed"]
-    assert abs(oc.brier_grid_t - oc.fitted_t) < 0.02
-    assert mixed.brier_grid_t < 1 < mixed.fitted_t
+    oc, mixed, brier_t = facts["overconfident"], facts["mixed"], facts["ev"].brier_t
+    assert abs(brier_t.overconfident - oc.fitted_t) < 0.02
+    assert brier_t.mixed < 1 < mixed.fitted_t and brier_t.six < 1 < facts["six"].fitted_t
+
+
+@pytest.mark.parametrize("name", ["six", "overconfident", "mixed"])
+def test_brier_temperature_is_the_bounded_minimiser_not_a_grid_point(inputs, name):
+    """Issue 27, correction 1: the page prints Brier's T to four decimals beside NLL's exact optimum, so the
+    fact is SciPy's bounded minimiser of an independently written Brier score to that precision."""
+    import scipy.optimize
+    import scipy.special
+
+    data = calib.load(name)
+    rows = data.is_calibration if data.is_calibration is not None else np.ones(data.labels.size, bool)
+    z, y = data.logits[rows], data.labels[rows]
+    onehot = np.eye(z.shape[1])[y]
+
+    def brier(t):
+        return float(((scipy.special.softmax(z / t, axis=1) - onehot) ** 2).sum(axis=1).mean())
+
+    want = scipy.optimize.minimize_scalar(brier, bounds=(0.05, 10), method="bounded", options={"xatol": 1e-9}).x
+    got = getattr(inputs[2]["ev"].brier_t, fact_key(name))
+    assert f"{got:.4f}" == f"{want:.4f}"
 
 
 EXPECTED_IDENTIFIERS = {
@@ -358,6 +378,10 @@ EXPECTED_IDENTIFIERS = {
     "sklearn": "https://scikit-learn.org/stable/modules/calibration.html",
     "wang_feng_zhang": None,
     "white": "doi:10.2307/1912526", "dimitriadis": "doi:10.1073/pnas.2016191118",  # CORP, PNAS 118(8)
+    # the works the #beyond deep dives cite (once a list of their own; one bibliography since issue 27)
+    "zadrozny_elkan_2001": None, "geifman": "arXiv:1705.08500", "muller": "arXiv:1906.02629",
+    "thulasidasan": "arXiv:1905.11001", "desai_durrett": "arXiv:2003.07892", "mukhoti": "arXiv:2002.09437",
+    "zhang": "arXiv:2003.07329", "kadavath": "arXiv:2207.05221", "openai": "arXiv:2303.08774",
 }
 
 

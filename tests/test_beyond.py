@@ -49,11 +49,13 @@ def test_table_is_every_calibrator_scored_directly(sim):
                         "brier": float(np.mean(np.sum((probs - np.eye(3)[yt]) ** 2, axis=1))),
                         "ece_w": calib.ece(conf, hits, 15), "ece_a": calib.ece(conf, hits, 15, "adaptive"),
                         "cw_ece": calib.classwise_ece(probs, yt, 15),
-                        "smooth": float(calib.smooth_ece(conf, hits).value[0])}
+                        "smooth": float(calib.smooth_ece(conf, hits).value[0]), "accuracy": float(hits.mean())}
         for score, value in expected.items():
             got = result.scores[score][i]
             assert (np.isinf(value) and np.isinf(got)) or abs(got - value) < 1e-9, (name, score, got, value)
         assert result.zero_rows[i] == int(np.sum(p_true == 0))
+        assert result.changed_rows[i] == int(np.sum(probs.argmax(axis=1) != zt.argmax(axis=1)))
+    assert set(expected) == set(calib.COMPARE_COLUMNS)
     assert result.zero_rows[result.methods.index("isotonic")] > 0  # the ∞ case is exercised
     assert np.isinf(result.scores["nll"][result.methods.index("isotonic")])
 
@@ -73,6 +75,7 @@ def test_ranges_are_paired_over_the_same_resamples(sim):
             "ece_a": np.array([calib.ece(conf[r], hits[r], 15, "adaptive") for r in idx]),
             "cw_ece": np.array([calib.classwise_ece(probs[r], yt[r], 15) for r in idx]),
             "smooth": np.array([calib.smooth_ece(conf[r], hits[r]).value[0] for r in idx]),
+            "accuracy": np.array([hits[r].mean() for r in idx]),
         }
     for name in ("matrix", "histogram"):
         i = result.methods.index(name)
@@ -128,6 +131,45 @@ def test_resampled_adaptive_and_smooth_ece_equal_the_gathered_resamples(n):
     assert np.allclose(got.value, expected.value, atol=1e-12, rtol=0) and np.array_equal(got.sigma, expected.sigma)
 
 
+def test_only_the_ranking_keepers_never_change_a_prediction():
+    """Temperature and ensemble temperature scaling keep every row's order of classes (a positive rescaling of
+    the logits, and a mixture of two such rescalings with the uniform distribution), so no top class moves on
+    random logits; every other calibrator moves some top class on the built-in sets (the page says which can)."""
+    rng = np.random.default_rng(11)
+    z = rng.normal(size=(400, 5)) * rng.uniform(0.5, 4.0, size=(400, 1))
+    y = rng.integers(0, 5, 400)
+    keepers = {name for name, cls in calib.CALIBRATORS.items() if cls.keeps_ranking}
+    assert keepers == {"temperature", "ensemble-temperature"}
+    for name in keepers:
+        probs = calib.CALIBRATORS[name]().fit(z[:200], y[:200]).predict_proba(z[200:])
+        assert np.array_equal(probs.argmax(axis=1), z[200:].argmax(axis=1)), name
+    moved = set()
+    for data_name in ("overconfident", "mixed"):
+        zc, yc, zt, yt = split(data_name)
+        from sitegen.analyses.calibrator_fits import method_fits
+        for name, fitted in method_fits(data_name).items():
+            if np.any(fitted.predict_proba(zt).argmax(axis=1) != zt.argmax(axis=1)):
+                moved.add(name)
+    assert moved == set(calib.CALIBRATORS) - keepers
+
+
+def test_every_calibrator_states_its_hyperparameters():
+    """Each record names how its values were chosen and holds what the fit chose (issue 27, correction 5)."""
+    zc, yc, _, _ = split("sim-600")
+    for name, cls in calib.CALIBRATORS.items():
+        record = cls().fit(zc, yc).hyperparameters()
+        assert set(record) == {"settings", "fitted", "chosen_by", "keeps_ranking"} and record["chosen_by"]
+        json.dumps(record, allow_nan=False)  # plain values
+    matrix = calib.MatrixScaling().fit(zc, yc).hyperparameters()
+    assert matrix["fitted"]["strength"] in matrix["settings"]["strengths"]
+    assert matrix["fitted"]["strength"] == matrix["settings"]["strengths"][int(np.argmin(matrix["fitted"]["cv_nll"]))]
+    binning = calib.ScalingBinning().fit(zc, yc).hyperparameters()
+    assert binning["settings"]["n_bins"] == 15 and binning["settings"]["scheme"] == "adaptive"
+    assert binning["fitted"]["temperature"] == pytest.approx(calib.fit_temperature(zc, yc), abs=1e-6)
+    assert calib.HistogramBinning().hyperparameters()["settings"] == {"n_bins": 15, "scheme": "equal-width"}
+    assert calib.VectorScaling().hyperparameters()["settings"] == {"strength": 0.0}
+
+
 def test_inf_quantiles():
     finite = np.random.default_rng(0).random((31, 3))
     assert np.allclose(calib.inf_quantiles(finite, (0.05, 0.5, 0.95)), np.quantile(finite, [0.05, 0.5, 0.95], axis=0))
@@ -161,7 +203,10 @@ def test_cli_json_agrees_with_the_engine(sim_file):
     assert [m["method"] for m in report["methods"]] == list(result.methods)
     assert report["split"]["parts"] == {"calibration": 300, "test": 300} and report["n_resamples"] == 30
     for i, m in enumerate(report["methods"]):
-        for score in calib.COMPARE_SCORES:
+        fitted = result.calibrators[m["method"]]
+        assert m["hyperparameters"] == json.loads(json.dumps(fitted.hyperparameters()))
+        assert m["changed_rows"] == int(result.changed_rows[i])
+        for score in calib.COMPARE_COLUMNS:
             cell, value = m["scores"][score], result.scores[score][i]
             assert (cell["value"] is None) == bool(np.isinf(value))  # JSON has no infinity: null stands for it
             if cell["value"] is not None:
@@ -172,7 +217,8 @@ def test_cli_json_agrees_with_the_engine(sim_file):
                                  "worse": {m: list(s) for m, s in verdict.worse.items()}}
     text = run_cli("compare", sim_file, "--resamples", "30")
     assert text.returncode == 0 and "isotonic" in text.stdout and "inf" in text.stdout
-    assert text.stdout.strip().splitlines()[-1].startswith("verdict: ")
+    assert "strength=" in text.stdout and "n_bins=15" in text.stdout and "accuracy" in text.stdout
+    assert any(line.startswith("verdict: ") for line in text.stdout.splitlines())  # a deploy hint may follow
     assert f"{result.scores['nll'][0]:.4f}" in text.stdout
 
 
@@ -241,13 +287,55 @@ def test_claims_in_words_hold(by):
     assert rows.matrix_from is None and rows.full.matrix > rows.full.ts
     assert all(rows.at[s].matrix_excess.mid > 0 for s in rows.sizes)
     assert rows.at[10].nll_vector is None and not rows.at[10].nll_matrix.mid_inf  # too few rows for vector scaling
-    assert all((rows.at[s].nll_vector is None) == (s < 10 * (2 * 10 - 1)) for s in rows.sizes)
+    assert all((rows.at[s].nll_vector is None) == (rows.at[s].vector_unsettled > 0) for s in rows.sizes)
+    # issue 27, correction 4: the ten-rows-per-parameter rule (190 rows) is not where fits stop settling
+    assert rows.vector_rows == 10 * (2 * 10 - 1) and rows.at[100].nll_vector is not None
+    assert rows.at[10].vector_missing == rows.at[10].vector_unsettled == rows.affine_draws
+    assert rows.at[30].vector_unsettled > rows.at[30].vector_missing  # separable rows, every class present
+    # mixed: histogram binning beats TS on the six scores but not on accuracy (issue 27, correction 3)
+    assert mixed.histogram.accuracy.hi < 0 < mixed.histogram.changed_rows
+    assert mixed.temperature.changed_rows == mixed.ensemble_temperature.changed_rows == 0
+    assert oc.matrix.hyper.strength >= 100 and by.rows.offdiag < 0.1  # "close to diagonal"
+    assert by.sb.low < mixed.scaling_binning.nll.value < by.sb.high  # the bin count matters
     assert rows.at[10].nll_ts.hi - rows.at[10].nll_ts.mid > 5 * (rows.at[10].nll_ts.mid - rows.full.ts)
     assert 300 < rows.se.needed < 3000
     # decision
     d = by.decide
     assert d.t1.accuracy < d.threshold <= d.fit.accuracy and d.fit.coverage < d.t1.coverage
     assert abs(d.t1.aurc - d.fit.aurc) < 0.002
+
+
+def test_vector_settling_against_an_independent_fit():
+    """Where the study says vector scaling settled (a hundred rows), SciPy's BFGS on an independently written
+    vector-scaling NLL, from a third start, reaches the same loss; where a class is missing, lowering that class's
+    intercept further still lowers the loss (no finite optimum), and the study calls the fit unsettled."""
+    import scipy.optimize
+    import scipy.special
+
+    from sitegen.facts.beyond_dives import vector_settles
+
+    zc, yc, _, _ = split("overconfident")
+    rng = np.random.default_rng(2)
+
+    def loss(params, z, y):
+        k = z.shape[1]
+        return -scipy.special.log_softmax(z * params[:k] + params[k:], axis=1)[np.arange(y.size), y].mean()
+
+    rows = rng.choice(yc.size, 100, replace=False)
+    z, y = zc[rows], yc[rows]
+    assert np.unique(y).size == 10
+    fitted = calib.VectorScaling().fit(z, y)
+    assert vector_settles(fitted, z, y)
+    best = scipy.optimize.minimize(loss, np.r_[np.full(10, 1.5), np.zeros(10)], args=(z, y), method="BFGS",
+                                   options={"gtol": 1e-9}).fun
+    assert loss(np.r_[fitted.weights_, fitted.bias_], z, y) == pytest.approx(best, abs=1e-6)
+    rows = np.flatnonzero(yc != 3)[:100]  # class 3 absent
+    z, y = zc[rows], yc[rows]
+    fitted = calib.VectorScaling().fit(z, y)
+    params = np.r_[fitted.weights_, fitted.bias_]
+    lower = params.copy()
+    lower[10 + 3] -= 5.0
+    assert loss(lower, z, y) < loss(params, z, y) and not vector_settles(fitted, z, y)
 
 
 def test_rows_study_spot_check(by):
@@ -339,6 +427,35 @@ def test_page_quotes_the_engine(page, by):
     section = re.search(r'<section id="beyond"[^>]*>(.*?)</section>', page, re.S).group(1)
     assert len(re.findall(r'<details class="deep-dive"[ >]', section)) == 4 and "<summary>" in section
     assert 'markdown="' not in section
+
+
+def test_page_states_accuracy_hyperparameters_and_what_limits_detection(page, by):
+    """Issue 27, corrections 3, 4, 5 and 14, in the built page: the accuracy column (each method's accuracy computed
+    here directly), the changed predictions, every calibrator's settings and fitted values, the rule of thumb,
+    and the test rows as the limit."""
+    text = section_text(page, "beyond")
+    mixed, oc = by.cmp.mixed, by.cmp.overconfident
+    zc, yc, zt, yt = split("mixed")
+    from sitegen.analyses.calibrator_fits import method_fits
+    for name, fitted in method_fits("mixed").items():
+        accuracy = float(np.mean(fitted.predict_proba(zt).argmax(axis=1) == yt))
+        cell = re.search(rf'<table[^>]*aria-labelledby="beyond-compare-mixed".*?<tr data-method="{name}">(.*?)</tr>',
+                         page, re.S).group(1)
+        assert pct(accuracy, 1) in re.search(r'data-score="accuracy"[^>]*>(.*?)</td>', cell, re.S).group(1), name
+    hyper = re.search(r'<table[^>]*id="beyond-hyper".*?</table>', page, re.S).group(0)
+    for row in oc.rows:
+        assert f'data-method="{row.method}"' in hyper
+    assert f"λ = {oc.matrix.hyper.strength:g}" in hyper and f"T = {temp(oc.temperature.hyper.t)}" in hyper
+    for key in ("overconfident", "mixed", "sim_600"):
+        table = getattr(by.cmp, key)
+        assert f"predicted class changed on {table.histogram.changed_rows} of {thousands(table.n_test)}" in hyper
+    expected = [pct(mixed.histogram.accuracy.value, 1), pct(mixed.temperature.accuracy.value, 1),
+                pp(mixed.histogram.accuracy.lo, 1), f"{mixed.histogram.changed_rows} test rows",
+                f"{by.settings.sb_bins} bins per class", fixed(by.sb.low, 4), fixed(by.sb.high, 4),
+                f"{thousands(by.rows.vector_rows)} rows of the usual rule of thumb",
+                f"{by.cmp.sim_600.n_test} test rows: every range", pct(by.rows.offdiag, 1)]
+    missing = [value for value in expected if value not in text]
+    assert not missing, f"#beyond lacks {missing}"
 
 
 def test_the_binning_free_deep_dive_quotes_corp(page, by):

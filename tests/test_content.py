@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from sitegen_inputs import page_inputs
 
@@ -47,7 +48,8 @@ COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll
               "split-table": "07-held-out.md", "test-tube": "07-held-out.md", "chance-demo": "08-chance.md",
               "bin-sweep": "09-bins.md", "smooth-demo": "10-smooth.md", "subgroups": "11-groups.md",
               "reproduce": "14-reproduce.md", "downloads": "14-reproduce.md", "twelve-examples": "16-data.md",
-              "beyond-compare": "12-beyond.md", "beyond-rows": "12-beyond.md", "beyond-decide": "12-beyond.md"}
+              "beyond-compare": "12-beyond.md", "calibration-test": "08-chance.md", "beyond-rows": "12-beyond.md",
+              "beyond-decide": "12-beyond.md"}
 
 # Prose holds words and {{ … }} expressions only: loops, tests, selections and aliases live in the facts
 # (sitegen/facts/results.py, sitegen/facts/uncertainty_facts.py), so a translator never copies template logic.
@@ -447,7 +449,8 @@ def test_analysis_sections_quote_the_engine(page, facts):
                    fixed(an.mixed.balance.up.curvature, 2), fixed(an.mixed.balance.rest.curvature, 2),
                    fixed(an.mixed.balance.ratio, 1)],
         "fitting": [fixed(an.six.balance.up.slope, 3), fixed(an.six.balance.rest.slope, 3),
-                    fixed(facts["overconfident"].brier_grid_t, 5), fixed(facts["mixed"].brier_grid_t, 5)],
+                    fixed(facts["ev"].brier_t.overconfident, 4), fixed(facts["ev"].brier_t.mixed, 4),
+                    fixed(facts["ev"].brier_t.six, 4), fixed(facts["overconfident"].fitted_t, 4)],
         "bins": [pct(aoc.fit.ece_w[5], 1), pct(aoc.fit.ece_w[an.max_bins], 1),
                  pct(aoc.fit.floor_sweep_w[an.max_bins].mid, 1), pct(aoc.t1.ece_w[an.max_bins], 1)],
         "smooth": [pct(aoc.t1.smooth.ece, 1), pct(aoc.fit.smooth.ece, 1), fixed(aoc.t1.smooth.sigma, 3),
@@ -544,3 +547,113 @@ def test_a_build_without_one_file_editions_writes_and_links_none(built_site, pag
     assert not (built_site / "one-file").exists()
     assert "one-file/" not in page and "one-file-downloads" not in page
     assert "python build.py" not in (ROOT / "templates" / "single-file-note.html.j2").read_text(encoding="utf-8")
+
+
+# ---------------------------------------------------------------- (e) a researcher's corrections (issue 27)
+
+def test_refinement_is_the_vectors_and_the_pairs_moves(page, facts):
+    """Corrections 7 and 8: the pair (confidence, right) changes its discrimination under T, computed here with
+    scikit-learn's AUROC; NLL's calibration term is the divergence from E[Y | p], known on the over-confident set
+    (labels drawn from the latent softmax of the logits halved), recomputed with SciPy's relative entropy."""
+    from scipy.special import rel_entr, softmax
+    from sklearn.metrics import roc_auc_score
+
+    data, cal, t = _split("overconfident")
+    z, y = data.logits[~cal], data.labels[~cal]
+    truth = softmax(z / calib.datasets.OVERCONFIDENT_SHARPNESS, axis=1)
+    text = section_text(page, "paradox")
+    for key, temperature in (("t1", 1.0), ("fit", t)):
+        p = softmax(z / temperature, axis=1)
+        auc = roc_auc_score(p.argmax(axis=1) == y, p.max(axis=1))
+        kl = float(rel_entr(truth, p).sum(axis=1).mean())
+        assert fixed(auc, 4) in text and fixed(kl, 4) in text, key
+        assert fixed(getattr(facts["ev"].pair, key).dsc, 4) in text
+    assert facts["ev"].pair.t1.auroc != facts["ev"].pair.fit.auroc  # the pair's refinement moved
+    assert "frequencies that follow it" in text and "true probabilities" in text
+    terms = section_text(page, "terms")
+    assert "whole probability vector" in terms and "cannot change it" in terms
+
+
+def test_equations_claim_only_the_core_path_and_point_to_the_rest(page):
+    """Correction 9: the section no longer says it holds every formula, and links where the others are."""
+    body = re.search(r'<section id="equations"[^>]*>(.*?)</section>', page, re.S).group(1)
+    text = section_text(page, "equations")
+    assert "Every formula" not in text and "The formulas of the core path" in text
+    for target in ("#beyond", "#smooth", "#chance"):
+        assert f'href="{target}"' in body, target
+
+
+def test_literature_claims_most_and_the_gpt4_report_is_listed(page, facts):
+    """Correction 10: "most" of the papers report temperature scaling; the one that does not is in the list."""
+    text = section_text(page, "beyond")
+    assert "most of the papers below report it" in text and "the GPT-4 report does not" in text
+    assert "GPT-4 Technical Report" in section_text(page, "sources")
+    assert f"OpenAI, {facts['src'].openai.year}" in text
+
+
+def test_canonical_calibration_is_sufficient_and_cited(page, facts):
+    """Correction 11: canonical calibration is sufficient for both other kinds, not the only way; cited."""
+    text = section_text(page, "promise")
+    assert "only canonical" not in text.lower() and "sufficient for both of the others, not necessary" in text
+    assert f"Vaicenavicius et al., {facts['src'].vaicenavicius.year}" in text
+
+
+def test_the_printed_box_muller_rebuilds_the_data_and_the_textbook_one_does_not(page, facts):
+    """Correction 12: an independent LCG (the page's constants) and the page's formula, sqrt(−2 ln(1 − u1)) times
+    cos and sin of 2π u2, rebuild the over-confident logits to floating-point accuracy; ln u1 does not."""
+    lcg, recipe = facts["lcg"], facts["recipe"]
+    n = 50
+    state, draws = recipe.overconfident_seed, []
+    for _ in range(12 * n):
+        state = (lcg.multiplier * state + lcg.increment) % lcg.modulus
+        draws.append(state / lcg.modulus)
+    u = np.array(draws).reshape(n, 12)
+
+    def logits(log_of):
+        pairs = u[:, :10].reshape(n, 5, 2)
+        radius = np.sqrt(-2.0 * log_of(pairs[..., 0]))
+        angle = 2.0 * np.pi * pairs[..., 1]
+        z = recipe.latent_scale * np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=-1).reshape(n, 10)
+        z[np.arange(n), np.minimum((u[:, 10] * 10).astype(int), 9)] += recipe.latent_boost
+        return recipe.overconfident_sharpness * z
+
+    released = calib.load("overconfident").logits[:n]
+    assert np.allclose(logits(lambda v: np.log(1.0 - v)), released, atol=1e-9)
+    assert not np.allclose(logits(np.log), released, atol=1e-3)
+    text = section_text(page, "data")
+    assert "ln ( 1 − u 1 )" in text and "The textbook form has ln u 1" in text
+
+
+def test_terms_come_with_their_definitions(page):
+    """Correction 13: the explorer's calibrator menu points to where the calibrators are defined; CORP is
+    spelled out; MCB is in the Brier score's units."""
+    body = re.search(r'<section id="explorer"[^>]*>(.*?)</section>', page, re.S).group(1)
+    text = section_text(page, "explorer")
+    assert "Calibrator replaces temperature scaling" in text and 'href="#beyond"' in body
+    smooth = section_text(page, "smooth")
+    assert "consistent, optimally binned, reproducible, and based on the PAV algorithm" in smooth
+    assert "in the Brier score's own units" in smooth
+
+
+def test_calibration_tests_on_the_page_are_the_engines_and_the_claims_hold(page, facts):
+    """Evidence item 2: the p-values beside the ranges. Each ECE is recomputed here with calib.ece on the test rows
+    (15 equal-width bins); the p-values are the facts' (calib.caltest's estimators are tested from their papers
+    in tests/test_caltest.py); the sentences' claims (who is rejected where) hold; the size check covers 5%."""
+    ev = facts["ev"]
+    text = section_text(page, "chance")
+    table = re.search(r'<table[^>]*id="caltest-table".*?</table>', page, re.S).group(0)
+    for row in ev.tests.rows:
+        data, cal, t = _split(row.name)
+        for key, temperature in (("t1", 1.0), ("fit", t)):
+            value = calib.ece(*calib.top_label(data.logits[~cal], data.labels[~cal], temperature), B_TABLE)
+            test = getattr(row, key)
+            assert test.ece.statistic == pytest.approx(value, abs=1e-12)
+            assert pct(value, 1) in table and f"p = {fixed(test.skce.p, 3)}" in table
+            assert 1 / (ev.test_draws + 1) <= test.ece.p <= 1 and 1 / (ev.skce_draws + 1) <= test.skce.p <= 1
+    oc, mixed, s60 = ev.tests.overconfident, ev.tests.mixed, ev.tests.sim_60
+    assert all(t.reject for t in (oc.t1.ece, oc.t1.skce, mixed.t1.ece, mixed.t1.skce, mixed.fit.ece, mixed.fit.skce))
+    assert not any(t.reject for t in (oc.fit.ece, oc.fit.skce, s60.t1.ece, s60.t1.skce))
+    assert oc.t1.ece.p == 1 / (ev.test_draws + 1)  # "the smallest … draws can give"
+    assert ev.size.lo <= ev.level <= ev.size.hi
+    for value in (fixed(oc.fit.ece.p, 3), fixed(mixed.fit.skce.p, 3), pct(ev.size.share, 1), f"{ev.size.sets} outcome"):
+        assert value in text, value

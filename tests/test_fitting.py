@@ -219,3 +219,46 @@ def test_fit_accepts_logits_of_a_million():
 def test_grid_fit_refuses_non_positive_temperatures():
     with pytest.raises(ValueError, match="grid"):
         fit_temperature([[1.0, 0.0]], [0], method="grid", grid=[1.0, 0.0])
+
+
+# --- Brier's own temperature (issue 27: the page printed a grid point beside NLL's exact optimum) ---------------
+
+def scipy_brier(z, y, t):
+    """Mean multiclass Brier score from scipy.special.softmax: squared distance to the one-hot label, summed."""
+    p = scipy.special.softmax(np.asarray(z, float) / t, axis=1)
+    onehot = np.eye(p.shape[1])[np.asarray(y)]
+    return float(((p - onehot) ** 2).sum(axis=1).mean())
+
+
+@pytest.mark.parametrize("name", ["six", "overconfident", "mixed", "sim-600"])
+def test_brier_fit_agrees_with_scipy_minimize_scalar(name):
+    """The bounded Brier fit against SciPy's bounded Brent search on an independent Brier score, and against
+    the argmin of a dense grid: both within the tolerance the page prints (four decimals)."""
+    data = load(name)
+    rows = data.is_calibration if data.is_calibration is not None else np.ones(data.labels.size, bool)
+    z, y = data.logits[rows], data.labels[rows]
+    t = fit_temperature(z, y, score="brier")
+    reference = scipy.optimize.minimize_scalar(lambda s: scipy_brier(z, y, s), bounds=DEFAULT_BOUNDS,
+                                               method="bounded", options={"xatol": 1e-9}).x
+    assert t == pytest.approx(reference, abs=2e-5)
+    dense = np.geomspace(0.9 * t, 1.1 * t, 2001)
+    assert t == pytest.approx(dense[np.argmin([scipy_brier(z, y, s) for s in dense])], abs=1e-4)
+    assert scipy_brier(z, y, t) <= min(scipy_brier(z, y, t * 0.999), scipy_brier(z, y, t * 1.001))
+
+
+def test_brier_fit_is_the_global_minimum_of_a_dense_scan():
+    """Brier need not be unimodal in T: on random miscalibrated problems the fit is never above the lowest
+    value of a dense scan of the whole interval (a plain loop over an independent Brier score)."""
+    scan = np.geomspace(*DEFAULT_BOUNDS, 2001)
+    for seed in range(20):
+        z, y = random_problem(seed, n=60, k=3)
+        t = fit_temperature(z, y, score="brier")
+        assert scipy_brier(z, y, t) <= min(scipy_brier(z, y, s) for s in scan) + 1e-8, seed  # 1e-7 in T
+
+
+def test_brier_grid_fit_is_the_grid_argmin():
+    grid = np.geomspace(0.2, 5, 300)
+    t = fit_temperature(SIX_LOGITS, SIX_LABELS, method="grid", grid=grid, score="brier")
+    assert t == grid[np.argmin([scipy_brier(SIX_LOGITS, SIX_LABELS, s) for s in grid])]
+    with pytest.raises(ValueError, match="score"):
+        fit_temperature(SIX_LOGITS, SIX_LABELS, score="ece")

@@ -105,6 +105,16 @@ REFIT_TOLERANCE = 1e-5          # bracket width of those refits (the page prints
 LARGE_PART_ROWS = 20_000
 QUOTED_ROW_BUDGET = QUOTED_RESAMPLES * LARGE_PART_ROWS
 
+# --- tests of calibration (sitegen.facts.evidence: the p-values beside the ranges) --------------------
+TEST_LEVEL = 0.05               # the level the prose reads the p-values at
+TEST_DRAWS = 999                # outcome sets redrawn by the ECE consistency test ((999 + 1) × 5% is whole)
+SKCE_TEST_DRAWS = 199           # label sets redrawn by the SKCE test
+SKCE_TEST_ROWS = 1000           # … on at most this many rows (a random subsample above; O(n² K) per draw)
+SIZE_SETS = 400                 # calibrated outcome sets behind the build's own check of the ECE test's size
+SIZE_DRAWS = 199                # … each tested with this many draws
+P_DIGITS = 3                    # a p-value is printed with three decimals; below 10⁻³ as "< 0.001"
+__all__ += ["TEST_LEVEL", "TEST_DRAWS", "SKCE_TEST_DRAWS", "SKCE_TEST_ROWS", "SIZE_SETS", "SIZE_DRAWS", "P_DIGITS"]
+
 # --- prose --------------------------------------------------------------------------------------
 VERDICT_MAX_BINS = 12           # the paradox lists the bin counts 1..12 at which the fit lowers or raises
                                 # the six-row ECE

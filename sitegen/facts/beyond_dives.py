@@ -1,13 +1,20 @@
 """The "Beyond one temperature" section: its four deep dives, computed by the engine, as facts for the prose.
 
-:func:`build_beyond_facts` returns ``{"by": …, "lit": …}`` for the prose context (build.py merges it):
+:func:`build_beyond_facts` returns ``{"by": …}`` for the prose context (build.py merges it; the works the section
+cites are in content/sources.toml, the page's one bibliography, as ``src.*``):
 
 ``by.cmp.<key>`` (``overconfident``, ``mixed``, ``sim_600``) — :func:`calib.compare_calibrators` on the
 dataset's calibration and test rows: ``n_cal``, ``n_test``, ``rows`` (the table, one namespace per method in
 :data:`calib.CALIBRATORS` order, for the template) and ``<method key>.<score>`` with ``value``, ``change``
 (method − temperature scaling), ``lo``/``hi`` (the paired 5–95% range), ``lower`` (share of resamples where the
-method scores lower), ``finite`` / ``lo_finite`` / ``hi_finite`` (False where that value is infinite);
-``<method key>.zero_rows``.
+method scores lower), ``finite`` / ``lo_finite`` / ``hi_finite`` (False where that value is infinite), for every
+column of :data:`calib.COMPARE_COLUMNS` (the six scores and ``accuracy``); ``<method key>.zero_rows``,
+``.changed_rows`` (test rows whose top class the calibrator moved) and ``.hyper`` (the fitted calibrator's
+:meth:`hyperparameters` record: ``settings``, ``fitted``, ``chosen_by``, ``keeps_ranking``).
+``by.settings`` — the hyperparameters fixed in advance, for the prose: ``strengths`` (the λ grid), ``folds``,
+``hist_bins``, ``sb_bins`` (bins per class of histogram binning and scaling-binning); ``by.sb`` — scaling-binning's
+test NLL on the mixed set for each bin count of :data:`SB_BIN_COUNTS` (how much the fixed count matters; see
+:func:`_scaling_binning_bins`).
 ``by.resamples``, ``by.bins`` — the comparison's resamples and bins; ``by.calibrator_bins`` — the binned
 calibrators' bins per class; ``by.q`` (``lo``, ``hi``: 0.05, 0.95).
 
@@ -23,12 +30,9 @@ was fitted on), ``test_cw``, ``test_w[B]`` (top-label ECE on the test rows, B in
 ``by.corp`` — the CORP reliability diagram's miscalibration (overconfident test rows, quoted in the binning-free
 deep dive, #smooth): see :func:`_corp_view`.
 
-``lit`` — the references of content/literature.toml, per key ``cite``, ``year``, ``url``, ``label``.
 """
 
-import tomllib
 import zlib
-from pathlib import Path
 from statistics import NormalDist
 from types import SimpleNamespace
 
@@ -36,11 +40,12 @@ import numpy as np
 
 from calib import (
     CALIBRATORS,
-    COMPARE_SCORES,
+    COMPARE_COLUMNS,
     DEFAULT_RESAMPLES,
     SPREAD_QUANTILES,
     HistogramBinning,
     MatrixScaling,
+    ScalingBinning,
     VectorScaling,
     classwise_ece,
     compare_calibrators,
@@ -62,26 +67,31 @@ from calib import (
 from sitegen.analyses.calibrator_fits import method_fits
 from sitegen.common.settings import ANALYSIS_SEED, REFIT_TOLERANCE, TABLE_BINS
 from sitegen.facts.results import fact_key
-from sitegen.facts.sources import source_link
 
 __all__ = ["COMPARED_DATASETS", "ROW_SIZES", "T_DRAWS", "AFFINE_DRAWS", "ABSTAIN_THRESHOLD", "RC_COVERAGES",
-           "build_beyond_facts", "comparison_view", "rows_study", "delta_method_se", "selective", "literature"]
+           "build_beyond_facts", "comparison_view", "rows_study", "delta_method_se", "selective",
+           "vector_settles", "offdiagonal_share"]
 
 COMPARED_DATASETS = ("overconfident", "mixed", "sim-600")  # the comparison's datasets, in table order
 STUDY_DATASET = "overconfident"  # the rows study and the abstention rule run on it
 ROW_SIZES = (10, 30, 100, 300, 1000)  # calibration rows drawn without replacement; then all of them
 T_DRAWS = 200                    # draws per size for temperature scaling (one golden-section fit each)
 AFFINE_DRAWS = 10                # draws per size for vector and matrix scaling (L-BFGS fits: costlier)
-# Unregularised vector scaling has 2K − 1 free parameters; with fewer than this many rows per parameter its
-# loss can have no finite minimum (separable rows), the optimiser stops wherever its tolerance falls, and the
-# result moves with the CPU's arithmetic: such sizes are not reported (matrix scaling is regularised).
+# Unregularised vector scaling has 2K − 1 free parameters; ten rows per parameter is the rule of thumb the page
+# states. It is not a limit: below it the rows study fits every draw from two starting points and reports the
+# draws' test NLL only where every fit settled (both starts reach the same optimum). A draw that lacks a class has
+# no finite optimum (that class's intercept falls without end), so where the optimiser stops, and the NLL there,
+# move with the CPU's arithmetic: such sizes show a dash and how many draws did not settle.
 VECTOR_ROWS_PER_PARAMETER = 10
+SETTLED_NLL = 1e-6               # two starts' calibration-row NLL within this (nats) …
+SETTLED_PARAMS = 1e-3            # … and their weights and centred intercepts within this: the fit settled
+SECOND_START = 0.5               # the second start: every vector weight 0.5 (the first is 1), intercepts 0
 T_WITHIN = 0.05                  # "within ±5% of the full-data T"
 T_WITHIN_SHARE = 0.9             # … in 90% of draws
 BIN_CONTRASTS = (5, 10, 15, 20, 50)  # bin counts of the binned-ECE contrast
+SB_BIN_COUNTS = (5, 10, 15, 20, 30)  # scaling-binning's bins per class tried on the mixed set (the page keeps 15)
 ABSTAIN_THRESHOLD = 0.8          # abstain when the top-label confidence is below this
 RC_COVERAGES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # coverages of the risk–coverage table
-LITERATURE = Path(__file__).resolve().parents[2] / "content" / "literature.toml"
 
 
 def _generator(purpose):
@@ -103,18 +113,44 @@ def comparison_view(result):
     rows, out = [], {}
     for i, method in enumerate(result.methods):
         cells = {}
-        for s in COMPARE_SCORES:
+        for s in COMPARE_COLUMNS:
             value = float(result.scores[s][i])
             cells[s] = SimpleNamespace(value=value, change=float(result.change[s][i]),
                                        lo=float(result.spread[s][i, 0]), hi=float(result.spread[s][i, -1]),
                                        lower=float(result.share_lower[s][i]), finite=bool(np.isfinite(value)),
                                        lo_finite=bool(np.isfinite(result.spread[s][i, 0])),
                                        hi_finite=bool(np.isfinite(result.spread[s][i, -1])))
-        ns = SimpleNamespace(method=method, key=fact_key(method), zero_rows=int(result.zero_rows[i]), **cells)
+        ns = SimpleNamespace(method=method, key=fact_key(method), zero_rows=int(result.zero_rows[i]),
+                             changed_rows=int(result.changed_rows[i]),
+                             hyper=_hyper_view(result.calibrators[method].hyperparameters()), **cells)
         rows.append(ns)
         out[ns.key] = ns
     return SimpleNamespace(n_cal=result.n_calibration, n_test=result.n_test, rows=rows,
                            skipped=dict(result.skipped), **out)
+
+
+def _hyper_view(record):
+    """A calibrator's hyperparameter record with its ``fitted`` values as attributes (``t``, ``strength``, ``w``)."""
+    fitted = record["fitted"]
+    return SimpleNamespace(chosen_by=record["chosen_by"], keeps_ranking=record["keeps_ranking"],
+                           t=fitted.get("temperature"), strength=fitted.get("strength"), w=fitted.get("weights"))
+
+
+def _scaling_binning_bins(zc, yc, zt, yt, fitted):
+    """Scaling-binning's test NLL with each bin count of :data:`SB_BIN_COUNTS` (T shared with temperature
+    scaling's fit): ``nll`` {B: nats}, ``counts``, and the lowest and highest (``low``/``low_bins``,
+    ``high``/``high_bins``)."""
+    t = fitted["temperature"].temperature_
+    nlls = {b: _mean_nll(ScalingBinning(n_bins=b, temperature=t).fit(zc, yc), zt, yt) for b in SB_BIN_COUNTS}
+    low, high = min(nlls, key=nlls.get), max(nlls, key=nlls.get)
+    return SimpleNamespace(nll=nlls, counts=list(SB_BIN_COUNTS), low=nlls[low], low_bins=low, high=nlls[high],
+                           high_bins=high)
+
+
+def offdiagonal_share(weights):
+    """How far a (K, K) weight matrix is from diagonal: the Frobenius norm of its off-diagonal part over its own."""
+    off = weights - np.diag(np.diag(weights))
+    return float(np.linalg.norm(off) / np.linalg.norm(weights))
 
 
 def _binned_view(zc, yc, zt, yt):
@@ -169,13 +205,16 @@ def rows_study(zc, yc, zt, yt, fitted):
     comparison's calibrators fitted on all of ``zc``, by method name). Returns a namespace:
     ``full_t``, ``n_full``, ``sizes`` (list), per size ``at[n]`` with ``t`` (``lo``/``mid``/``hi``), ``within``
     (share of T draws within ±``T_WITHIN`` of ``full_t``), ``nll_ts``, ``nll_vector``, ``nll_matrix`` (test
-    NLL quantiles; ``nll_vector`` None below ``VECTOR_ROWS_PER_PARAMETER`` rows per parameter), ``vector_beta``
+    NLL quantiles; ``nll_vector`` None where some draw's vector fit did not settle, see :func:`vector_settles`;
+    ``vector_unsettled`` and ``vector_missing``: draws whose fit did not settle, and draws that lack a class),
+    ``vector_beta``
     (mean of the vector weights), ``matrix_excess`` (quantiles of matrix − TS test
     NLL on the same subsets: negative where matrix scaling pays) and ``matrix_pays`` (its median > 0);
     ``vector_params`` (vector scaling's 2K parameters, one fewer identifiable),
     ``enough`` (the first size whose ``within`` ≥ ``T_WITHIN_SHARE``, else None), ``matrix_from`` (the first size
     from which matrix scaling's median gain stays positive, else None), ``full`` (the all-rows fits' test NLLs)
-    and ``se`` (delta-method and bootstrap standard errors of T̂ on all rows, see :func:`delta_method_se`).
+    and ``se`` (delta-method and bootstrap standard errors of T̂ on all rows, see :func:`delta_method_se`);
+    ``offdiag``: :func:`offdiagonal_share` of the all-rows matrix-scaling fit (how close its map is to diagonal).
     """
     n = yc.size
     full_t = fit_temperature(zc, yc, tolerance=REFIT_TOLERANCE)
@@ -187,9 +226,11 @@ def rows_study(zc, yc, zt, yt, fitted):
         subsets = np.argsort(gen.random((T_DRAWS, n)), axis=1)[:, :size]
         temps = np.array([fit_temperature(zc[s], yc[s], tolerance=REFIT_TOLERANCE) for s in subsets])
         ts_nll = nll(zt, yt, temps)
-        vec_nll, mat_nll, betas = [], [], []
+        vec_nll, mat_nll, betas, unsettled, missing = [], [], [], 0, 0
         for s in subsets[:AFFINE_DRAWS]:
             v = VectorScaling().fit(zc[s], yc[s])
+            unsettled += not vector_settles(v, zc[s], yc[s])
+            missing += np.unique(yc[s]).size < zc.shape[1]
             vec_nll.append(_mean_nll(v, zt, yt))
             betas.append(float(np.mean(v.weights_)))
             mat_nll.append(_mean_nll(MatrixScaling(strengths=(strength,)).fit(zc[s], yc[s]), zt, yt))
@@ -197,7 +238,8 @@ def rows_study(zc, yc, zt, yt, fitted):
         at[size] = SimpleNamespace(
             t=_quantile_ns(temps), within=float(np.mean(np.abs(temps / full_t - 1) <= T_WITHIN)),
             nll_ts=_quantile_ns(ts_nll),
-            nll_vector=_quantile_ns(np.array(vec_nll)) if size >= vector_rows else None,
+            nll_vector=_quantile_ns(np.array(vec_nll)) if not unsettled else None,
+            vector_unsettled=int(unsettled), vector_missing=int(missing),
             nll_matrix=_quantile_ns(np.array(mat_nll)), vector_beta=_quantile_ns(np.array(betas)),
             matrix_excess=_quantile_ns(-gain), matrix_pays=bool(np.median(gain) > 0))
     full = SimpleNamespace(ts=nll(zt, yt, full_t),
@@ -208,7 +250,18 @@ def rows_study(zc, yc, zt, yt, fitted):
     return SimpleNamespace(full_t=full_t, n_full=int(n), sizes=list(ROW_SIZES), at=at, enough=enough,
                            matrix_from=matrix_from, strength=strength, full=full, se=_se_view(zc, yc, full_t),
                            t_draws=T_DRAWS, affine_draws=AFFINE_DRAWS, within_pct=T_WITHIN, share=T_WITHIN_SHARE,
-                           vector_rows=vector_rows, vector_params=2 * zc.shape[1])
+                           vector_rows=vector_rows, vector_params=2 * zc.shape[1],
+                           offdiag=offdiagonal_share(fitted["matrix"].weights_))
+
+
+def vector_settles(fitted, z, y):
+    """Whether vector scaling's fit on ``(z, y)`` settled: a second fit started from every weight
+    :data:`SECOND_START` reaches the same calibration-row NLL (within :data:`SETTLED_NLL` nats) and the same
+    weights and centred intercepts (within :data:`SETTLED_PARAMS`) as ``fitted``, which started at the identity."""
+    other = VectorScaling(start_weight=SECOND_START).fit(z, y)
+    gap = abs(_mean_nll(fitted, z, y) - _mean_nll(other, z, y))
+    moved = max(np.max(np.abs(other.weights_ - fitted.weights_)), np.max(np.abs(other.bias_ - fitted.bias_)))
+    return bool(gap < SETTLED_NLL and moved < SETTLED_PARAMS)
 
 
 def _se_view(zc, yc, full_t):
@@ -260,23 +313,8 @@ def _corp_view(zt, yt, fitted):
     return SimpleNamespace(t1=at(1.0), fit=at(fitted), n=int(yt.size))
 
 
-# ------------------------------------------------------------------ references
-
-def literature(path=LITERATURE):
-    """``lit``: per key of content/literature.toml a namespace with ``cite``, ``year``, ``title``, ``url`` and ``label``
-    (both None for a work without a DOI or arXiv id)."""
-    with open(path, "rb") as handle:
-        table = tomllib.load(handle)
-    out = {}
-    for key, entry in table["sources"].items():
-        url, label = source_link(entry["id"]) if "id" in entry else (None, None)
-        out[key] = SimpleNamespace(cite=entry["cite"], year=entry["year"], url=url, title=entry["title"],
-                                   label=f"<code>{label}</code>" if label else None)
-    return SimpleNamespace(**out)
-
-
 def build_beyond_facts(precomputed=None):
-    """The section's facts, ``{"by": namespace, "lit": namespace}`` (module docstring).
+    """The section's facts, ``{"by": namespace}`` (module docstring).
 
     ``precomputed`` is accepted for the build's uniform call and not read: every number here comes from the
     built-in datasets through :mod:`calib` (their fitted T agrees with the page's to the digits printed).
@@ -293,5 +331,10 @@ def build_beyond_facts(precomputed=None):
                          q=SimpleNamespace(lo=SPREAD_QUANTILES[0], hi=SPREAD_QUANTILES[-1]),
                          binned=_binned_view(*study), rows=rows_study(*study, fitted[STUDY_DATASET]),
                          decide=decide, corp=_corp_view(*study[2:], decide.t), contrasts=list(BIN_CONTRASTS),
-                         calibrator_bins=HistogramBinning().n_bins)
-    return {"by": by, "lit": literature()}
+                         calibrator_bins=HistogramBinning().n_bins,
+                         sb=_scaling_binning_bins(*_split("mixed"), fitted["mixed"]),
+                         settings=SimpleNamespace(strengths=list(MatrixScaling().strengths),
+                                                  folds=MatrixScaling().n_folds, hist_bins=HistogramBinning().n_bins,
+                                                  sb_bins=ScalingBinning().n_bins,
+                                                  sb_scheme=ScalingBinning().scheme))
+    return {"by": by}

@@ -17,7 +17,6 @@ Added for the prose (see :func:`build_facts`):
 
 ``n_cal`` / ``n_test`` (split datasets), ``groups`` (``{group: rows}``, mixed only),
 ``base_grid_t`` / ``base_grid_nll`` (NLL argmin on the plain geometric grid, without the inserted fitted T),
-``brier_grid_t`` (the grid temperature with the lowest Brier score on the fitting part),
 ``ece_sweep_w`` / ``ece_sweep_a`` (``{B: {t1, fit}}``, ECE of the reported part for B = 1…50),
 ``bin_jumps_w4`` (six and twelve: the grid steps where a four-bin equal-width count changes),
 each example's ``bin4_t1`` / ``bin4_fit`` (its four-bin equal-width bin, with ``lower``/``upper``), ``crosses``,
@@ -253,7 +252,6 @@ def _add_prose_facts(ns, result, reported, grid):
     ns.base_grid_t, ns.base_grid_nll = result.base_grid_t, result.base_grid_nll
     ns.ece_sweep_w = _sweep_view(reported, "equal-width")
     ns.ece_sweep_a = _sweep_view(reported, "adaptive")
-    ns.brier_grid_t = float(grid[np.argmin(result.parts[result.fitted_on].brier)])
     if data.labels.size <= EXAMPLE_LIST_MAX_ROWS:
         ns.bin_jumps_w4 = _bin_jumps(reported, grid)
         ns.jumps_to_fit = [j for j in ns.bin_jumps_w4 if j.after > 1 and j.before < ns.fitted_t]

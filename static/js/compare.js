@@ -45,14 +45,16 @@
   }
 
   /* view: {series (decoded series by key), constants (by key), fittedIndex, index, currentT,
-   *        base (series, optional), pins: [{key, number, label, index, values: {t, values}}]}.
+   *        base (series, optional), baseConstants (by key, optional: the rows' own under temperature scaling,
+   *        which the base rows show: another calibrator's own constants belong to the current row only),
+   *        pins: [{key, number, label, index, values: {t, values}}]}.
    * The current row reads the series at `index`, stating `currentT` when the T applied is off the
    * slider (each group at its own T; `own` labels the row so); the T = 1 and fitted rows read `base` (default: the same series)
    * at their own temperatures. */
   Compare.prototype.setData = function (view) {
     var ui = CT.strings().ui, body = this.body, self = this;
     this.values = { series: view.series, constants: view.constants, t: view.currentT };
-    var base = { series: view.base || view.series, constants: view.constants };
+    var base = { series: view.base || view.series, constants: view.baseConstants || view.constants };
     body.textContent = "";
     [[ui.state_t1, CT.core.t1_index, base], [ui.state_fitted, view.fittedIndex, base], [view.own ? ui.state_own : ui.state_current, view.index, this.values]].forEach(function (spec, k) {
       var tr = row(body, spec[0]);
@@ -86,11 +88,12 @@
     return data.groups.names.map(function (g) { return g + "\u00a0" + CT.temp(data.groups.temperatures[g]); }).join(", ");
   }
   /* The metrics no T changes (accuracy), by key: the row set's, or another calibrator's (which may change
-   * which class wins). */
-  function constants(data) {
+   * which class wins) unless `own`: the rows' own, which the T = 1 and fitted rows show (temperature scaling
+   * never moves a prediction). */
+  function constants(data, own) {
     var out = {};
     CT.core.metrics.forEach(function (metric) {
-      if (metric.kind === "constant") out[metric.key] = data.calibrator ? data.calibrator.value(metric.key) : data.part.metric(metric.key);
+      if (metric.kind === "constant") out[metric.key] = data.calibrator && !own ? data.calibrator.value(metric.key) : data.part.metric(metric.key);
     });
     return out;
   }
@@ -108,7 +111,7 @@
       var d = x.data;
       compare = compare || new Compare(table);
       compare.setData({
-        series: d.series, constants: constants(d),
+        series: d.series, constants: constants(d), baseConstants: constants(d, true),
         base: d.base, currentT: appliedT(s, d), own: s.own, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
       });
       var actions = x.root.querySelector(".compare-actions");

@@ -58,6 +58,12 @@ def test_each_method_shows_the_engines_test_scores(open_explorer, edition_string
         expect(note).to_contain_text(names[method])
         expect(ex.root.get_by_role("radio", name=ui["part_test"], exact=True, include_hidden=True)).to_be_checked()
         expect(ex.root.locator("#ex1-diagram-at")).to_contain_text(names[method])  # the diagram is the method's
+        # the comparison table: T = 1 and the fitted T keep the test rows' own accuracy (temperature scaling never
+        # moves a prediction); only the current row shows the calibrator's (issue 27, correction 2)
+        rows = ex.root.locator("#ex1-compare tbody tr")
+        for k in (0, 1):
+            expect(rows.nth(k).locator("td").nth(4)).to_have_text(number["pct"](facts["mixed"].t1.accuracy))
+        expect(rows.nth(2).locator("td").nth(4)).to_have_text(number["pct"](row.accuracy.value))
         if not row.nll.finite:
             expect(note).to_contain_text("\u221e")
     assert sum(url.endswith(f"data/{DATASET}-methods.js") for url in requests) == 1, "loaded once, when first chosen"
