@@ -138,14 +138,14 @@ def bad_inputs(folder):
     inf = good_logits.copy()
     inf[3, 1] = -np.inf
     npz("inf", "logits[3, 1]", logits=inf, labels=good_labels)
-    npz("one-dimensional", "logits", logits=good_logits[:, 0], labels=good_labels)
+    # one column is a binary model's score: labels past 0/1 name the missing class columns
+    npz("one-dimensional", "labels[2]", logits=good_logits[:, 0], labels=good_labels)
     npz("mismatched", "labels", logits=good_logits, labels=good_labels[:-1])
     npz("fractional-label", "labels[5]", logits=good_logits, labels=np.where(np.arange(40) == 5, 0.5, good_labels))
     npz("label-out-of-range", "labels[9]", logits=good_logits, labels=np.where(np.arange(40) == 9, 3, good_labels))
-    npz("one-class", "K = 1", logits=good_logits[:, :1], labels=np.zeros(40, int))
     npz("small-part", "at least", logits=good_logits[:12], labels=good_labels[:12])
     npz("bad-split", "split[4]", logits=good_logits, labels=good_labels,
-        split=np.where(np.arange(40) == 4, "train", "test"))
+        split=np.where(np.arange(40) == 4, "banana", "test"))  # "train" rows are dropped with a note
     npz("too-many-groups", "groups", logits=np.tile(good_logits, (20, 1)), labels=np.tile(good_labels, 20),
         groups=np.array([f"g{i % 30}" for i in range(800)]))
     text("ragged", "label,a,b,c\n0,1,2,3\n1,1,2\n", "line 3")
@@ -173,9 +173,6 @@ def bad_inputs(folder):
         df.to_csv(path, **options)
         cases[name] = (path, (), hint)
 
-    probabilities = np.exp(logits4) / np.exp(logits4).sum(axis=1, keepdims=True)
-    pandas_csv("probabilities-as-logits", pd.DataFrame(probabilities).assign(label=top), "--input probabilities",
-               index=False)
     pandas_csv("pandas-index", pd.DataFrame(logits4).assign(label=top), "index=False")
     keep = top != 3
     pandas_csv("one-based", pd.DataFrame(logits4[keep]).assign(label=top[keep] + 1), "1-based labels? subtract 1",
@@ -194,9 +191,9 @@ def bad_inputs(folder):
 
 
 CASES = ["missing", "unreadable", "unknown-extension", "pickle", "complex", "strings", "nan", "inf", "one-dimensional",
-         "mismatched", "fractional-label", "label-out-of-range", "one-class", "small-part", "bad-split",
+         "mismatched", "fractional-label", "label-out-of-range", "small-part", "bad-split",
          "too-many-groups", "ragged", "non-numeric", "huge-declared", "seed-with-file-split", "name-too-long",
-         "name-control-character", "probabilities-as-logits", "pandas-index", "one-based", "column-number-header",
+         "name-control-character", "pandas-index", "one-based", "column-number-header",
          "index-arrays-gap"]
 
 

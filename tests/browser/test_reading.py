@@ -455,11 +455,15 @@ def test_reliability_diagrams_are_wide_and_list_their_bands(open_explorer, engin
     header = ex.bin_table.get_by_role("columnheader", name=ex.ui["col_band"])
     expect(header).to_be_visible()
     cells = ex.bin_table.locator("tbody tr:visible td.band-col")
-    expect(cells.first).to_have_text(re.compile(r"^\d\.\d{3}–\d\.\d{3}(, outside)?$"))
+    # the cell as the language's strings write it: band_range, and band_outside around it for a bin outside
+    number = r"(\d\.\d{3})"
+    ranged = re.escape(ex.ui["band_range"]).replace(r"\{lo\}", number).replace(r"\{hi\}", number)
+    outside = re.escape(ex.ui["band_outside"]).replace(r"\{range\}", "")
+    expect(cells.first).to_have_text(re.compile(f"^{ranged}({outside})?$"))
     # A bin marked outside has its accuracy beyond the listed range, and the others within it.
     for row in ex.bin_table.locator("tbody tr:visible").all():
         texts = [c.inner_text() for c in row.locator("th, td").all()]
-        band = re.match(r"(\d\.\d{3})–(\d\.\d{3})", texts[5])
+        band = re.match(ranged, texts[5])
         if not band:
             continue
         lo, hi = float(band.group(1)), float(band.group(2))
@@ -467,7 +471,7 @@ def test_reliability_diagrams_are_wide_and_list_their_bands(open_explorer, engin
         shown_t = float(re.search(r"T = (\d+\.\d+)", note.inner_text()).group(1))
         if abs(shown_t - float(engine.grid[ex.index()])) < 1e-9 or temp(engine.grid[ex.index()]) == f"{shown_t:#.3g}":
             acc = float(texts[3])
-            assert texts[5].endswith("outside") == (acc < lo or acc > hi), texts
+            assert texts[5].endswith(outside.replace("\\", "")) == (acc < lo or acc > hi), texts
 
 
 def test_the_bin_count_chart_has_ticks_and_a_readout(open_explorer, engine, expect):
