@@ -161,6 +161,7 @@ def assert_same_report(other, first):
                 assert abs(other[key][metric][scheme] - first[key][metric][scheme]) <= 1e-12
 
 
+@pytest.mark.filterwarnings("ignore:Sending large graph")  # the array goes to the workers once (persist)
 def test_the_same_answer_whatever_the_partitions(data, dask_run, cluster):
     """The same rows as a Dask array of 3 uneven chunks, kept on the workers (the fixture's fit: 8 row groups)."""
     import dask.array as da
