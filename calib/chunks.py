@@ -19,6 +19,12 @@ Three kinds of pass (a :class:`Plan`):
 ``"refine"``
     the test rows' sub-histograms of the fine bins that the equal-mass cuts fall in.
 
+Binary models and Platt scaling (issue 29's binary support) plug in here: a binary score column becomes
+the two-column logits [0, s] (softmax of those is the sigmoid of s, so temperature scaling is unchanged),
+and Platt's (a, b) adds a plan kind whose sums are the gradient (2,) and Hessian (2, 2) of the logistic
+NLL over the calibration rows, for a two-dimensional Newton step in :mod:`calib.chunked` (the NLL is
+convex in (a, b)). Until then, give binary rows as two logit columns.
+
 The Poisson bootstrap gives row i the weights ``poisson_weights(seed, i, i + 1, R)``: Poisson(1) counts
 drawn from a stream seeded by (seed, i // POISSON_BLOCK), so a row's weights never depend on how the rows
 are partitioned.

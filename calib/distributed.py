@@ -22,7 +22,16 @@ import numpy as np
 from .chunked import DECISION_SEED, N_BINS, chunked_report
 from .chunks import FINE_BINS, add_sums, partition_sums
 from .io_checks import InputError
-from .shards import open_source, piece_sums, pilot_rows, pilot_size, split_rule
+from .shards import (
+    load_piece,
+    loaded_sums,
+    open_source,
+    piece_sums,
+    pilot_rows,
+    pilot_size,
+    split_rule,
+    split_values_of,
+)
 
 __all__ = ["SPLIT_EVERY", "fit_dask", "local_client"]
 
@@ -56,7 +65,7 @@ def _frame_arrays(frame, columns):
             logits = np.stack(column.to_numpy()) if len(frame) else np.empty((0, 2))
     else:
         logits = frame[list(classes)].to_numpy()
-    split_values = frame[split].to_numpy().astype(bool) if split else None
+    split_values = split_values_of("dask dataframe", frame[split].to_numpy()) if split else None
     return logits, frame[label].to_numpy(), split_values
 
 
@@ -136,8 +145,13 @@ def _partitions(source, labels, split_mask, kind, piece_rows, persist, client):
         return tasks, pilot, "dask dataframe", int(sum(lengths)), k, columns[2] is not None, \
             kind == "probabilities" or (kind is None and named)
     opened = open_source(source, labels, kind, piece_rows)
+    if persist:  # each piece read once, its batches kept in the workers' memory
+        loaded = [dask.delayed(load_piece)(piece, opened) for piece in opened.pieces]
+        loaded = client.persist(loaded) if client is not None else list(dask.persist(*loaded))
 
     def tasks(plan):
+        if persist:
+            return [dask.delayed(loaded_sums)(batches, plan) for batches in loaded]
         return [dask.delayed(piece_sums)(piece, opened, plan) for piece in opened.pieces]
     return tasks, lambda: pilot_rows(opened), opened.name, opened.n, opened.k, opened.has_split, opened.probabilities
 

@@ -175,8 +175,8 @@ def test_the_same_answer_whatever_the_partitions(data, dask_run, cluster):
 
 
 def test_the_same_answer_whatever_runs_the_passes(tmp_path, cluster):
-    """A Dask dataframe of class columns on two worker processes, .npy pieces streamed on one or two threads,
-    the Poisson ranges too."""
+    """A Dask dataframe of class columns and Parquet row groups kept on the workers (two worker processes),
+    .npy pieces streamed on one or two threads: the same figures, the Poisson ranges too."""
     import dask.dataframe as dd
     import pandas as pd
 
@@ -184,7 +184,9 @@ def test_the_same_answer_whatever_runs_the_passes(tmp_path, cluster):
     np.save(tmp_path / "logits.npy", z)
     np.save(tmp_path / "labels.npy", y)
     frame = pd.DataFrame(z, columns=[f"class_{c}" for c in range(6)]).assign(label=y)
+    folder = write_parquet(tmp_path / "parquet", z, y, groups=3)
     runs = [calib.fit_dask(dd.from_pandas(frame, npartitions=3), client=cluster, resamples=30),
+            calib.fit_dask(folder, client=cluster, resamples=30, persist=True),
             calib.fit_streamed(tmp_path / "logits.npy", resamples=30, piece_rows=25_000, workers=2),
             calib.fit_streamed(tmp_path / "logits.npy", resamples=30, workers=1)]
     for other in runs[1:]:
