@@ -6,7 +6,7 @@ load content → compute every metric over the temperature grid → draw the
 static figures → bake the payloads → render the page → write the site
 atomically (a failed build leaves the previous folder untouched).
 
-    python build.py                 # writes site/: every language of sitegen.settings.LANGUAGES
+    python build.py                 # writes site/: every language of sitegen.common.settings.LANGUAGES
                                     # (site/index.html, site/es/index.html, one set of data files)
     python build.py --lang es       # only content/es/, as a complete one-language site in site/
     python build.py --out DIR       # writes DIR/
@@ -27,7 +27,7 @@ atomically (a failed build leaves the previous folder untouched).
 
 The engine's results (precomputation, analyses, facts), the figures, the data files and the
 reproduction's output are cached in .cache/build/ (or $CALIB_BUILD_CACHE), keyed by everything they
-depend on (sitegen/cache.py): an edit of the prose or the strings rebuilds in seconds. The folder is
+depend on (sitegen/common/cache.py): an edit of the prose or the strings rebuilds in seconds. The folder is
 safe to delete, and a cached build is byte-identical to an uncached one.
 """
 
@@ -74,7 +74,7 @@ def parse_args(argv):
     parser.add_argument("--out", default=str(ROOT / "site"), help="output folder (default: site/)")
     parser.add_argument("--lang", default=None,
                         help="build only this language, content/<lang>/, at the root of --out (default: every "
-                             "language of sitegen.settings.LANGUAGES, each in its folder)")
+                             "language of sitegen.common.settings.LANGUAGES, each in its folder)")
     parser.add_argument("--serve", action="store_true", help="after building, preview on 127.0.0.1")
     parser.add_argument("--port", type=port, default=8000, help="preview port (default: 8000)")
     parser.add_argument("--base-url", metavar="URL", type=base_url, default=None,
@@ -130,12 +130,12 @@ def parse_args(argv):
 
 def serve(folder, port, rebuild=None, watcher=None):
     """Serve ``folder`` on http://127.0.0.1:``port``/ until interrupted (loopback only). With ``watcher``
-    (a :class:`sitegen.serve.Watcher`), a thread polls the sources and calls ``rebuild(changed)`` when one
+    (a :class:`sitegen.write.serve.Watcher`), a thread polls the sources and calls ``rebuild(changed)`` when one
     changes; when it succeeds (returns True), the open pages reload (a script the preview adds to the pages
     it sends; the site's files never hold it)."""
     import threading
 
-    from sitegen.serve import Builds, make_server, watch
+    from sitegen.write.serve import Builds, make_server, watch
 
     builds = Builds() if watcher is not None else None
 
@@ -188,7 +188,7 @@ def rebuilder(argv):
 def open_cache(args):
     """The build cache of this checkout (``$CALIB_BUILD_CACHE`` or ``.cache/build/``), keyed by the sources
     and the environment; ``--no-cache`` gives one that computes everything and reads and writes nothing."""
-    from sitegen.cache import BuildCache, environment_digest, source_digest
+    from sitegen.common.cache import BuildCache, environment_digest, source_digest
 
     folder = os.environ.get("CALIB_BUILD_CACHE") or ROOT / ".cache" / "build"
     if args.no_cache:
@@ -198,8 +198,8 @@ def open_cache(args):
 
 def build(args):
     """Run the pipeline and write the site; returns the output folder."""
-    from sitegen.cache import using
-    from sitegen.jinja_cache import compiled_templates
+    from sitegen.common.cache import using
+    from sitegen.render.jinja_cache import compiled_templates
 
     cache = open_cache(args)
     with using(cache), compiled_templates(cache):
@@ -207,19 +207,19 @@ def build(args):
 
 
 def _pipeline(args, cache):
-    """:func:`build`'s stages; the slow, pure ones go through ``cache`` (sitegen/cache.py)."""
-    from sitegen import user_model
-    from sitegen.analysis import precompute_analyses
-    from sitegen.analysis_facts import build_analysis_facts
-    from sitegen.beyond import build_beyond_facts
-    from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
-    from sitegen.exercise_facts import build_exercise_facts
-    from sitegen.facts import build_facts
-    from sitegen.figures import render_figures
-    from sitegen.page import Edition, assemble_files, assemble_single_file
-    from sitegen.precompute import precompute_all
-    from sitegen.settings import LANGUAGES, REFERENCE_LANGUAGE
-    from sitegen.writer import write_file, write_site
+    """:func:`build`'s stages; the slow, pure ones go through ``cache`` (sitegen/common/cache.py)."""
+    from sitegen.analyses.uncertainty import precompute_analyses
+    from sitegen.assemble.page import Edition, assemble_files, assemble_single_file
+    from sitegen.common.settings import LANGUAGES, REFERENCE_LANGUAGE
+    from sitegen.compute.precompute import precompute_all
+    from sitegen.content.sections import load_sections, load_strings, require_same_keys, require_same_sections
+    from sitegen.facts.beyond_dives import build_beyond_facts
+    from sitegen.facts.exercise_facts import build_exercise_facts
+    from sitegen.facts.results import build_facts
+    from sitegen.facts.uncertainty_facts import build_analysis_facts
+    from sitegen.figures.static_svg import render_figures
+    from sitegen.write.atomic import write_file, write_site
+    from sitegen.yours import model as user_model
 
     user, threaded = None, False
     if args.data is not None:
@@ -232,13 +232,15 @@ def _pipeline(args, cache):
         print(f"  your data: {args.data}: {user.predictions.labels.size} rows, "
               f"{user.predictions.logits.shape[1]} classes{read_as}; split {user.rule}{seed} "
               f"({', '.join(f'{int(m.sum())} {p}' for p, m in user.parts.items())})", file=sys.stderr)
+        for note in user.predictions.notes:  # what the reader read in a way the file did not spell out
+            print(f"build.py: note: {note}", file=sys.stderr)
         if user.rule == "none":
             from calib import SPLIT_NONE_NOTE
             print(f"build.py: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)
-        from sitegen.settings import USER_THREADED_VALUES
+        from sitegen.common.settings import USER_THREADED_VALUES
         threaded = user.predictions.logits.size >= USER_THREADED_VALUES
         if threaded:  # the calibrator comparison needs only the file: it runs beside the next stages
-            from sitegen.user_decision import start_comparison
+            from sitegen.yours.decision import start_comparison
             start_comparison(user)
 
     if args.single_file is not None:
@@ -316,8 +318,8 @@ def _print_decision(user, precomputed, analyses):
         return
     import json
 
-    from sitegen.settings import USER_SLUG
-    from sitegen.user_decision import decision, verdict_line
+    from sitegen.common.settings import USER_SLUG
+    from sitegen.yours.decision import decision, verdict_line
     print(f"your model: fitted T = {json.dumps(precomputed.datasets[USER_SLUG].fitted_t)}", file=sys.stderr)
     print(f"your model: {verdict_line(decision(user, precomputed, analyses))}", file=sys.stderr)
 
@@ -337,21 +339,21 @@ def main(argv=None):
 
     args = parse_args(argv)
     sys.path.insert(0, str(ROOT))
-    from sitegen.content import content_folder
-    from sitegen.errors import BuildError
+    from sitegen.common.errors import BuildError
+    from sitegen.content.sections import content_folder
 
     try:
-        from sitegen.settings import LANGUAGES
+        from sitegen.common.settings import LANGUAGES
         for lang in [args.lang] if args.lang is not None else LANGUAGES:
             content_folder(ROOT / "content", lang)
         if args.single_file is not None:
-            from sitegen.writer import check_file_target
+            from sitegen.write.atomic import check_file_target
             check_file_target(args.single_file)  # before the long build: a bad path fails at once
         else:
-            from sitegen.writer import check_site_target
+            from sitegen.write.atomic import check_site_target
             check_site_target(args.out)  # likewise for the site's folder
         if args.serve:  # the sources as this build reads them: a change made while it runs rebuilds again
-            from sitegen.serve import Watcher
+            from sitegen.write.serve import Watcher
             watcher = Watcher(ROOT, extra=[args.data] if args.data else ())
         out = build(args)
         if args.serve:

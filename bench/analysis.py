@@ -31,11 +31,8 @@ from calib import (  # noqa: E402
     smooth_reliability,
     subgroup_analysis,
 )
-from sitegen.analysis import _plan, part_generator, precompute_analyses  # noqa: E402
-from sitegen.analysis_payload import analysis_payload  # noqa: E402
-from sitegen.payload import to_script  # noqa: E402
-from sitegen.precompute import GROUP_BIN_COUNTS, precompute_all  # noqa: E402
-from sitegen.settings import (  # noqa: E402
+from sitegen.analyses.uncertainty import _plan, part_generator, precompute_analyses  # noqa: E402
+from sitegen.common.settings import (  # noqa: E402
     ANALYSIS_SEED,
     CURVE_POINTS,
     DRAWS,
@@ -44,6 +41,9 @@ from sitegen.settings import (  # noqa: E402
     RESAMPLES,
     SWEEP_DRAWS,
 )
+from sitegen.compute.precompute import GROUP_BIN_COUNTS, precompute_all  # noqa: E402
+from sitegen.render.analysis_payload import analysis_payload  # noqa: E402
+from sitegen.render.payload import to_script  # noqa: E402
 
 
 def timed(function, *args, **kwargs):

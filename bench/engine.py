@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from calib import block_shape, ece, grid_metrics, load, load_predictions, scores_over_grid  # noqa: E402
-from sitegen.precompute import base_grid, precompute_all  # noqa: E402
+from sitegen.compute.precompute import base_grid, precompute_all  # noqa: E402
 
 try:
     import threadpoolctl

@@ -7,7 +7,7 @@
 
 Figures, all against the site served on 127.0.0.1 (nothing leaves the machine):
 
-1. First-view transfer of each language's page (sitegen.settings.LANGUAGES: index.html, es/index.html):
+1. First-view transfer of each language's page (sitegen.common.settings.LANGUAGES: index.html, es/index.html):
    every response until the network is idle, each body gzip-compressed with Python's gzip at
    level 6 (what a static host serving gzip would send), summed. The on-demand dataset scripts,
    shared by every language, are listed too, and each page's view without JavaScript (no app.js; the
@@ -51,8 +51,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from sitegen.serve import serving  # noqa: E402  (after the path set-up above)
-from sitegen.settings import LANGUAGES  # noqa: E402
+from sitegen.common.settings import LANGUAGES  # noqa: E402
+from sitegen.write.serve import serving  # noqa: E402  (after the path set-up above)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]

@@ -9,16 +9,16 @@ Prints (never asserts), for generated float32 ``.npz`` files of n × K logits
   resident size (the child's
   VmHWM, reset before each stage through ``/proc/self/clear_refs``):
   ``load`` (:func:`calib.load_predictions`), ``fit`` (the page's bounded fit,
-  :func:`sitegen.precompute.fit_for`, on the calibration half of a seeded
+  :func:`sitegen.compute.precompute.fit_for`, on the calibration half of a seeded
   random split), ``grid metrics`` (:func:`calib.grid_metrics` on all rows:
   NLL, Brier, confidence, ECE/MCE with 15 equal-width bins over the 534-point
   grid, two workers: the issue's "grid metrics"; then with 15 adaptive bins
   too, which sorts every temperature's confidences), ``precompute`` (the
-  page's grid figures of both parts, :func:`sitegen.precompute.precompute_dataset`),
+  page's grid figures of both parts, :func:`sitegen.compute.precompute.precompute_dataset`),
   the analyses of each part (``scores``: :func:`calib.row_scores_over_grid`;
   ``bootstrap``; ``noise floor``; ``sweep + smooth``), ``quoted`` (the
-  prose's bootstrap at T = 1 and the fitted T, :func:`sitegen.analysis.quote_part`
-  with :func:`sitegen.analysis.quoted_resamples_for` resamples) and
+  prose's bootstrap at T = 1 and the fitted T, :func:`sitegen.analyses.uncertainty.quote_part`
+  with :func:`sitegen.analyses.uncertainty.quoted_resamples_for` resamples) and
   ``payload`` (the dataset, bins and analysis files, with their gzip sizes
   against the issue's budgets: dataset file ≤ 300 KB, analysis file ≤ 100 KB);
 * ``python -m calib fit FILE --json`` in its own process under
@@ -105,7 +105,7 @@ def child(path):
         smooth_reliability,
         split_masks,
     )
-    from sitegen.analysis import (
+    from sitegen.analyses.uncertainty import (
         Analyses,
         DatasetAnalysis,
         PartAnalysis,
@@ -116,10 +116,7 @@ def child(path):
         part_generator,
         quoted_resamples_for,
     )
-    from sitegen.analysis_payload import analysis_payload
-    from sitegen.payload import bins_payload, dataset_payload, to_script
-    from sitegen.precompute import Precomputed, base_grid, build_grid, fit_for, grid_index, precompute_dataset
-    from sitegen.settings import (
+    from sitegen.common.settings import (
         ANALYSIS_SEED,
         CURVE_POINTS,
         DRAWS,
@@ -129,6 +126,9 @@ def child(path):
         RESAMPLES,
         SWEEP_DRAWS,
     )
+    from sitegen.compute.precompute import Precomputed, base_grid, build_grid, fit_for, grid_index, precompute_dataset
+    from sitegen.render.analysis_payload import analysis_payload
+    from sitegen.render.payload import bins_payload, dataset_payload, to_script
 
     def stage(name, function, *args, **extra):
         _reset_peak()

@@ -14,6 +14,12 @@ depend on what else runs), the peak resident memory of the build (``ru_maxrss`` 
 size against a build without ``--data`` (the difference is the "Your model" section).
 Budgets of the whole build (issues 18 and 20): 50,000 × 1,000 ≤ 150 s wall on a quiet 2-core machine and
 ≤ 3 GB; 1,000,000 × 10 ≤ 10 min. A wall time measured at a load above 2 says little; the CPU time does.
+
+    python3 bench/yours.py --compare 1000000x10 --repeat 3   # python -m calib compare only, no build
+
+times ``python -m calib compare FILE --json`` on the same synthetic files instead (issue 29's budget:
+1,000,000 × 10 ≤ 60 s wall and ≤ 1.5 GB peak on a quiet 2-core machine), each run as one child measured
+alone, and prints every run and the median of the runs with the load before and after.
 """
 
 import argparse
@@ -30,6 +36,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGETS = {"yours.js": 300_000, "yours-analysis.js": 100_000}
+COMPARE_BUDGET = {"seconds": 60.0, "mib": 1.5e9 / 2 ** 20}  # python -m calib compare at 1,000,000 × 10
 
 
 def synthetic(path, n, k, seed=7):
@@ -60,11 +67,15 @@ class Run(NamedTuple):
 
 def build(out, *options):
     """Run build.py as one child and measure it alone (:class:`Run`)."""
+    return measured([sys.executable, str(ROOT / "build.py"), "--out", str(out), "--lang", "en", *options])
+
+
+def measured(command):
+    """Run ``command`` as one child from the repository and measure it alone (:class:`Run`)."""
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
     with tempfile.TemporaryFile("w+") as err:
-        child = subprocess.Popen([sys.executable, str(ROOT / "build.py"), "--out", str(out), "--lang", "en", *options],
-                                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, text=True,
+        child = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=err, text=True,
                                  env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
         _, status, usage = os.wait4(child.pid, 0)
         child.returncode = os.waitstatus_to_exitcode(status)
@@ -72,8 +83,32 @@ def build(out, *options):
         err.seek(0)
         stderr = err.read()
     if child.returncode != 0:
-        raise SystemExit(f"build.py failed ({child.returncode}): {stderr.strip().splitlines()[-1]}")
+        raise SystemExit(f"{Path(command[1]).name} failed ({child.returncode}): {stderr.strip().splitlines()[-1]}")
     return Run(wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024, load_before, os.getloadavg()[0], stderr)
+
+
+def compare_runs(work, sizes, repeat):
+    """``python -m calib compare FILE --json`` on each size, ``repeat`` times: every run, then the median."""
+    print(f"python -m calib compare (budget at 1,000,000 × 10: {COMPARE_BUDGET['seconds']:.0f} s wall, "
+          f"{COMPARE_BUDGET['mib']:,.0f} MiB peak)")
+    print(f"{'n × K':>16} {'run':>4} {'wall':>8} {'CPU':>8} {'(user+sys)':>14} {'peak RSS':>10} {'load 1 min':>12}")
+    for n, k in sizes:
+        data = synthetic(work / f"model-{n}x{k}.npz", n, k)
+        runs = []
+        for i in range(repeat):
+            run = measured([sys.executable, "-m", "calib", "compare", str(data), "--json"])
+            runs.append(run)
+            print(f"{n:>7,} × {k:<6,} {i + 1:>4} {run.wall:7.1f}s {run.user + run.system:7.1f}s "
+                  f"({run.user:5.1f}+{run.system:5.1f}) {run.peak_mib:8.0f} MiB "
+                  f"{run.load_before:5.2f}→{run.load_after:<5.2f}", flush=True)
+        wall = sorted(r.wall for r in runs)[len(runs) // 2]
+        peak = sorted(r.peak_mib for r in runs)[len(runs) // 2]
+        cpu = sorted(r.user + r.system for r in runs)[len(runs) // 2]
+        verdict = ""
+        if (n, k) == (1_000_000, 10):
+            verdict = "  within budget" if wall <= COMPARE_BUDGET["seconds"] and peak <= COMPARE_BUDGET["mib"] else \
+                "  OVER budget"
+        print(f"{n:>7,} × {k:<6,} median of {len(runs)}: {wall:.1f} s wall, {cpu:.1f} s CPU, {peak:.0f} MiB{verdict}")
 
 
 def main():
@@ -81,7 +116,17 @@ def main():
     parser.add_argument("--sizes", default="2000x10,20000x100", help="comma-separated n×K (default: %(default)s)")
     parser.add_argument("--keep", default=None, help="keep the builds in this folder")
     parser.add_argument("--stages", action="store_true", help="also print each build's stage times (its stderr)")
+    parser.add_argument("--compare", default=None, metavar="SIZES",
+                        help="time python -m calib compare on these n×K instead of building (e.g. 1000000x10)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per size with --compare (default 3)")
     args = parser.parse_args()
+    if args.compare:
+        with tempfile.TemporaryDirectory(prefix="bench-compare-") as scratch:
+            work = Path(args.keep or scratch)
+            work.mkdir(parents=True, exist_ok=True)
+            compare_runs(work, [tuple(int(v) for v in item.lower().split("x")) for item in args.compare.split(",")],
+                         max(1, args.repeat))
+        return
     sizes = [tuple(int(v) for v in item.lower().split("x")) for item in args.sizes.split(",")]
     with tempfile.TemporaryDirectory(prefix="bench-yours-") as scratch:
         work = Path(args.keep or scratch)

@@ -23,6 +23,8 @@ public API (documented in the README):
 * :func:`row_scores` — each row's confidence, NLL and Brier at one temperature per row;
   :func:`row_scores_over_grid` — each row's confidence and NLL at many temperatures, in bounded memory;
   :func:`log_normaliser` — the softmax normaliser they share with the weighted fits;
+* :func:`ks_calibration_error` (:mod:`calib.measures`, every measure of (confidence, correct) that needs
+  no bins, the form :func:`grid_metrics` takes as an extra metric) — the Kolmogorov–Smirnov calibration error;
 * :func:`smooth_ece`, :func:`smooth_reliability` (:mod:`calib.smooth`) — the binning-free smooth ECE and the
   kernel-smoothed reliability curve, with their building blocks (:func:`smooth_ece_at`, :func:`smooth_on`,
   :func:`reflected_gaussian_smooth`, :func:`deposit`, :func:`interpolate`, :func:`mesh_points`,
@@ -42,8 +44,11 @@ public API (documented in the README):
 * :func:`positive_int` — the engine's check of a count argument;
 * :class:`TemperatureScaling`, :class:`VectorScaling`, :class:`MatrixScaling`, :class:`DirichletCalibration`,
   :class:`HistogramBinning`, :class:`IsotonicCalibration`, :class:`ScalingBinning`,
-  :class:`EnsembleTemperatureScaling` — calibrators with one interface: ``fit(logits, labels)`` returns the
-  calibrator, ``predict_proba(logits)`` gives calibrated rows, fitted parameters end in ``_``;
+  :class:`EnsembleTemperatureScaling`, :class:`PlattScaling` — calibrators with one interface: ``fit(logits,
+  labels)`` returns the calibrator, ``predict_proba(logits)`` gives calibrated rows, fitted parameters end in ``_``;
+* :func:`calibrator_record`, :func:`save_calibrator`, :func:`load_calibrator` (:mod:`calib.deploy`) — any
+  calibrator of :data:`DEPLOYABLE` as a small versioned JSON file with the numpy, PyTorch and scikit-learn code
+  that applies it, and back (numpy only);
 * :func:`classwise_ece`, :func:`static_calibration_error` (:func:`classwise_bins`) — binned calibration error
   of every class's probability, not only the winner's;
 * :func:`corp`, :func:`corp_band` — the CORP reliability diagram (PAV fit of correctness on confidence), its
@@ -54,7 +59,8 @@ public API (documented in the README):
 * :func:`compare_calibrators` (:mod:`calib.compare`) — every calibrator of :data:`CALIBRATORS` fitted on
   calibration rows and set against temperature scaling on test rows with paired bootstrap ranges
   (a :class:`Comparison`; :data:`COMPARE_SCORES`, :data:`MAX_AFFINE_CLASSES`; ``python -m calib compare FILE``),
-  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness); :func:`compare_parts` runs it on
+  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness; a binary model adds
+  :data:`BINARY_CALIBRATORS`, Platt scaling); :func:`compare_parts` runs it on
   a file's split and :func:`compare_verdict` says which calibrator beats temperature scaling beyond its range (the
   paired ranges are :func:`paired_against` with :func:`inf_quantiles`, :mod:`calib.paired`);
 * :func:`fit_streamed`, :func:`fit_dask` (:mod:`calib.chunked`) — ``calib fit``'s report for data that outgrow
@@ -66,6 +72,7 @@ Nothing outside ``__all__`` is API: the page side (``sitegen``) imports only the
 """
 
 from . import datasets, rng
+from . import measures as _measures
 from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
 from .binning import (
     SCHEMES,
@@ -92,6 +99,7 @@ from .bootstrap import (
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .classwise import classwise_bins, classwise_ece, static_calibration_error
 from .compare import (
+    BINARY_CALIBRATORS,
     CALIBRATORS,
     COMPARE_SCORES,
     MAX_AFFINE_CLASSES,
@@ -105,9 +113,11 @@ from .compare import (
 from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .decision import DECISION_BINS, DECISION_METRICS, metric_changes, paired_changes, temperature_spread, verdict
+from .deploy import DEPLOYABLE, calibrator_record, load_calibrator, save_calibrator
 from .distributed import fit_dask, local_client
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .floor import DEFAULT_DRAWS, DEFAULT_SWEEP_DRAWS, NoiseFloor, bins_outside, noise_floor, segment_cdfs, tail_share
+from .grid import BINNING_ELEMENTS, GridMetrics, grid_metrics
 from .io import (
     DEFAULT_SPLIT_SEED,
     MIN_PART_ROWS,
@@ -119,7 +129,9 @@ from .io import (
 )
 from .io_checks import BOUND_MARGIN, fit_warnings
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
+from .measures import *  # noqa: F403 (every measure of calib/measures.py is public: see __all__ below)
 from .paired import PairedDifference, inf_quantiles, paired_against, paired_difference
+from .platt import PlattScaling
 from .quantiles import (
     FLOOR_QUANTILES,
     SPREAD_QUANTILES,
@@ -144,17 +156,7 @@ from .runs import (
     rows_order,
     sort_rows,
 )
-from .scaling import (
-    GridMetrics,
-    brier,
-    grid_metrics,
-    log_softmax,
-    nll,
-    predicted_class,
-    scaled_probs,
-    scores_over_grid,
-    top_label,
-)
+from .scaling import brier, log_softmax, nll, predicted_class, scaled_probs, scores_over_grid, top_label
 from .smooth import (
     SmoothCurve,
     SmoothECE,
@@ -204,13 +206,14 @@ __all__ = [
     "subgroup_analysis",
     "positive_int",
     "scaled_probs", "log_softmax", "predicted_class", "top_label", "nll", "brier", "scores_over_grid",
-    "grid_metrics", "GridMetrics", "block_shape", "row_chunks", "BLOCK_ELEMENTS",
+    "grid_metrics", "GridMetrics", "BINNING_ELEMENTS", "block_shape", "row_chunks", "BLOCK_ELEMENTS",
     "TemperatureScaling", "VectorScaling", "MatrixScaling", "DirichletCalibration",
-    "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling",
+    "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling", "PlattScaling",
     "classwise_bins", "classwise_ece", "static_calibration_error",
     "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
     "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
+    "DEPLOYABLE", "calibrator_record", "save_calibrator", "load_calibrator", "BINARY_CALIBRATORS",
     "CALIBRATORS", "COMPARE_SCORES", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
     "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
     "fit_streamed", "fit_dask", "local_client",
-]
+] + _measures.__all__  # the measures of (confidence, correct), calib/measures.py

@@ -283,35 +283,40 @@ def ece(confidence, correct, n_bins, scheme="equal-width"):
     return float(values) if np.ndim(values) == 0 else values
 
 
-def adaptive_ece_resampled(confidence, correct, counts, n_bins):
+def adaptive_ece_resampled(confidence, correct, counts, n_bins, order=None):
     """Adaptive-bin ECE of resamples of one set of rows: array (R,), a probability per resample.
 
     ``confidence`` (n,) and ``correct`` (n,) are the rows; ``counts`` (R, n) how often resample r draws each
     row (every resample drawing the same number of rows). Equal, to rounding, to :func:`ece` with
     ``"adaptive"`` bins of each resample's rows taken in ascending row order: the stable sort of such a
     resample is the stable sort of all rows with each row repeated as often as it is drawn, so the equal-mass
-    groups are cut from cumulative counts along one sort of the rows, and no resample is sorted.
+    groups are cut from cumulative counts along one sort of the rows, and no resample is sorted. ``order``
+    is that sort, ``argsort(confidence, kind="stable")``, when the caller has it (blocks of resamples of the
+    same rows sort them once).
     """
     conf = np.asarray(confidence, dtype=np.float64)
-    order = np.argsort(conf, kind="stable")
-    c, h = conf[order], np.asarray(correct, dtype=np.float64)[order]
-    w = np.asarray(counts, dtype=np.float64)[:, order]
+    order = np.argsort(conf, kind="stable") if order is None else order
+    c = conf[order]
+    h = np.asarray(correct, dtype=np.float64)[order]
+    w = np.asarray(counts)[:, order]  # counts stay integers: every sum of them below is exact
+    if w.dtype.kind not in "iub":
+        w = w.astype(np.int64)
     r, n = w.shape
-    m = int(round(w[0].sum()))
-    bounds = equal_mass_bounds(m, n_bins).astype(np.float64)
-    drawn = np.cumsum(w, axis=1)  # (R, n): copies up to and including each sorted row
-    prefix = {name: np.cumsum(w * v, axis=1) for name, v in (("conf", c), ("hits", h))}
-    offset = (np.arange(r) * (m + 1.0))[:, None]
-    full = np.searchsorted((drawn + offset).ravel(), (bounds[None, :] + offset).ravel(), side="right")
-    full = full.reshape(r, -1) - (np.arange(r) * n)[:, None]  # (R, B + 1): sorted rows wholly before each cut
+    m = int(w[0].sum(dtype=np.int64))
+    wide = np.int32 if m < 2 ** 31 else np.int64
+    bounds = equal_mass_bounds(m, n_bins)
+    drawn = np.cumsum(w, axis=1, dtype=wide)  # (R, n): copies up to and including each sorted row
+    prefix = {"conf": np.cumsum(w * c, axis=1), "hits": np.cumsum(w * (h != 0), axis=1, dtype=wide)}
+    # sorted rows wholly before each cut, per resample (R, B + 1)
+    full = np.stack([np.searchsorted(drawn[i], bounds, side="right") for i in range(r)]).reshape(r, -1)
     rows = np.arange(r)[:, None]
-    before = np.where(full > 0, drawn[rows, np.maximum(full - 1, 0)], 0.0)
-    partial = bounds[None, :] - before  # copies of the next row still before the cut
+    before = np.where(full > 0, drawn[rows, np.maximum(full - 1, 0)], 0)
+    partial = (bounds[None, :] - before).astype(np.float64)  # copies of the next row still before the cut
     nxt = np.minimum(full, n - 1)
     sums = {}
     for name, values in (("conf", c), ("hits", h)):
-        upto = np.where(full > 0, prefix[name][rows, np.maximum(full - 1, 0)], 0.0) + partial * values[nxt]
-        sums[name] = np.diff(upto, axis=1)
+        upto = np.where(full > 0, prefix[name][rows, np.maximum(full - 1, 0)], 0).astype(np.float64)
+        sums[name] = np.diff(upto + partial * values[nxt], axis=1)
     return np.abs(sums["hits"] - sums["conf"]).sum(axis=1) / m
 
 

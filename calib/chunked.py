@@ -298,6 +298,7 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
         else:
             left_out[f"{key}.ece.adaptive"] = left_out[f"{key}.mce.adaptive"] = "fine_bins = 0: no histogram"
     slope, curvature = sums["slope"][0] / fit_rows, sums["curvature"][0] / fit_rows
+    warned = fit_warnings(float(temperature), after["accuracy"], k, DEFAULT_BOUNDS, eval_part)
     report = {
         "file": str(name), "n": int(n), "k": int(k),
         "split": {"rule": split, "seed": None, "parts": {fit_part: fit_rows} if split == "none"
@@ -309,8 +310,7 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
                 "passes": passes, "residual_step": float(abs(slope / curvature)) if curvature > 0 else 0.0,
                 "part": fit_part, "rows": fit_rows},
         "evaluated_on": eval_part, "n_bins": n_bins, "before": before, "after": after,
-        "warnings": [w._asdict() for w in fit_warnings(float(temperature), after["accuracy"], k, DEFAULT_BOUNDS,
-                                                       eval_part)],
+        "warnings": [w._asdict() for w in warned],
         "engine": dict(engine or {}),
     }
     resampled = {}
@@ -320,7 +320,8 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
             "evaluated_on": eval_part, "rows": eval_rows, "n_bins": n_bins, "paired_resamples": int(resamples),
             "range_quantiles": list(SPREAD_QUANTILES),
             "metrics": {key: change._asdict() for key, change in changes.items()},
-            "verdict": verdict(changes, LARGE_METRICS)._asdict(), "temperature_spread": spread._asdict(),
+            "verdict": verdict(changes, warned, metrics=LARGE_METRICS)._asdict(),
+            "temperature_spread": spread._asdict(),
             "resampling": {"kind": "Poisson", "seed": int(seed), "block_rows": 4096}}
         resampled["decision"] = ("Poisson bootstrap: independent Poisson(1) weights per row, seeded by (seed, row "
                                  "// 4096), so the ranges do not depend on the partitioning (calib fit draws "

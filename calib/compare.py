@@ -39,14 +39,15 @@ from .bootstrap import DEFAULT_RESAMPLES, resample_counts
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
 from .paired import paired_against
+from .platt import PlattScaling
 from .quantiles import SPREAD_QUANTILES
 from .scaling import as_labels, as_logits
 from .smooth import smooth_ece, smooth_ece_resampled
 from .validation import as_generator, as_quantile_levels, positive_int
 
-__all__ = ["CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "COMPARE_SCORES", "COMPARE_BINS", "Comparison",
-           "CompareVerdict", "compare_calibrators", "compare_parts", "compare_verdict", "comparison_record",
-           "method_row_scores"]
+__all__ = ["CALIBRATORS", "BINARY_CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "COMPARE_SCORES",
+           "COMPARE_BINS", "Comparison", "CompareVerdict", "compare_calibrators", "compare_parts", "compare_verdict",
+           "comparison_record", "method_row_scores"]
 
 # name → calibrator class, in the order of the table; "temperature" is the reference
 CALIBRATORS = {
@@ -54,12 +55,13 @@ CALIBRATORS = {
     "dirichlet": DirichletCalibration, "histogram": HistogramBinning, "isotonic": IsotonicCalibration,
     "scaling-binning": ScalingBinning, "ensemble-temperature": EnsembleTemperatureScaling,
 }
+BINARY_CALIBRATORS = {"platt": PlattScaling}  # offered beside the others for a binary model (binary=True)
 AFFINE_METHODS = ("vector", "matrix", "dirichlet")
 _SHARE_T = ("scaling-binning", "ensemble-temperature")  # fit T as temperature scaling does, with its defaults
 MAX_AFFINE_CLASSES = 100   # above this many classes the affine calibrators are skipped
 COMPARE_SCORES = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")
 COMPARE_BINS = 15          # bins of every binned score (as Guo et al. report)
-_BLOCK_ELEMENTS = 1 << 22  # (resample, row) weights of the adaptive and smooth ECE draws held at once
+_BLOCK_ELEMENTS = 1 << 23  # (resample, row) weights of the draws held at once (as float64: 64 MiB)
 
 
 class Comparison(NamedTuple):
@@ -104,59 +106,94 @@ def method_row_scores(probs, labels):
     return nll, np.clip(brier, 0.0, 2.0), probs[rows, top], top == labels
 
 
-def _binned_gap_draws(weights, probs, hit_column, n_bins):
-    """Σ_b |Σ_i w[i, r] · ([hit_column[i] = k] − p[i, k]) · [p[i, k] in bin b]| / n per resample r, column k: (R, K).
+def _gap_operators(probs, hit_column, n_bins):
+    """What every block of resamples multiplies for the binned gaps of ``probs`` (n, K): ``(hits, upper, probs_t)``.
 
-    ``weights`` (n, R): each row's count in each resample; ``probs`` (n, K) probabilities binned per column in
-    ``n_bins`` equal-width bins (:func:`calib.binning.equal_width_ids`); ``hit_column`` (n,) the column that is
-    right in each row (−1: none). Equal-width bins do not move when rows are resampled, so every bin's sum is a
-    product with the weights: the bins above the first hold few values per row (a row's probabilities sum to
-    1), one sparse product; the first bin's sum is the column's total (one dense product, as BLAS runs it) minus
-    theirs, so the cost is one (K × n) by (n × R) product whatever K.
+    ``hits`` (K, n) sparse: 1 where ``hit_column`` (n,) names the right column (−1: none); ``upper`` (K · B, n)
+    sparse: ([right] − p) of every value in a bin above the first (:func:`calib.binning.equal_width_ids`; few per
+    row, as a row's probabilities sum to 1); ``probs_t`` (K, n) the probabilities, C-contiguous. Equal-width bins do
+    not move when rows are resampled, so each bin's sum over a resample is a product with its counts.
     """
     import scipy.sparse  # imported on first use, as in calib.calibrators
 
     n, k = probs.shape
-    r = weights.shape[1]
     hit_rows = np.flatnonzero(hit_column >= 0)
     hits = scipy.sparse.csr_matrix((np.ones(hit_rows.size), (hit_column[hit_rows], hit_rows)), shape=(k, n))
-    total = hits @ weights - probs.T @ weights  # (K, R)
     rows, cols = np.nonzero(probs >= np.linspace(0.0, 1.0, n_bins + 1)[1])
     values = probs[rows, cols]
     ids = equal_width_ids(values, n_bins)
     upper = scipy.sparse.csr_matrix(((cols == hit_column[rows]) - values, (cols * n_bins + ids, rows)),
                                     shape=(k * n_bins, n))
+    return hits, upper, np.ascontiguousarray(probs.T)
+
+
+def _binned_gap_draws(operators, weights, n_bins):
+    """Σ_b |Σ_i w[i, r] · ([hit_column[i] = k] − p[i, k]) · [p[i, k] in bin b]| / n per resample r, column k: (R, K).
+
+    ``operators`` from :func:`_gap_operators`; ``weights`` (n, R), C-contiguous: each row's count in each resample.
+    The first bin's sum is the column's total (one dense product, as BLAS runs it) minus the other bins' (one
+    sparse product), so the cost is one (K × n) by (n × R) product whatever K.
+    """
+    hits, upper, probs_t = operators
+    k, n = probs_t.shape
+    r = weights.shape[1]
+    total = hits @ weights - probs_t @ weights  # (K, R)
     sums = np.asarray(upper @ weights).reshape(k, n_bins, r)
     sums[:, 0, :] = total - sums[:, 1:, :].sum(axis=1)
     return np.abs(sums).sum(axis=1).T / n
 
 
+def _compact_counts(n, resamples, gen):
+    """:func:`calib.resample_counts` (R, n) drawn a block of resamples at a time from ``gen`` (the same stream, so
+    the same counts) and kept in the smallest unsigned type that holds them (uint8 unless a row is drawn 256 times
+    or more): a tenth of the memory of the int64 array, and of its float64 copy, which is made a block at a time."""
+    step = max(1, _BLOCK_ELEMENTS // n)
+    counts = np.empty((resamples, n), dtype=np.uint8)
+    for r0 in range(0, resamples, step):
+        part = resample_counts(n, min(step, resamples - r0), gen)
+        if part.max() > np.iinfo(counts.dtype).max:
+            counts = counts.astype(np.min_scalar_type(int(part.max())))
+        counts[r0:r0 + part.shape[0]] = part
+    return counts
+
+
 def _draws(probs, labels, nll, brier, conf, hits, counts, n_bins):
     """Every resample's six scores for one method, ``{score: (R,)}``, and the class-wise ECE of the sample itself
-    (the same product with every row counted once: :func:`calib.classwise_ece`'s value, to rounding)."""
+    (the same product with every row counted once: :func:`calib.classwise_ece`'s value, to rounding).
+
+    Blocks of resamples of :data:`_BLOCK_ELEMENTS` (resample, row) weights at a time; what does not depend on the
+    counts (the sparse bin operators, the sort of the confidences, the smooth ECE's mesh deposits) is built once.
+    """
     n, k = probs.shape
-    weights = counts.astype(np.float64)
+    resamples = counts.shape[0]
     zero = ~np.isfinite(nll)
-    out = {"nll": weights @ np.where(zero, 0.0, nll) / n, "brier": weights @ brier / n}
-    out["nll"][counts[:, zero].sum(axis=1) > 0] = np.inf
-    columns = np.concatenate([weights.T, np.ones((n, 1))], axis=1)  # (n, R + 1): the last is the sample itself
-    classwise = _binned_gap_draws(columns, probs, labels, n_bins).mean(axis=1)
-    out["cw_ece"], point = classwise[:-1], float(classwise[-1])
-    columns = columns[:, :-1]
-    out["ece_w"] = _binned_gap_draws(columns, conf[:, None], np.where(hits, 0, -1), n_bins)[:, 0]
-    out["ece_a"], out["smooth"] = np.empty(counts.shape[0]), np.empty(counts.shape[0])
+    finite = np.where(zero, 0.0, nll)
+    classes = _gap_operators(probs, labels, n_bins)
+    top = _gap_operators(conf[:, None], np.where(hits, 0, -1), n_bins)
+    order = np.argsort(conf, kind="stable")
+    deposits = {}
+    out = {s: np.empty(resamples) for s in COMPARE_SCORES}
+    point = float(_binned_gap_draws(classes, np.ones((n, 1)), n_bins).mean())
     block = max(1, _BLOCK_ELEMENTS // n)
-    for r0 in range(0, counts.shape[0], block):  # weighted by the counts: no resample's rows are gathered
+    for r0 in range(0, resamples, block):  # weighted by the counts: no resample's rows are gathered
         part = counts[r0:r0 + block]
         rows = slice(r0, r0 + part.shape[0])
-        out["ece_a"][rows] = adaptive_ece_resampled(conf, hits, part, n_bins)
-        out["smooth"][rows] = smooth_ece_resampled(conf, hits, part).value
+        weights = part.astype(np.float64)
+        columns = np.ascontiguousarray(weights.T)
+        out["nll"][rows] = weights @ finite / n
+        out["nll"][rows][part[:, zero].sum(axis=1) > 0] = np.inf
+        out["brier"][rows] = weights @ brier / n
+        out["cw_ece"][rows] = _binned_gap_draws(classes, columns, n_bins).mean(axis=1)
+        out["ece_w"][rows] = _binned_gap_draws(top, columns, n_bins)[:, 0]
+        out["ece_a"][rows] = adaptive_ece_resampled(conf, hits, part, n_bins, order=order)
+        # rows in confidence order: the same sums (to rounding), read in order by the sparse deposit products
+        out["smooth"][rows] = smooth_ece_resampled(conf[order], hits[order], part[:, order], deposits=deposits).value
     return out, point
 
 
 def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resamples=DEFAULT_RESAMPLES, seed=0,
                         n_bins=COMPARE_BINS, quantiles=SPREAD_QUANTILES, max_affine_classes=MAX_AFFINE_CLASSES,
-                        fitted=None):
+                        fitted=None, binary=False, workers=1):
     """Fit every calibrator of :data:`CALIBRATORS` on the calibration rows and compare them on the test rows.
 
     Parameters
@@ -178,6 +215,12 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     fitted : dict or None
         Calibrators already fitted on exactly these calibration rows, by method name (a caller that also
         needs the fits passes them so each is fitted once); the methods it lacks are fitted here.
+    binary : bool
+        A binary model (K = 2): the calibrators of :data:`BINARY_CALIBRATORS` (Platt scaling) are compared too,
+        after the others.
+    workers : int
+        Threads that fit and score the methods after temperature scaling, one method each (the results do not
+        depend on it).
 
     Returns
     -------
@@ -199,26 +242,48 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     if k > max_affine_classes:
         for name in AFFINE_METHODS:
             skipped[name] = f"skipped above {max_affine_classes} classes (this file has {k})"
-    methods = tuple(name for name in CALIBRATORS if name not in skipped)
+    available = dict(CALIBRATORS, **(BINARY_CALIBRATORS if binary and k == 2 else {}))
+    methods = tuple(name for name in available if name not in skipped)
     n = y_test.size
-    counts = resample_counts(n, resamples, as_generator(int(seed)))
-    fits, scores, draws, zero_rows = {}, {s: [] for s in COMPARE_SCORES}, {s: [] for s in COMPARE_SCORES}, []
-    for name in methods:
+    counts = _compact_counts(n, resamples, as_generator(int(seed)))
+    fits = {}
+
+    def fit_and_score(name):
+        """The fitted calibrator of ``name``, its test rows with label probability 0, its scores and their draws."""
         calibrator = (fitted or {}).get(name)
         if calibrator is None:
             # the calibrators built on temperature scaling take its T: the search they would run is the same one
             known = name in _SHARE_T and "temperature" in fits
             shared = {"temperature": fits["temperature"].temperature_} if known else {}
-            calibrator = CALIBRATORS[name](**shared).fit(z_cal, y_cal)
-        fits[name] = calibrator
+            calibrator = available[name](**shared).fit(z_cal, y_cal)
         probs = calibrator.predict_proba(z_test)
         nll, brier, conf, hits = method_row_scores(probs, y_test)
-        zero_rows.append(int(np.sum(~np.isfinite(nll))))
         resampled, classwise = _draws(probs, y_test, nll, brier, conf, hits, counts, n_bins)
         del probs
         point = {"nll": float(np.mean(nll)), "brier": float(np.mean(brier)),
                  "ece_w": ece(conf, hits, n_bins, "equal-width"), "ece_a": ece(conf, hits, n_bins, "adaptive"),
                  "cw_ece": classwise, "smooth": float(smooth_ece(conf, hits).value[0])}
+        return calibrator, int(np.sum(~np.isfinite(nll))), point, resampled
+
+    done = {}
+    if "temperature" in methods:  # first: the methods of _SHARE_T take its T
+        done["temperature"] = fit_and_score("temperature")
+        fits["temperature"] = done["temperature"][0]
+    rest = [name for name in methods if name not in done]
+    workers = positive_int(workers, "workers")
+    if workers == 1:
+        done.update((name, fit_and_score(name)) for name in rest)
+    else:  # each method is fitted and scored on its own; BLAS held to one thread per worker
+        from concurrent.futures import ThreadPoolExecutor
+
+        import threadpoolctl
+
+        with threadpoolctl.threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+            done.update(zip(rest, pool.map(fit_and_score, rest)))
+    scores, draws, zero_rows = {s: [] for s in COMPARE_SCORES}, {s: [] for s in COMPARE_SCORES}, []
+    for name in methods:
+        fits[name], zero, point, resampled = done[name]
+        zero_rows.append(zero)
         for s in COMPARE_SCORES:
             scores[s].append(point[s])
             draws[s].append(resampled[s])
@@ -232,11 +297,7 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
                       spread, lower, np.array(zero_rows), skipped, fits)
 
 
-# ------------------------------------------------------------------ python -m calib compare FILE
-
-SCORE_LABELS = {"nll": "NLL (nats)", "brier": "Brier", "ece_w": "ECE equal-width", "ece_a": "ECE adaptive",
-                "cw_ece": "class-wise ECE", "smooth": "smooth ECE"}
-
+# ------------------------------------------------------------------ the verdict and the record of a comparison
 
 def _plain(value):
     """A float for JSON: ``None`` stands for an infinite value (JSON has no infinity)."""
@@ -267,15 +328,17 @@ def compare_verdict(result):
     return CompareVerdict("beats" if beats else "none", beats, worse)
 
 
-def compare_parts(logits, labels, parts, n_resamples=DEFAULT_RESAMPLES, seed=0):
+def compare_parts(logits, labels, parts, n_resamples=DEFAULT_RESAMPLES, seed=0, binary=False, workers=1):
     """:func:`compare_calibrators` on a split as ``python -m calib fit`` uses it: ``parts`` {name: mask (n,)} from
     :func:`calib.io.split_masks`; fitted on ``calibration`` (or ``all``), scored on ``test`` (or ``all``); ``seed``
-    the bootstrap's. ``python -m calib compare`` and the "Your model" report both call it."""
+    the bootstrap's; ``binary`` adds Platt scaling; ``workers`` threads. ``python -m calib compare`` and the "Your
+    model" report both call it."""
     fit_rows = parts.get("calibration", parts.get("all"))
     eval_rows = parts.get("test", parts.get("all"))
     z = np.asarray(logits)  # each part is taken, then made float64: no float64 copy of every row at once
     return compare_calibrators(z[fit_rows].astype(np.float64), labels[fit_rows], z[eval_rows].astype(np.float64),
-                               labels[eval_rows], n_resamples=n_resamples, seed=seed)
+                               labels[eval_rows], n_resamples=n_resamples, seed=seed, binary=binary,
+                               workers=workers)
 
 
 def comparison_record(result):
@@ -293,89 +356,3 @@ def comparison_record(result):
             "skipped": dict(result.skipped), "methods": methods,
             "verdict": {"code": v.code, "beats": {m: list(s) for m, s in v.beats.items()},
                         "worse": {m: list(s) for m, s in v.worse.items()}}}
-
-
-def comparison_report(path, split=None, seed=None, n_resamples=DEFAULT_RESAMPLES, bootstrap_seed=0, kind=None):
-    """What ``python -m calib compare FILE`` prints, as a dict of plain values (raises :class:`calib.InputError`).
-
-    The rows are split as ``python -m calib fit`` splits them; ``kind`` is ``--input``; ``None`` in a score
-    means ``inf``.
-    """
-    from .io import DEFAULT_SPLIT_SEED, load_predictions, split_masks
-
-    seed = DEFAULT_SPLIT_SEED if seed is None else seed
-    data = load_predictions(path, kind)
-    parts = split_masks(data.labels.size, split, data.split, seed=seed, source=str(path))
-    rule = split or ("file" if data.split is not None else "random")
-    result = compare_parts(data.logits, data.labels, parts, n_resamples=n_resamples, seed=bootstrap_seed)
-    return {"file": str(path), "sha256": data.sha256, "n": int(data.labels.size),
-            "split": {"rule": rule, "seed": seed if rule == "random" else None,
-                      "parts": {name: int(mask.sum()) for name, mask in parts.items()}},
-            **comparison_record(result)}
-
-
-def _cell(value, digits=4):
-    return "inf" if value is None else f"{value:.{digits}f}"
-
-
-def comparison_text(report):
-    """The report of :func:`comparison_report` as a table: one block per score, one line per method."""
-    q = report["quantiles"]
-    parts = ", ".join(f"{rows} {name}" for name, rows in report["split"]["parts"].items())
-    lines = [f"{report['file']}: {report['n']} rows, {report['k']} classes; split {report['split']['rule']} ({parts})",
-             f"scores on the test rows; change = method − temperature scaling, its {q[0]:.0%}–{q[-1]:.0%} range "
-             f"over {report['n_resamples']} paired resamples (seed {report['bootstrap_seed']}); inf: a label got "
-             f"probability 0"]
-    for name, reason in report["skipped"].items():
-        lines.append(f"{name}: {reason}")
-    for s in COMPARE_SCORES:
-        lines.append(f"{SCORE_LABELS[s]} ({report['n_bins']} bins)" if s in ("ece_w", "ece_a", "cw_ece")
-                     else SCORE_LABELS[s])
-        for m in report["methods"]:
-            cell = m["scores"][s]
-            low, high = cell["range"]
-            lines.append(f"  {m['method']:22s} {_cell(cell['value']):>8s}  change {_cell(cell['change']):>8s}"
-                         f"  [{_cell(low)}, {_cell(high)}]")
-    beats = report["verdict"]["beats"]
-    lines.append("verdict: " + ("; ".join(f"{m} beats temperature scaling beyond its range on {', '.join(v)}"
-                                          for m, v in beats.items())
-                                or "no calibrator beats temperature scaling beyond its range on any score"))
-    return "\n".join(lines)
-
-
-def add_compare_command(commands, split_rules, input_kinds):
-    """Add the ``compare`` subcommand to an argparse subparsers object."""
-    command = commands.add_parser("compare", help="compare every calibrator with temperature scaling on FILE",
-                                  description=__doc__.splitlines()[0])
-    command.add_argument("file", help=".npz or .csv of logits (or probabilities) and labels")
-    command.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
-    command.add_argument("--split", choices=split_rules, default=None, help="how rows are split, as for 'fit'")
-    command.add_argument("--seed", type=int, default=None, help="seed of the random split, as for 'fit'")
-    command.add_argument("--input", choices=input_kinds, default=None,
-                         help="what the numbers are (logits or probabilities), as for 'fit'")
-    command.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
-                         help=f"paired bootstrap resamples (default {DEFAULT_RESAMPLES}; seed 0)")
-
-
-def run_compare_command(args, prog):
-    """Run ``compare`` for parsed ``args``; returns the exit status (2: bad input, one line on stderr)."""
-    import json
-    import sys
-
-    from .io import SPLIT_NONE_NOTE, InputError
-
-    if args.resamples < 2 or (args.seed is not None and args.seed < 0):
-        print(f"{prog} compare: error: --resamples must be at least 2 and --seed non-negative", file=sys.stderr)
-        return 2
-    try:
-        report = comparison_report(args.file, args.split, args.seed, args.resamples, kind=args.input)
-    except InputError as error:
-        print(f"{prog}: error: " + " ".join(str(error).split()), file=sys.stderr)
-        return 2
-    except ValueError as error:  # a file the calibrators cannot fit (e.g. too few rows to cross-validate)
-        print(f"{prog}: error: {args.file}: " + " ".join(str(error).split()), file=sys.stderr)
-        return 2
-    if report["split"]["rule"] == "none":
-        print(f"{prog}: warning: {SPLIT_NONE_NOTE}", file=sys.stderr)
-    print(json.dumps(report, allow_nan=False) if args.json else comparison_text(report))
-    return 0

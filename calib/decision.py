@@ -12,8 +12,9 @@
     subsample's own fit are scaled by √(m / n) (the m-out-of-n bootstrap,
     Bickel, Götze & van Zwet 1997), which is stated with the result.
 :func:`verdict`
-    The decision rule, from those changes alone: ``helps`` when NLL's whole
-    range lies below zero, ``hurts`` when it lies above, ``unclear`` otherwise;
+    The decision rule, from those changes: ``helps`` when NLL's whole range
+    lies below zero, ``hurts`` when it lies above, ``unclear`` otherwise, and
+    ``check`` instead of any of them when a warning about the fit fired;
     with every metric the fit makes worse on these rows (and those whose range
     lies wholly above zero).
 
@@ -52,16 +53,19 @@ class MetricChange(NamedTuple):
 
 
 class Verdict(NamedTuple):
-    """``code`` (``helps``, ``hurts`` or ``unclear``, from NLL's range), ``worse`` (metrics whose value rises at
-    the fitted T, in :data:`DECISION_METRICS` order), ``worse_beyond`` (those whose whole range lies above zero),
-    ``clear`` (metrics whose whole range lies below zero) and ``nll_bound`` (the largest |change| of NLL its range
-    allows, nats)."""
+    """``code`` (``helps``, ``hurts`` or ``unclear``, from NLL's range; ``check`` whenever a warning about the fit
+    fired), ``worse`` (metrics whose value rises at the fitted T, in :data:`DECISION_METRICS` order),
+    ``worse_beyond`` (those whose whole range lies above zero), ``clear`` (metrics whose whole range lies below
+    zero), ``nll_bound`` (the largest |change| of NLL its range allows, nats), ``checks`` (the codes of the
+    warnings that make it ``check``) and ``nll_code`` (what NLL's range alone says)."""
 
     code: str
     worse: Tuple[str, ...]
     worse_beyond: Tuple[str, ...]
     clear: Tuple[str, ...]
     nll_bound: float
+    checks: Tuple[str, ...] = ()
+    nll_code: str = ""
 
 
 class TemperatureSpread(NamedTuple):
@@ -100,15 +104,22 @@ def metric_changes(paired, observed, n_bins=DECISION_BINS):
     return out
 
 
-def verdict(changes, metrics=DECISION_METRICS):
+def verdict(changes, warnings=(), metrics=DECISION_METRICS):
     """The :class:`Verdict` of ``{metric: MetricChange}`` over ``metrics`` (keys of ``changes``, ``"nll"`` among
-    them; default every key of :data:`DECISION_METRICS`)."""
+    them; default every key of :data:`DECISION_METRICS`).
+
+    ``warnings`` are what to check about the fit (:func:`calib.fit_warnings`: T at a search bound, accuracy at
+    chance, scores that do not predict the labels): with any of them the code is ``check``, never ``helps``: a
+    range computed from rows whose labels may not belong to them recommends nothing.
+    """
     nll = changes["nll"]
     code = "helps" if nll.hi < 0 else "hurts" if nll.lo > 0 else "unclear"
     worse = tuple(k for k in metrics if changes[k].after > changes[k].before)
     beyond = tuple(k for k in metrics if changes[k].lo > 0)
     clear = tuple(k for k in metrics if changes[k].hi < 0)
-    return Verdict(code, worse, beyond, clear, float(max(abs(nll.lo), abs(nll.hi))))
+    checks = tuple(getattr(w, "code", w) for w in warnings)
+    return Verdict("check" if checks else code, worse, beyond, clear, float(max(abs(nll.lo), abs(nll.hi))), checks,
+                   code)
 
 
 def temperature_spread(logits, labels, fitted_t, n_resamples, rng, budget, min_resamples, quantiles=SPREAD_QUANTILES,

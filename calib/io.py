@@ -58,7 +58,7 @@ import hashlib
 import math
 import zipfile
 from pathlib import Path
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Tuple
 
 import numpy as np
 import numpy.lib.format as npy_format
@@ -70,30 +70,27 @@ from .io_checks import (
     SAVEZ_HINT,
     TEST_INDEX_NAMES,
     InputError,
-    check_not_probabilities,
+    Problems,
+    check_dropped_column,
     check_one_based,
-    check_one_hot,
-    check_probability_rows,
     extension_hint,
     fail,
-    label_hint,
     row_name,
-    split_from_indices,
-    whole_numbers,
 )
 from .io_csv import read_csv
+from .io_fields import SPLIT_WORDS, as_labels, as_split, as_text, binary_names, found_arrays
+from .io_values import PROBABILITY_FLOOR, read_values
 
 __all__ = [
     "InputError", "Predictions", "load_predictions", "split_masks", "SPLIT_RULES", "DEFAULT_SPLIT_SEED",
     "MIN_PART_ROWS", "MAX_ARRAY_BYTES", "MAX_CSV_BYTES", "MAX_LOGITS", "PROBABILITY_FLOOR",
-    "PROBABILITY_SUM_TOLERANCE", "INPUT_KINDS",
+    "PROBABILITY_SUM_TOLERANCE", "INPUT_KINDS", "SPLIT_WORDS",
 ]
 
 MAX_ARRAY_BYTES = 2 ** 30     # largest array an .npz member may declare: 1 GiB
 MAX_CSV_BYTES = 2 ** 30       # largest .csv file: 1 GiB of text
 MAX_LOGITS = 2 ** 27          # largest n · K (134,217,728 values: 1 GiB as float64), e.g. 131,072 × 1,000
 MIN_PART_ROWS = 10            # fewest rows in each part (calibration and test, or all rows with no split)
-PROBABILITY_FLOOR = 1e-300    # probabilities are floored here before the log (a zero → logit ≈ −690.8)
 INPUT_KINDS = ("logits", "probabilities")  # what the numbers are (--input); None: the file's names decide
 SPLIT_RULES = ("file", "random", "even-odd", "none")
 DEFAULT_SPLIT_SEED = 0
@@ -102,8 +99,7 @@ SPLIT_NONE_NOTE = ("--split none fits T and measures on the same rows, so the fi
                    "optimistic")
 _NPZ_ARRAYS = ("logits", "probabilities", "labels", "split", "groups", "class_names") + CALIBRATION_INDEX_NAMES \
     + TEST_INDEX_NAMES
-_SPLIT_WORDS = {"calibration": True, "cal": True, "val": True, "validation": True, "test": False}
-_CSV_SPLIT_WORDS = dict(_SPLIT_WORDS, **{"1": True, "0": False, "true": True, "false": False})
+
 
 
 class Predictions(NamedTuple):
@@ -114,7 +110,13 @@ class Predictions(NamedTuple):
     row) or None; ``groups`` (n,) str or None; ``class_names`` (K,) str or
     None; ``sha256`` the hex digest of the file's bytes; ``path`` the file;
     ``kind`` what the file's numbers were, ``"logits"`` or ``"probabilities"``
-    (then ``logits`` holds their logarithms).
+    (then ``logits`` holds their logarithms); ``notes`` what was read in a way
+    the file did not spell out (one English sentence each: rounded
+    probabilities renormalised, a European CSV, training rows dropped, …);
+    ``binary`` True when the file gave one column (a binary model's score or
+    positive-class probability, held as the two logits of K = 2);
+    ``split_rule`` the rule the file's split asks for when it is not a
+    calibration/test column (``"none"``: every row marked ``all``), else None.
     """
 
     logits: np.ndarray
@@ -125,6 +127,9 @@ class Predictions(NamedTuple):
     sha256: str
     path: str
     kind: str = "logits"
+    notes: Tuple[str, ...] = ()
+    binary: bool = False
+    split_rule: Optional[str] = None
 
 
 def load_predictions(path, kind=None):
@@ -158,14 +163,11 @@ def load_predictions(path, kind=None):
         fail(path, "", f"cannot read the file ({error.strerror or error})")
     if suffix == ".npz":
         arrays = _read_npz(path)
-        if kind is not None and ("logits" in arrays) != ("probabilities" in arrays):
-            arrays[kind] = arrays.pop("probabilities" if "probabilities" in arrays else "logits")
     else:
         if size > MAX_CSV_BYTES:
             fail(path, "", f"{size:,} bytes; the limit for a .csv file is {MAX_CSV_BYTES:,}")
         arrays = read_csv(path, MAX_LOGITS, kind)
-    read_as = "probabilities" if "probabilities" in arrays else "logits"  # after --input renamed the array
-    return Predictions(*_validate(path, arrays, kind), sha256=digest.hexdigest(), path=str(path), kind=read_as)
+    return Predictions(**_validate(path, arrays, kind), sha256=digest.hexdigest(), path=str(path))
 
 
 # --- .npz ---------------------------------------------------------------------------------------
@@ -220,27 +222,21 @@ def _read_npz(path):
 
 # --- validation shared by both formats ----------------------------------------------------------
 
-def _found(arrays):
-    """The arrays or columns the file holds, for a message that says what is missing."""
-    if "found" in arrays:
-        return ", ".join(arrays["found"]) or "no arrays"
-    return ", ".join(name for name in ("logits", "probabilities", "labels", "split", "groups") if name in arrays)
-
-
 def _first_nonfinite(path, arrays, name, values):
     bad = ~np.isfinite(values)
     if bad.any():
-        row, column = np.unravel_index(np.argmax(bad), bad.shape)
-        fail(path, row_name(arrays, name, row, column), f"{values[row, column]}; every value must be finite")
+        row, column = np.unravel_index(np.argmax(bad), bad.shape) if bad.ndim == 2 else (int(np.argmax(bad)), None)
+        value = values[row, column] if column is not None else values[row]
+        fail(path, row_name(arrays, name, row, column), f"{value}; every value must be finite")
 
 
-def _as_logits(path, arrays, kind):
-    """The logits (n, K) from ``logits`` or ``probabilities``, checked."""
+def _raw_values(path, arrays):
+    """``(name, values)``: the array of logits or probabilities, checked for type, shape and size only."""
     has_logits, has_probs = "logits" in arrays, "probabilities" in arrays
     if has_logits and has_probs:
         fail(path, "", "has both 'logits' and 'probabilities'; keep one")
     if not (has_logits or has_probs):
-        fail(path, "", f"needs an array named 'logits' (or 'probabilities'); found {_found(arrays)}; rename: "
+        fail(path, "", f"needs an array named 'logits' (or 'probabilities'); found {found_arrays(arrays)}; rename: "
              + SAVEZ_HINT)
     name = "logits" if has_logits else "probabilities"
     values = arrays[name]
@@ -248,118 +244,90 @@ def _as_logits(path, arrays, kind):
     if kind_code not in "fiu":
         what = {"c": "complex numbers", "U": "strings", "S": "bytes", "O": "objects", "b": "booleans"}
         fail(path, name, f"holds {what.get(kind_code, values.dtype)}; {name} must be real numbers")
-    if values.ndim != 2:
-        fail(path, name, f"shape {values.shape}; must be 2-D (n examples, K classes)")
-    n, k = values.shape
-    if n < 1:
+    if values.ndim not in (1, 2):
+        fail(path, name, f"shape {values.shape}; must be 2-D (n examples, K classes), or 1-D (n,) for a binary "
+             "model's score or positive-class probability")
+    if values.shape[0] < 1:
         fail(path, name, "has no rows")
-    if k < 2:
-        fail(path, name, f"shape {values.shape}: K = {k}; need at least 2 classes")
-    if n * k > MAX_LOGITS:
+    n, k = values.shape[0], (values.shape[1] if values.ndim == 2 else 1)
+    if k < 1:
+        fail(path, name, f"shape {values.shape}: no class columns")
+    if n * max(k, 2) > MAX_LOGITS:
         fail(path, name, f"{n:,} × {k:,} values; the limit is {MAX_LOGITS:,}")
     labels = arrays.get("labels")
-    if labels is not None and labels.ndim == 1 and labels.shape[0] == k != n:
+    if labels is not None and labels.ndim == 1 and values.ndim == 2 and labels.shape[0] == k != n:
         fail(path, "labels", f"{k} labels for {n} rows of {name} (shape {values.shape}): transposed? give "
              f"{name}.T, shape (n, K)")
-    if kind_code in "iu":
-        values = values.astype(np.float64)
-    elif values.dtype == np.float16:
+    if values.dtype == np.float16:
         values = values.astype(np.float32)
-    elif values.dtype not in (np.float32, np.float64):
+    elif kind_code in "iu" or values.dtype not in (np.float32, np.float64):
         values = values.astype(np.float64)
     _first_nonfinite(path, arrays, name, values)
-    if has_logits:
-        if kind is None:
-            check_not_probabilities(path, arrays, name, values)
-        return np.ascontiguousarray(values)
-    probs = values.astype(np.float64)
-    check_probability_rows(path, arrays, name, probs)
-    return np.log(np.maximum(probs, PROBABILITY_FLOOR))
+    return name, values
 
 
-def _as_labels(path, arrays, n, k):
-    if "labels" not in arrays:
-        fail(path, "", f"needs an array named 'labels'; found {_found(arrays)}; rename: {SAVEZ_HINT}"
-             if "lines" not in arrays else "needs a label column")
-    values = arrays["labels"]
-    if values.dtype.kind not in "fiu" and not (values.dtype.kind == "b" and values.ndim == 2):
-        fail(path, "labels", f"holds {values.dtype} values; labels must be integer class indices in [0, {k}) "
-             "(map names to indices, e.g. np.searchsorted(model.classes_, y))")
-    if values.ndim != 1:
-        check_one_hot(path, "labels", values, n, k)
-        fail(path, "labels", f"shape {values.shape}; must be 1-D (n,)")
-    if values.shape[0] != n:
-        fail(path, "labels", f"{values.shape[0]} labels for {n} rows of logits")
-    if values.dtype.kind == "f":
-        whole = whole_numbers(values)
-        if not whole.all():
-            row = int(np.argmax(~whole))
-            fail(path, row_name(arrays, "labels", row), f"{values[row]} is not a whole number; labels "
-                 "must be class indices")
-    outside = (values < 0) | (values >= k)
-    if outside.any():
-        row = int(np.argmax(outside))
-        value = values[row].item()
-        value = int(value) if float(value).is_integer() else value
-        fail(path, row_name(arrays, "labels", row), f"{value} is outside [0, {k}) for K = {k} "
-             "classes" + label_hint(values, k))
-    return values.astype(np.int64)
-
-
-def _as_split(path, arrays, n):
-    from_indices = split_from_indices(path, arrays, n)
-    if from_indices is not None or "split" not in arrays:
-        return from_indices
-    values = arrays["split"]
-    if values.ndim != 1 or values.shape[0] != n:
-        fail(path, "split", f"shape {values.shape}; must be ({n},), one value per row")
-    kind = values.dtype.kind
-    if kind == "b":
-        return values.astype(bool)
-    if kind in "iuf":
-        bad = ~np.isin(values, (0, 1))
-        if bad.any():
-            row = int(np.argmax(bad))
-            fail(path, row_name(arrays, "split", row), f"{values[row]}; split values are 1 (calibration) "
-                 "or 0 (test)")
-        return values == 1
-    if kind in "US":
-        words = np.char.lower(np.char.strip(values.astype(str)))
-        meaning = _SPLIT_WORDS if "lines" not in arrays else _CSV_SPLIT_WORDS
-        bad = ~np.isin(words, tuple(meaning))
-        if bad.any():
-            row = int(np.argmax(bad))
-            fail(path, row_name(arrays, "split", row), f"{str(values[row])!r}; split values are "
-                 f"{' / '.join(meaning)}")
-        return np.array([meaning[word] for word in words.tolist()], dtype=bool) if n else np.zeros(0, bool)
-    fail(path, "split", f"holds {values.dtype} values; use bool, 0/1 or 'calibration'/'test'")
-
-
-def _as_text(path, arrays, name, length, what):
-    if name not in arrays:
-        return None
-    values = arrays[name]
-    if values.dtype.kind not in "USiub":
-        fail(path, name, f"holds {values.dtype} values; {name} must be strings")
-    if values.ndim != 1 or values.shape[0] != length:
-        fail(path, name, f"shape {values.shape}; must be ({length},), one per {what}")
-    if values.dtype.kind == "S":
-        try:
-            return np.array([v.decode("utf-8") for v in values.tolist()], dtype=str)
-        except UnicodeDecodeError:
-            fail(path, name, "bytes that are not UTF-8")
-    return values.astype(str)
+def _keep_rows(arrays, kept):
+    """The arrays with only the ``kept`` rows (n,) of every per-row array; messages keep the original rows."""
+    n = kept.size
+    out = {}
+    for name, value in arrays.items():
+        per_row = isinstance(value, np.ndarray) and value.ndim >= 1 and value.shape[0] == n and name not in (
+            "class_names",) + CALIBRATION_INDEX_NAMES + TEST_INDEX_NAMES
+        out[name] = value[kept] if per_row else value
+    if "lines" not in arrays:
+        out["rows"] = np.flatnonzero(kept)
+    out.pop("split", None)
+    return out
 
 
 def _validate(path, arrays, kind):
-    logits = _as_logits(path, arrays, kind)
-    n, k = logits.shape
-    labels = _as_labels(path, arrays, n, k)
-    check_one_based(path, arrays, logits, labels)
-    split = _as_split(path, arrays, n)
-    groups = _as_text(path, arrays, "groups", n, "row")
-    class_names = _as_text(path, arrays, "class_names", k, "class")
-    return logits, labels, split, groups, class_names
+    """Every check of the arrays; the problems of independent checks are raised together (:class:`Problems`).
+    Returns the fields of :class:`Predictions` but ``sha256`` and ``path``, as a dict."""
+    problems = Problems(path)
+    problems.found.extend(arrays.get("problems", ()))  # a CSV's cells that are not numbers
+    unreadable = bool(problems.found)
+    notes = list(arrays.get("notes", ()))
+    raw = None
+    with problems.collect():
+        name, raw = _raw_values(path, arrays)
+    if raw is None:  # without the values, nothing else can be checked but whether the labels are there
+        if "labels" not in arrays:
+            with problems.collect():
+                as_labels(path, arrays, 0, 0, None, False)
+        problems.done()
+    n = raw.shape[0]
+    split = kept = rule = None
+    with problems.collect():
+        split, kept, rule, note = as_split(path, arrays, n)
+        notes += [note] if note else []
+    if kept is not None:
+        arrays, raw, n = _keep_rows(arrays, kept), raw[kept], int(kept.sum())
+    read = None
+    if not unreadable:  # values with holes are not interpreted (their problems are already named)
+        with problems.collect():
+            read = read_values(path, arrays, name, raw, arrays.get("declared", name), kind)
+            notes += read.notes
+    binary = raw.ndim == 1 or raw.shape[1] == 1
+    k = 2 if binary else raw.shape[1]
+    class_names = None
+    with problems.collect():
+        class_names = binary_names(path, arrays) if binary else as_text(path, arrays, "class_names", k, "class")
+    labels = None
+    with problems.collect():
+        labels, class_names, note = as_labels(path, arrays, n, k, class_names, binary)
+        notes += [note] if note else []
+    groups = None
+    with problems.collect():
+        groups = as_text(path, arrays, "groups", n, "row")
+    if read is not None and labels is not None:
+        with problems.collect():
+            check_one_based(path, arrays, read.logits, labels)
+            check_dropped_column(path, arrays, read.logits, labels)
+    problems.done()
+    if class_names is not None:
+        class_names = None if None in list(class_names) else np.array(list(class_names), dtype=str)
+    return dict(logits=read.logits, labels=labels, split=split, groups=groups, class_names=class_names,
+                kind=read.kind, notes=tuple(notes), binary=binary, split_rule=rule)
 
 
 # --- the split ----------------------------------------------------------------------------------

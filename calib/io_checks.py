@@ -1,36 +1,39 @@
 """Plausibility checks of a user's file: the mistakes that would otherwise be fitted without a word.
 
 Every check raises :class:`InputError` (a ``ValueError``) with one line that
-names the file, the place and the fix; :func:`fit_warnings` is the check of a
-fit that did run (the fitted T pressed against a search bound, or accuracy no
-better than chance). Used by :mod:`calib.io` and :mod:`calib.io_csv`.
+names the file, the place and the fix; :class:`Problems` collects the
+problems of independent checks so that a file with several is refused with
+all of them at once. :func:`fit_warnings` is the check of a fit that did run
+(the fitted T pressed against a search bound, accuracy no better than
+chance, scores that predict the labels no better than the class frequencies).
+Used by :mod:`calib.io`, :mod:`calib.io_csv` and :mod:`calib.io_values`.
 
-* numbers given as logits that are probabilities (every row in [0, 1] and
-  summing to 1 within :data:`PROBABILITY_SUM_TOLERANCE`): refused, with how to
-  declare them;
-* probabilities whose rows do not sum to 1, most of them by more than
-  :data:`SIGMOID_SUM_GAP`: they look like per-class (one-vs-rest) sigmoid
-  outputs;
-* labels that look 1-based (:func:`check_one_based`), one-hot labels,
+* labels that look 1-based (:func:`check_one_based`), a label equal to K
+  when a class column is missing (:func:`label_hint`), one-hot labels,
   transposed logits;
 * a split given as index arrays (:data:`CALIBRATION_INDEX_NAMES`,
   :data:`TEST_INDEX_NAMES`) must partition the rows.
 """
 
+from contextlib import contextmanager
 from typing import NamedTuple
 
 import numpy as np
 
 __all__ = [
-    "InputError", "FitWarning", "fit_warnings", "fail", "row_name", "check_one_based", "check_one_hot",
-    "check_not_probabilities", "check_probability_rows", "label_hint", "split_from_indices", "extension_hint",
-    "BOUND_MARGIN", "SIGMOID_SUM_GAP", "CALIBRATION_INDEX_NAMES", "TEST_INDEX_NAMES", "PROBABILITY_SUM_TOLERANCE",
-    "SAVEZ_HINT", "whole_numbers",
+    "InputError", "Problems", "FitWarning", "fit_warnings", "fail", "row_name", "check_one_based", "check_one_hot",
+    "check_dropped_column",
+    "label_hint", "split_from_indices", "extension_hint", "BOUND_MARGIN", "SIGMOID_SUM_GAP",
+    "CALIBRATION_INDEX_NAMES", "TEST_INDEX_NAMES", "PROBABILITY_SUM_TOLERANCE", "SAVEZ_HINT", "whole_numbers",
+    "INFORMATION_MARGIN", "WARNING_CODES",
 ]
 
 PROBABILITY_SUM_TOLERANCE = 1e-3  # |row sum − 1| allowed for probabilities
 SIGMOID_SUM_GAP = 0.05            # a typical (median) |row sum − 1| above this: per-class sigmoids, not a softmax
 BOUND_MARGIN = 0.01               # a fitted T within 1% of a search bound is warned about
+INFORMATION_MARGIN = 0.01         # calibrated NLL within 1% of the class frequencies' NLL: the scores say nothing
+# every code of fit_warnings, in the order they are checked
+WARNING_CODES = ("t_low_bound", "t_high_bound", "chance_accuracy", "no_information")
 CALIBRATION_INDEX_NAMES = ("cal_idx", "calib_idx", "calibration_idx", "val_idx", "valid_idx", "validation_idx")
 TEST_INDEX_NAMES = ("test_idx",)
 SAVEZ_HINT = "np.savez(path, logits=..., labels=...)"
@@ -49,7 +52,12 @@ _OTHER_FORMATS = {".pt": f"a PyTorch file {_PICKLE}", ".pth": f"a PyTorch file {
 
 
 class InputError(ValueError):
-    """Bad input: the message names the file and the place (array or column, row)."""
+    """Bad input: the message names the file and the place (array or column, row). ``problems`` holds every
+    problem found, each a line of its own (one for most errors); the message is them all on one line."""
+
+    def __init__(self, message, problems=None):
+        super().__init__(message)
+        self.problems = tuple(problems) if problems else (message,)
 
 
 def fail(path, place, problem):
@@ -58,12 +66,37 @@ def fail(path, place, problem):
     raise InputError(where + problem)
 
 
+class Problems:
+    """The problems of a file's independent checks: each ``with problems.collect():`` block records the
+    :class:`InputError` it raises and goes on; :meth:`done` raises them all at once (one message, one line:
+    ``"path: 3 problems: place: …; place: …"``, and ``problems``, one line each)."""
+
+    def __init__(self, path):
+        self.path, self.found = path, []
+
+    @contextmanager
+    def collect(self):
+        try:
+            yield
+        except InputError as error:
+            self.found.extend(p for p in error.problems if p not in self.found)
+
+    def done(self):
+        if len(self.found) == 1:
+            raise InputError(self.found[0])
+        if self.found:
+            prefix = f"{self.path}: "
+            parts = [p[len(prefix):] if p.startswith(prefix) else p for p in self.found]
+            raise InputError(f"{self.path}: {len(parts)} problems: " + "; ".join(parts), self.found)
+
+
 def row_name(arrays, name, row, column=None):
     """Where row ``row`` (and ``column``) of array ``name`` is: ``name[row, column]`` in an ``.npz``,
     ``line L, column 'C'`` in a ``.csv`` (``arrays`` holds ``lines`` and ``column_names`` then)."""
     if "lines" in arrays:
         title = arrays["column_names"][column] if column is not None else {"labels": "label"}.get(name, name)
         return f"line {arrays['lines'][row]}, column {title!r}"
+    row = int(arrays["rows"][row]) if "rows" in arrays else row  # rows left after the 'train' rows were dropped
     return f"{name}[{row}]" if column is None else f"{name}[{row}, {column}]"
 
 
@@ -75,55 +108,13 @@ def extension_hint(suffix):
     return f"{what}; save the logits and labels together as .npz with numpy: {SAVEZ_HINT} (a torch tensor: t.numpy())"
 
 
-def _place(arrays, name):
-    """The place of a whole array: its name in an ``.npz``, the class columns of a ``.csv``."""
-    return "class columns" if "lines" in arrays else name
-
-
-def _declare(arrays):
-    """How to say "these are probabilities" in this file's format."""
-    if "lines" in arrays:
-        return "name the columns prob_<class> (or p_<class>) or pass --input probabilities"
-    return "save them as 'probabilities' (np.savez(path, probabilities=..., labels=...)) or pass --input probabilities"
-
-
-def check_not_probabilities(path, arrays, name, values):
-    """Refuse logits whose every row lies in [0, 1] and sums to 1 within the tolerance: probabilities read as
-    logits would be fitted to a meaningless T."""
-    if values.size == 0 or values.min() < 0 or values.max() > 1:
-        return
-    sums = values.sum(axis=1, dtype=np.float64)
-    if np.all(np.abs(sums - 1.0) <= PROBABILITY_SUM_TOLERANCE):
-        fail(path, _place(arrays, name), "every row lies in [0, 1] and sums to 1: these are probabilities, not "
-             f"logits; {_declare(arrays)} (--input logits keeps them as logits)")
-
-
-def check_probability_rows(path, arrays, name, probs):
-    """Refuse probabilities outside [0, 1] or whose rows do not sum to 1; rows that mostly miss 1 by more than
-    :data:`SIGMOID_SUM_GAP` are named as per-class sigmoid outputs."""
-    outside = (probs < 0) | (probs > 1)
-    if outside.any():
-        row, column = np.unravel_index(np.argmax(outside), outside.shape)
-        fail(path, row_name(arrays, name, row, column), f"{probs[row, column]} is not a probability in [0, 1]")
-    gap = np.abs(probs.sum(axis=1) - 1.0)
-    off = gap > PROBABILITY_SUM_TOLERANCE
-    if not off.any():
-        return
-    row = int(np.argmax(off))
-    total = float(probs[row].sum())
-    if np.median(gap) > SIGMOID_SUM_GAP:
-        sums = probs.sum(axis=1)
-        first = f"line {arrays['lines'][row]}" if "lines" in arrays else f"row {row}"
-        fail(path, _place(arrays, name), f"the rows sum to {sums.min():.3g}–{sums.max():.3g}, not 1 ({first}: "
-             f"{total:.6g}): they look like per-class sigmoid (one-vs-rest) outputs, not a softmax; give the "
-             "scores before the sigmoid as logits (log(p / (1 - p)) if only p is kept)")
-    fail(path, row_name(arrays, name, row), f"the row sums to {total}, not 1 (within {PROBABILITY_SUM_TOLERANCE}); "
-         "write the probabilities with more digits")
-
-
 def label_hint(values, k):
-    """A hint for labels outside [0, K): the 1-based one when a label equals K and none is negative."""
+    """A hint for labels outside [0, K) when the largest is K and none is negative: with a label 0 a class
+    column is missing (K + 1 classes, K columns); without one, the labels look 1-based."""
     if values.size and values.min() >= 0 and values.max() == k:
+        if values.min() == 0:
+            return (f"; the labels run from 0 to {k}, so there are {k + 1} classes but {k} class columns: is a "
+                    "class column missing (the last one, or one in the middle)?")
         return "; 1-based labels? subtract 1"
     return ""
 
@@ -132,6 +123,8 @@ def check_one_based(path, arrays, logits, labels):
     """Refuse labels that agree with the logits' argmax shifted by one: ``labels − 1`` matches the top class at
     least twice as often as ``labels`` and more often than chance (1/K)."""
     n, k = logits.shape
+    if k == 2:  # labels 0/1 shifted by one are the classes swapped: a fit warning (chance accuracy), not this
+        return
     top = np.argmax(logits, axis=1)
     same = np.count_nonzero(top == labels)
     shifted = np.count_nonzero(top == labels - 1)
@@ -139,6 +132,35 @@ def check_one_based(path, arrays, logits, labels):
         where = "labels" if "lines" not in arrays else "column 'label'"
         fail(path, where, f"the top class equals label − 1 on {shifted / n:.1%} of rows but the label on "
              f"{same / n:.1%}: 1-based labels? subtract 1 (labels run from 0 to K − 1 = {k - 1})")
+
+
+def check_dropped_column(path, arrays, logits, labels):
+    """Refuse labels that match the top class from some class j on only shifted by one (top = label − 1) while the
+    labels below j match it: a column around class j − 1 was dropped (the later columns moved left, the labels did
+    not; which of j − 1 and j is ambiguous, as class j − 1's own rows have no column to agree with). The shifted
+    rows must be at least twice the agreeing ones among labels ≥ j, more than chance (1/K) and at least 10, with
+    two thirds of those labels shifted more often than not and than chance, one by one; the labels below j must
+    agree at least twice as often as they are shifted."""
+    n, k = logits.shape
+    if k < 3 or n == 0:
+        return
+    top = np.argmax(logits, axis=1)
+    same = np.bincount(labels[top == labels], minlength=k)[:k]
+    shift = np.bincount(labels[top == labels - 1], minlength=k)[:k]
+    rows = np.bincount(labels, minlength=k)[:k]
+    agree = np.cumsum(same)[:-1] + (shift.sum() - np.cumsum(shift)[:-1])  # j = 1 … K − 1: below j same, from j shifted
+    j = int(np.argmax(agree)) + 1  # where the shift starts, if anywhere: the split that explains the most rows
+    shifted, agreeing, total = shift[j:].sum(), same[j:].sum(), rows[j:].sum()
+    # and class by class: most labels from j on are shifted more often than not, and more often than chance
+    each = (shift[j:] > same[j:]) & (shift[j:] * k > rows[j:])
+    broad = 3 * np.count_nonzero(each) >= 2 * np.count_nonzero(rows[j:])
+    if broad and shifted >= max(10, 2 * agreeing) and shifted * k > total and \
+            same[:j].sum() >= max(1, 2 * shift[:j].sum()):
+        where = "labels" if "lines" not in arrays else "column 'label'"
+        fail(path, where, f"labels {j} and up match the top class shifted by one (top = label − 1 on "
+             f"{shifted / total:.0%} of their rows, the label itself on {agreeing / total:.0%}) while the labels "
+             f"below match it: is a class column missing, around class {j - 1} (dropped, so the later columns "
+             "moved left under their labels)?")
 
 
 def check_one_hot(path, name, values, n, k):
@@ -192,16 +214,19 @@ def split_from_indices(path, arrays, n):
 
 
 class FitWarning(NamedTuple):
-    """Something about a fit that ran and should be checked: ``code`` (``t_low_bound``, ``t_high_bound``,
-    ``chance_accuracy``) and ``message``, one English sentence for the command lines."""
+    """Something about a fit that ran and should be checked before deploying it: ``code`` (one of
+    :data:`WARNING_CODES`) and ``message``, one English sentence for the command lines."""
 
     code: str
     message: str
 
 
-def fit_warnings(temperature, accuracy, k, bounds, part="test"):
-    """The warnings of a fit: the fitted T within :data:`BOUND_MARGIN` of a search bound ``bounds`` (low, high), or
-    the accuracy of the ``part`` rows at or below chance (1/K). A list of :class:`FitWarning`, empty if none."""
+def fit_warnings(temperature, accuracy, k, bounds, part="test", nll=None, prior_nll=None):
+    """The warnings of a fit, a list of :class:`FitWarning` (empty if none): the fitted T within
+    :data:`BOUND_MARGIN` of a search bound ``bounds`` (low, high); the accuracy of the ``part`` rows at or below
+    chance (1/K); and, when ``nll`` (the part's NLL at the fitted T, nats) and ``prior_nll`` (its NLL under the
+    class frequencies alone) are given, scores that do no better than those frequencies (within
+    :data:`INFORMATION_MARGIN`): labels that do not belong to the rows."""
     low, high = bounds
     out = []
     if temperature <= low * (1 + BOUND_MARGIN):
@@ -213,6 +238,11 @@ def fit_warnings(temperature, accuracy, k, bounds, part="test"):
                               f"of the search's upper bound {high:g}: the scores barely predict the labels; "
                               "do labels and rows match?"))
     if accuracy <= 1 / k:  # count/n and 1/K: equal rationals round to the same double
+        swapped = " (or, for two classes, are they swapped?)" if k == 2 else ""
         out.append(FitWarning("chance_accuracy", f"accuracy on the {part} rows is {accuracy:.1%}, no better than "
-                              f"chance (1/K = {1 / k:.1%}): check that the labels match the classes' order"))
+                              f"chance (1/K = {1 / k:.1%}): check that the labels match the classes' order{swapped}"))
+    if nll is not None and prior_nll is not None and nll >= prior_nll * (1 - INFORMATION_MARGIN):
+        out.append(FitWarning("no_information", f"on the {part} rows the calibrated scores' NLL ({nll:.4f} nats) "
+                              f"is no better than the class frequencies' alone ({prior_nll:.4f}): do the labels "
+                              "belong to these rows (same order, not shuffled, no class column dropped)?"))
     return out

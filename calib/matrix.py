@@ -20,7 +20,11 @@ from every row first, which changes what the penalty sees), so the penalty
 alone picks one W among those that give the same probabilities. It is chosen from a stated grid
 (:data:`DEFAULT_STRENGTHS`) by K-fold cross-validation on the calibration rows:
 deterministic stratified folds (:func:`stratified_folds`), the mean held-out
-NLL per strength, the first smallest wins, then one fit on all rows. Every fit
+NLL per strength, the first smallest wins, then one fit on all rows. Above
+:data:`CV_MAX_ROWS` calibration rows the cross-validation runs on that many
+(:func:`cv_rows`, every class keeping its share) and the fit on all rows starts
+from the last fold's solution at the chosen strength: the choice of λ needs
+far fewer rows than the fit, whose cost grows with n. Every fit
 is L-BFGS-B (SciPy) on the loss above with its analytic gradient, started at
 the identity map (W = I, b = 0).
 
@@ -40,11 +44,12 @@ from .validation import positive_int
 
 __all__ = [
     "DEFAULT_STRENGTHS", "DEFAULT_FOLDS", "VectorScaling", "MatrixScaling", "DirichletCalibration",
-    "stratified_folds", "affine_loss", "fit_affine", "canonical", "log_softmax_rows",
+    "stratified_folds", "affine_loss", "fit_affine", "canonical", "log_softmax_rows", "cv_rows", "CV_MAX_ROWS",
 ]
 
 DEFAULT_STRENGTHS = (1e-2, 1e-1, 1.0, 10.0, 1e2, 1e3, 1e4)  # the ODIR grid searched by cross-validation (λ)
 DEFAULT_FOLDS = 5                                  # folds of the cross-validation
+CV_MAX_ROWS = 20_000  # above this many calibration rows the strength is cross-validated on this many (cv_rows)
 
 
 def log_softmax_rows(z):
@@ -154,6 +159,20 @@ def fit_affine(x, y, full, strength, start=None):
     return canonical(weights.copy(), bias.copy())
 
 
+def cv_rows(labels, max_rows):
+    """The rows (sorted indices) the strength is cross-validated on: None (every row) up to ``max_rows`` rows,
+    else ``max_rows`` rows spread evenly over the rows sorted by label (stable), so each class keeps its share.
+
+    >>> cv_rows(np.array([1, 0, 1, 0, 1, 1]), 3).tolist()
+    [1, 2, 4]
+    """
+    n = labels.size
+    if n <= max_rows:
+        return None
+    order = np.argsort(labels, kind="stable")
+    return np.sort(order[(np.arange(max_rows) * n) // max_rows])
+
+
 def stratified_folds(labels, n_folds):
     """Fold of each row (n,) in [0, n_folds): within each class, rows in their order go to folds 0, 1, 2, … in turn.
 
@@ -198,7 +217,8 @@ class _Affine(Calibrator):
         return z
 
     def _cross_validate(self, x, y):
-        """Mean held-out NLL (nats) of each strength, over the folds of :func:`stratified_folds`.
+        """Mean held-out NLL (nats) of each strength, over the folds of :func:`stratified_folds`, and the last
+        fold's solution at each strength (``{index: (weights, bias)}``).
 
         Each fold's fits run from the largest strength to the smallest, each
         started from the fold's previous solution (a continuation: the same
@@ -209,27 +229,33 @@ class _Affine(Calibrator):
                              f"got {x.shape[0]}")
         folds = stratified_folds(y, self.n_folds)
         scores = np.zeros(len(self.strengths))
+        solutions = {}
         for fold in range(self.n_folds):
             train, held = folds != fold, folds == fold
             start = None
             for i in np.argsort(self.strengths, kind="stable")[::-1]:
-                start = fit_affine(x[train], y[train], self._full, self.strengths[i], start)
+                start = solutions[i] = fit_affine(x[train], y[train], self._full, self.strengths[i], start)
                 logp = log_softmax_rows(self._apply(x[held], *start))
                 scores[i] -= logp[np.arange(held.sum()), y[held]].sum()
-        return scores / x.shape[0]
+        return scores / x.shape[0], solutions
 
     def _apply(self, x, weights, bias):
         return (x @ weights.T if self._full else x * weights) + bias
 
     def _fit(self, z, y):
         x = self._features(z)
+        start = None
         if len(self.strengths) == 1:
             self.cv_scores_ = None
             self.strength_ = self.strengths[0]
         else:
-            self.cv_scores_ = self._cross_validate(x, y)
-            self.strength_ = self.strengths[int(np.argmin(self.cv_scores_))]
-        self.weights_, self.bias_ = fit_affine(x, y, self._full, self.strength_)
+            rows = cv_rows(y, CV_MAX_ROWS)
+            self.cv_scores_, solutions = self._cross_validate(x if rows is None else x[rows],
+                                                              y if rows is None else y[rows])
+            best = int(np.argmin(self.cv_scores_))
+            self.strength_ = self.strengths[best]
+            start = None if rows is None else solutions[best]  # a subsample's fit: a start near the minimum
+        self.weights_, self.bias_ = fit_affine(x, y, self._full, self.strength_, start)
 
     def _predict(self, z):
         return np.exp(log_softmax_rows(self._apply(self._features(z), self.weights_, self.bias_)))

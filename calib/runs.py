@@ -230,11 +230,13 @@ def mce_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None
             for key, bins in binnings_over_counts(confidence, correct, bin_counts, schemes, order).items()}
 
 
-def bins_by_count(confidence, correct, bin_counts, order=None):
+def bins_by_count(confidence, correct, bin_counts, order=None, schemes=SCHEMES):
     """``{scheme: {B: ReliabilityBins}}`` of ``confidence`` (G, n) by the exact binners of :mod:`calib.binning`
-    (:func:`calib.reliability_bins`' rules and sums), sorting each row once, or using the rows' stable
-    ``order`` (G, n) when given."""
-    if order is None:
+    (:func:`calib.reliability_bins`' rules and sums) for each of ``schemes``, sorting each row once (for
+    adaptive bins), or using the rows' stable ``order`` (G, n) when given."""
+    if "adaptive" not in schemes:
+        sorted_rows = None
+    elif order is None:
         sorted_rows = sort_by_confidence(confidence, correct)
     else:
         sorted_rows = (np.take_along_axis(confidence, order, axis=1), np.asarray(correct, dtype=bool)[order])
@@ -242,4 +244,4 @@ def bins_by_count(confidence, correct, bin_counts, order=None):
         "equal-width": lambda count: equal_width_bins(confidence, correct, count),
         "adaptive": lambda count: adaptive_bins_sorted(*sorted_rows, count),
     }
-    return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in SCHEMES}
+    return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in schemes}

@@ -16,9 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .binning import SCHEMES, adaptive_sums, bin_sums, finish_bins, max_gap, stable_order
 from .blocks import BLOCK_ELEMENTS, Workspace, block_shape, row_chunks, run_tasks, worker_count
-from .validation import as_bin_counts, check_choice, positive_int
+from .validation import positive_int
 
 __all__ = [
     "as_logits",
@@ -28,8 +27,6 @@ __all__ = [
     "scaled_probs",
     "example_scores",
     "scores_over_grid",
-    "grid_metrics",
-    "GridMetrics",
     "predicted_class",
     "top_label",
     "nll",
@@ -159,7 +156,7 @@ def example_scores(z, y, divisor):
     Returns arrays of shape (G, n) (or (1, n)): each example's NLL in nats
     (−log p(label)), its multiclass Brier term Σ_k (p_k − onehot_k)² in [0, 2],
     and its top-label confidence. It runs the same kernel as
-    :func:`scores_over_grid` and :func:`grid_metrics`, so they agree to the bit.
+    :func:`scores_over_grid` and :func:`calib.grid_metrics`, so they agree to the bit.
     """
     shifted = z - z.max(axis=1, keepdims=True)
     divisor = np.asarray(divisor, dtype=np.float64)
@@ -267,81 +264,6 @@ def scores_over_grid(logits, labels, temps, block=None, workers=1, block_element
     confidence = np.empty((temps.size, z.shape[0]))
     nll_values, brier_values = _grid_pass(_prepare(z, y), temps, budget, workers, conf_out=confidence)
     return nll_values, brier_values, confidence
-
-
-class GridMetrics(NamedTuple):
-    """Every scalar metric at every temperature of a grid (see :func:`grid_metrics`).
-
-    ``nll`` (G,) mean NLL in nats; ``brier`` (G,) multiclass Brier (0–2);
-    ``mean_confidence`` (G,) mean top-label confidence; ``accuracy`` the
-    fraction of rows whose raw-logit argmax is the label (a float: it does not
-    depend on T); ``bins[scheme][B]`` a :class:`calib.binning.ReliabilityBins`
-    of arrays (G, B) (B = ``min(B, n)`` for adaptive bins); ``ece[scheme][B]``
-    and ``mce[scheme][B]`` (G,) the expected and maximum calibration error.
-    """
-
-    nll: np.ndarray
-    brier: np.ndarray
-    mean_confidence: np.ndarray
-    accuracy: float
-    bins: dict
-    ece: dict
-    mce: dict
-
-
-def grid_metrics(logits, labels, temps, bin_counts=(15,), schemes=SCHEMES, workers=1,
-                 block_elements=BLOCK_ELEMENTS):
-    """NLL, Brier, mean confidence, reliability bins, ECE and MCE at every temperature, in bounded memory.
-
-    The same numbers as :func:`scores_over_grid` followed by
-    :func:`calib.binning.reliability_bins` on its (G, n) confidences for
-    every scheme in ``schemes`` (``"equal-width"``, ``"adaptive"``) and every
-    bin count in ``bin_counts``, but in one pass: the confidences of one block
-    of temperatures are binned (sorted once for all adaptive bin counts) and
-    dropped before the next, so memory is O(workers × block + G × Σ bins)
-    rather than O(G × n): a million rows over a 534-point grid take a few
-    hundred MiB. The results do not depend on ``workers`` or
-    ``block_elements``. Returns a :class:`GridMetrics`.
-
-    >>> m = grid_metrics([[3.0, 1.0, 0.0], [0.0, 2.0, 0.5]], [0, 0], [1.0, 2.0], bin_counts=[2])  # both rows in bin 2
-    >>> np.round(m.ece["equal-width"][2], 3).tolist(), m.accuracy
-    ([0.29, 0.086], 0.5)
-    """
-    z = as_logits(logits)
-    y = as_labels(labels, z.shape[0], z.shape[1])
-    temps, _ = as_temperatures(temps)
-    bin_counts = as_bin_counts(bin_counts)
-    schemes = tuple(check_choice(scheme, SCHEMES, "scheme") for scheme in schemes)
-    rows = _prepare(z, y)
-    n = z.shape[0]
-    hits = rows.correct.astype(np.float64)
-    # per scheme and bin count: lower, upper, count, confidence sum, hit sum, each (G, B_used)
-    sums = {scheme: {b: [np.empty((temps.size, b if scheme == "equal-width" else min(b, n))) for _ in range(5)]
-                     for b in bin_counts} for scheme in schemes}
-    mean_confidence = np.empty(temps.size)
-
-    def per_block(start, confidence, workspace):
-        stop = start + confidence.shape[0]
-        mean_confidence[start:stop] = confidence.mean(axis=1)
-        for scheme in schemes:
-            if scheme == "adaptive":
-                # each row's stable order, hinted by the previous row's (neighbouring temperatures)
-                order = np.empty(confidence.shape, dtype=np.intp)
-                for row in range(confidence.shape[0]):
-                    order[row] = workspace.hint = stable_order(confidence[row], workspace.hint)
-                ordered = np.take_along_axis(confidence, order, axis=-1), hits[order]
-            for b in bin_counts:
-                parts = bin_sums(confidence, rows.correct, b, scheme) if scheme == "equal-width" else \
-                    adaptive_sums(*ordered, b)
-                for whole, part in zip(sums[scheme][b], parts):
-                    whole[start:stop] = part
-
-    nll_values, brier_values = _grid_pass(rows, temps, block_elements, workers, per_block=per_block)
-    bins = {scheme: {b: finish_bins(*sums[scheme][b], n) for b in bin_counts} for scheme in schemes}
-    ece = {scheme: {b: stats.weighted_gap.sum(axis=1) for b, stats in by_count.items()}
-           for scheme, by_count in bins.items()}
-    mce = {scheme: {b: max_gap(stats) for b, stats in by_count.items()} for scheme, by_count in bins.items()}
-    return GridMetrics(nll_values, brier_values, mean_confidence, float(rows.correct.mean()), bins, ece, mce)
 
 
 def nll_over_rows(rows, temperature, workspaces, block_elements=BLOCK_ELEMENTS):

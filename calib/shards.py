@@ -28,8 +28,8 @@ import numpy as np
 
 from .blocks import ROW_ALIGN
 from .chunks import SPLIT_RULES, partition_sums
-from .io import _CSV_SPLIT_WORDS
 from .io_checks import InputError, fail
+from .io_fields import _CSV_SPLIT_WORDS
 
 __all__ = ["Piece", "Source", "PIECE_BYTES", "BATCH_BYTES", "PILOT_ROWS", "PILOT_VALUES", "open_source",
            "read_piece", "piece_sums", "load_piece", "loaded_sums", "pilot_rows", "pilot_size", "array_pieces",
@@ -245,9 +245,12 @@ def split_values_of(path, values):
     if values.dtype.kind in "iu" and np.isin(values, (0, 1)).all():
         return values.astype(bool)
     words = np.char.lower(np.char.strip(values.astype(str)))
-    bad = ~np.isin(words, tuple(_CSV_SPLIT_WORDS))
+    # a partition is summed as calibration or test rows: training rows and "all" have no place in that split
+    usable = tuple(w for w, meaning in _CSV_SPLIT_WORDS.items() if isinstance(meaning, bool))
+    bad = ~np.isin(words, usable)
     if bad.any():
-        fail(path, "split", f"{values[np.argmax(bad)]!r}; split values are {' / '.join(_CSV_SPLIT_WORDS)}")
+        fail(path, "split", f"{values[np.argmax(bad)]!r}; split values here are {' / '.join(usable)} "
+                            "(drop training rows first, or use --split to split the rows)")
     return np.array([_CSV_SPLIT_WORDS[w] for w in words.tolist()], dtype=bool)
 
 

@@ -233,31 +233,37 @@ def smooth_ece(f, y):
     return _fixed_point(_Meshes(f, y), f.shape[0])
 
 
-def smooth_ece_resampled(f, y, counts):
+def smooth_ece_resampled(f, y, counts, deposits=None):
     """:func:`smooth_ece` of resamples of one set of rows, each given by how often it draws every row.
 
     ``f`` (n,) confidences, ``y`` (n,) outcomes in {0, 1}, ``counts`` (R, n) non-negative integers (row i
     drawn ``counts[r, i]`` times in resample r). Equal, to rounding, to ``smooth_ece`` of the R resampled row
     sets: a mesh deposit is linear in the rows' weights, so each resample's deposit is one sparse product of
-    its counts, and no (R, n) array of resampled values is built.
+    its counts, and no (R, n) array of resampled values is built. ``deposits`` is a dict the caller keeps
+    across calls on the same ``f`` and ``y`` (blocks of resamples of the same rows): the sparse deposit
+    matrices of each mesh size are built once and kept there.
     """
     f = as_probability_rows(f, "f")[0]
     y = np.broadcast_to(as_probability_rows(y, "y")[0], f.shape)
     weights = np.asarray(counts, dtype=np.float64)
     if weights.ndim != 2 or weights.shape[1] != f.size:
         raise ValueError(f"counts must have shape (R, {f.size}); got {np.shape(counts)}")
-    return _fixed_point(_ResampledMeshes(f, y, weights), weights.shape[0])
+    return _fixed_point(_ResampledMeshes(f, y, weights, {} if deposits is None else deposits), weights.shape[0])
 
 
 class _ResampledMeshes(_Meshes):
     """:class:`_Meshes` of resamples: row r of the deposits is ``counts[r] @ D`` with D the (n, m) split of
-    each row's weight between its two mesh points (:func:`deposit`'s rule)."""
+    each row's weight between its two mesh points (:func:`deposit`'s rule); the D of each m is kept in
+    ``spreads`` (shared by the blocks of resamples of the same rows)."""
 
-    def __init__(self, f, y, weights):
+    def __init__(self, f, y, weights, spreads):
         super().__init__(f[None], y[None], weights)
+        self.columns = np.ascontiguousarray(weights.T)  # (n, R): what every sparse product multiplies
+        self.spreads = spreads
 
-    def rows(self, m, rows):
-        if m not in self.cache:
+    def _spread(self, m):
+        """D (m, n) as CSR, for the values f − y and for ones (the residual and the density)."""
+        if m not in self.spreads:
             import scipy.sparse  # imported on first use, as in calib.calibrators
 
             f = self.f[0]
@@ -268,10 +274,13 @@ class _ResampledMeshes(_Meshes):
             columns = np.concatenate([left, left + 1])
             split = np.concatenate([1.0 - frac, frac])
             at = np.tile(np.arange(n), 2)
-            deposits = []
-            for values in (f - self.y[0], np.ones(n)):
-                spread = scipy.sparse.csc_matrix((split * np.tile(values, 2), (at, columns)), shape=(n, m))
-                deposits.append(np.asarray((spread.T @ self.cache_weights.T).T))
+            self.spreads[m] = [scipy.sparse.csr_matrix((split * np.tile(values, 2), (columns, at)), shape=(m, n))
+                               for values in (f - self.y[0], np.ones(n))]
+        return self.spreads[m]
+
+    def rows(self, m, rows):
+        if m not in self.cache:
+            deposits = [np.asarray(spread @ self.columns).T for spread in self._spread(m)]
             spectrum, _, size = _mirrored_spectrum(np.concatenate(deposits))
             self.cache[m] = (spectrum, size)
         spectrum, size = self.cache[m]

@@ -48,7 +48,7 @@ class GroupMetrics(NamedTuple):
     ``accuracy``, ``mean_confidence``, every ECE and MCE are probabilities, ``nll``
     is in nats, ``brier`` in [0, 2]. ``ece[scheme][B]``, ``mce[scheme][B]`` and
     ``bins[scheme][B]`` (a :class:`calib.ReliabilityBins` of 1-D arrays) for each
-    scheme and bin count B.
+    scheme and bin count B; ``extra[name]`` each extra metric asked for (a float).
     """
 
     n: int
@@ -59,12 +59,15 @@ class GroupMetrics(NamedTuple):
     ece: Dict[str, Dict[int, float]]
     mce: Dict[str, Dict[int, float]]
     bins: Dict[str, Dict[int, ReliabilityBins]]
+    extra: Dict[str, float] = {}
 
 
-def group_metrics(logits, labels, temperature, bin_counts):
+def group_metrics(logits, labels, temperature, bin_counts, extra=None):
     """:class:`GroupMetrics` of ``(logits, labels)`` with ``temperature`` a scalar or one value per row.
 
-    ``bin_counts`` are the bin counts B of ``ece``, ``mce`` and ``bins`` (both schemes).
+    ``bin_counts`` are the bin counts B of ``ece``, ``mce`` and ``bins`` (both schemes); ``extra`` maps a
+    name to a metric ``f(confidence (G, n), correct (n,)) → (G,)`` (as :func:`calib.grid_metrics` takes),
+    evaluated on the rows' one set of confidences.
     """
     counts = as_bin_counts(bin_counts)
     confidence, correct, nll, brier = row_scores(logits, labels, temperature)
@@ -78,6 +81,7 @@ def group_metrics(logits, labels, temperature, bin_counts):
         ece={s: {b: float(bins[s][b].weighted_gap.sum()) for b in counts} for s in SCHEMES},
         mce={s: {b: float(max_gap(bins[s][b])) for b in counts} for s in SCHEMES},
         bins=bins,
+        extra={name: float(f(confidence[None, :], correct)[0]) for name, f in (extra or {}).items()},
     )
 
 
@@ -118,7 +122,7 @@ class SubgroupAnalysis(NamedTuple):
     metrics: Dict[str, Dict[str, Dict[str, GroupMetrics]]]
 
 
-def subgroup_analysis(dataset, global_t, bin_counts, round_temperature=None):
+def subgroup_analysis(dataset, global_t, bin_counts, round_temperature=None, extra=None):
     """Score every group and the pool of ``dataset`` under T = 1, ``global_t`` and per-group temperatures.
 
     Parameters
@@ -134,6 +138,8 @@ def subgroup_analysis(dataset, global_t, bin_counts, round_temperature=None):
     round_temperature : callable, optional
         Applied to each fitted group temperature (e.g. rounding to the
         precision the rest of the page uses).
+    extra : dict, optional
+        Extra metrics of each :class:`GroupMetrics` (see :func:`group_metrics`).
     """
     if dataset.groups is None:
         raise ValueError(f"dataset {dataset.name!r} has no groups")
@@ -154,7 +160,8 @@ def subgroup_analysis(dataset, global_t, bin_counts, round_temperature=None):
         who = {g: mask & (names == g) for g in own}
         who[POOLED] = mask
         metrics[part] = {
-            label: {c: group_metrics(dataset.logits[rows], dataset.labels[rows], per_row[c][rows], bin_counts)
+            label: {c: group_metrics(dataset.logits[rows], dataset.labels[rows], per_row[c][rows], bin_counts,
+                                     extra)
                     for c in CONDITIONS}
             for label, rows in who.items()
         }

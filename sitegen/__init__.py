@@ -1,4 +1,4 @@
-"""The page: its choices (:mod:`sitegen.settings`) and everything that turns the engine's results
+"""The page: its choices (:mod:`sitegen.common.settings`) and everything that turns the engine's results
 into a site — precomputation over the grid, payloads, figures, prose, templates, atomic output.
 
 Kept apart from :mod:`calib` so that the engine never imports Jinja2, Markdown or matplotlib;

@@ -18,7 +18,7 @@ Shared fixtures, widest first:
 * ``single_file`` — the English one-file edition, ``build.py --single-file``, built once per session;
 * ``site_without_simd`` — the whole site built with numpy's SIMD paths disabled (SSE only);
 * ``digits_report`` — ``build.py --data`` on a scikit-learn digits model (tests/digits_model.py);
-* ``precomputed`` — ``sitegen.precompute.precompute_all()``, computed once per session.
+* ``precomputed`` — ``sitegen.compute.precompute.precompute_all()``, computed once per session.
 
 The builds are shared by every pytest process of the run (``pytest -n``), and every build of the run, the
 tests' own included, shares one build cache (``$CALIB_BUILD_CACHE``) in the run's temporary folder.
@@ -57,9 +57,11 @@ TIERS = {
     "test_user_decision.py": ("build", "slow"),
     "test_workflow.py": ("build",),
     "test_cli.py": ("build",),
+    "test_cli_exports.py": ("build",),
     "test_io_exports.py": ("build",),
     "test_cache.py": ("build", "slow"),
     "test_panels.py": ("build",),
+    "test_metrics.py": ("build",),
     "test_terms.py": ("build",),
     "test_exercises.py": ("build",),
     "test_core_path.py": ("build",),
@@ -300,7 +302,7 @@ def precomputed():
     build ends (tests/sitegen_inputs.py reads the analyses there too), not computed again beside it."""
     from shared_values import cached_step, shared_value
 
-    from sitegen.precompute import precompute_all
+    from sitegen.compute.precompute import precompute_all
 
     build = _BUILDS.get("built_site")
     if isinstance(build, Build):

@@ -23,6 +23,7 @@ FORMAT = {
     "list": "; ",
     "list_and": " ð ",
     "points": "{value}\u00a0ƥƥ",
+    "avoid_decimals": 0,  # a decimal comma: "1,058" cannot read as a grouped count
 }
 
 _LOWER = "abcdefghijklmnopqrstuvwxyz"

@@ -46,7 +46,7 @@ _RUN_CACHE = []
 def run_cache():
     """The run's build cache (``$CALIB_BUILD_CACHE``) opened as build.py opens it, once per process."""
     if not _RUN_CACHE:
-        from sitegen.cache import BuildCache, environment_digest, source_digest
+        from sitegen.common.cache import BuildCache, environment_digest, source_digest
         root = Path(__file__).resolve().parents[1]
         _RUN_CACHE.append(BuildCache(os.environ["CALIB_BUILD_CACHE"], source_digest(root) + environment_digest()))
     return _RUN_CACHE[0]
@@ -55,7 +55,7 @@ def run_cache():
 def cached_step(kind, inputs, compute):
     """``compute()``'s value through :func:`run_cache` (its ``kind`` entry over ``inputs``, as build.py keys it),
     with that cache active for the ``cached`` functions it calls."""
-    from sitegen.cache import using
+    from sitegen.common.cache import using
     cache = run_cache()
     with using(cache):
         return cache.get_or_compute(kind, inputs, compute)

@@ -22,13 +22,13 @@ def _compute(precomputed):
 
     from shared_values import cached_step
 
-    from sitegen.analysis import precompute_analyses
-    from sitegen.analysis_facts import build_analysis_facts
-    from sitegen.beyond import build_beyond_facts
-    from sitegen.content import load_strings
-    from sitegen.exercise_facts import build_exercise_facts
-    from sitegen.facts import build_facts
-    from sitegen.figures import render_figures
+    from sitegen.analyses.uncertainty import precompute_analyses
+    from sitegen.content.sections import load_strings
+    from sitegen.facts.beyond_dives import build_beyond_facts
+    from sitegen.facts.exercise_facts import build_exercise_facts
+    from sitegen.facts.results import build_facts
+    from sitegen.facts.uncertainty_facts import build_analysis_facts
+    from sitegen.figures.static_svg import render_figures
 
     # keyed as build.py keys it: the session's build has usually cached them already
     analyses = cached_step("analyses", (precomputed,), lambda: precompute_analyses(precomputed))

@@ -21,10 +21,10 @@ from sitegen_inputs import page_inputs
 
 import calib
 from calib import marginal_balance, row_scores
-from sitegen.analysis import fit_spread, part_generator, quote_part
-from sitegen.facts import fact_key
-from sitegen.settings import TABLE_BINS
-from sitegen.sources import load_sources, source_link
+from sitegen.analyses.uncertainty import fit_spread, part_generator, quote_part
+from sitegen.common.settings import TABLE_BINS
+from sitegen.facts.results import fact_key
+from sitegen.facts.sources import load_sources, source_link
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = load_sources(ROOT / "content" / "sources.toml")

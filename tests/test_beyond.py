@@ -1,6 +1,6 @@
 """Issue 20's deep dives: calib.compare against direct computation, ``python -m calib compare``, the facts of
-sitegen/beyond.py against the engine, the delta-method standard error against a numerical derivative, and the
-built page's #beyond section quoting those numbers."""
+sitegen/facts/beyond_dives.py against the engine, the delta-method standard error against a numerical derivative,
+and the built page's #beyond section quoting those numbers."""
 
 import html
 import json
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import calib
-from sitegen.numbers import fixed, pct, pp, temp, thousands
+from sitegen.common.numbers import fixed, pct, pp, temp, thousands
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -195,7 +195,7 @@ def by(precomputed):
 
 
 def test_comparison_facts_are_the_engine(by):
-    from sitegen.settings import ANALYSIS_SEED
+    from sitegen.common.settings import ANALYSIS_SEED
 
     for key, name in (("mixed", "mixed"),):
         zc, yc, zt, yt = split(name)
@@ -264,7 +264,7 @@ def test_rows_study_spot_check(by):
 
 def test_delta_method_against_a_numerical_second_derivative(by):
     """I = d²NLL/dβ² by a central second difference of calib.nll in β = 1/T; SE(T̂) = T̂² / sqrt(n I)."""
-    from sitegen.beyond import delta_method_se
+    from sitegen.facts.beyond_dives import delta_method_se
 
     zc, yc, _, _ = split("overconfident")
     t = calib.fit_temperature(zc, yc, tolerance=1e-5)

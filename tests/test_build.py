@@ -248,10 +248,10 @@ def test_an_internal_error_exits_1_with_its_traceback_and_keeps_the_previous_sit
     (previous / ".calib-tutorial-site").write_text("an earlier build\n", encoding="utf-8")
     before = snapshot(previous)
     wrapper = wrapper_script(tmp_path, before=(
-        "import sitegen.content\n"
+        "import sitegen.content.sections\n"
         "def broken(*args, **kwargs):\n"
         "    raise RuntimeError('an injected bug')\n"
-        "sitegen.content.load_sections = broken"))
+        "sitegen.content.sections.load_sections = broken"))
     result = run_build("--out", previous, wrapper=wrapper)
     assert result.returncode == 1, result.stderr
     assert "Traceback (most recent call last)" in result.stderr
@@ -319,7 +319,7 @@ def outline(html):
 
 def editions(builds):
     """``{lang: index.html text}`` of the default build, one page per language of the settings."""
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     return {lang: files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
             for lang, folder in LANGUAGES.items()}
@@ -334,7 +334,7 @@ def test_every_language_has_the_same_sections_and_structure(builds):
 
 
 def test_one_set_of_data_files_serves_every_language(builds):
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     for lang, folder in LANGUAGES.items():
         if not folder:
@@ -348,7 +348,7 @@ def test_one_set_of_data_files_serves_every_language(builds):
 
 
 def test_each_page_names_its_language_and_links_the_others(builds):
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     pages = editions(builds)
     for lang, html in pages.items():
         assert re.search(rf'<html lang="{lang}"', html)
@@ -361,7 +361,7 @@ def test_each_page_names_its_language_and_links_the_others(builds):
 
 
 def test_a_published_build_names_every_edition_by_its_absolute_address(builds):
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     files, _ = snapshot(builds["based_dir"])
     expected = {lang: f"{BASE_URL}/{folder}/" if folder else f"{BASE_URL}/" for lang, folder in LANGUAGES.items()}
     for lang, folder in LANGUAGES.items():
@@ -400,7 +400,7 @@ def embed_pages(files, folder=""):
 
 
 def test_every_widget_has_an_embed_page_in_every_language(builds):
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     for lang, folder in LANGUAGES.items():
         pages = embed_pages(files, folder)
@@ -421,7 +421,7 @@ def test_every_widget_has_an_embed_page_in_every_language(builds):
 
 
 def test_an_embed_pages_first_view_is_within_its_budget(builds):
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     shared = gzip_size(files["app.js"]) + gzip_size(files["favicon.svg"])
     for folder in LANGUAGES.values():
@@ -436,7 +436,7 @@ STATIC_FIGURES = {"curves", "reliability-t1", "reliability-fitted"}
 
 
 def test_each_languages_page_is_within_the_first_view_budget(builds):
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     shared = gzip_size(files["app.js"]) + gzip_size(files["favicon.svg"])
     for folder in LANGUAGES.values():
@@ -447,10 +447,10 @@ def test_each_languages_page_is_within_the_first_view_budget(builds):
 
 def test_the_deep_dives_widgets_load_their_markup_and_the_others_carry_it(builds):
     """A widget inside a <details> has an empty, deferred template, and its markup is in data/markup-<lang>.js
-    (sitegen/deferred.py); every other widget keeps its markup in the page; the embed pages keep theirs."""
+    (sitegen/render/deferred.py); every other widget keeps its markup in the page; the embed pages keep theirs."""
     import json
 
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     for lang, folder in LANGUAGES.items():
         html = files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
@@ -502,7 +502,7 @@ def test_the_method_choice_data_load_only_when_chosen(builds):
 def test_static_figures_are_files_per_language_with_their_own_dark_colours(builds):
     import re
 
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     css = (ROOT / "static" / "css" / "base.css").read_text(encoding="utf-8")
     dark_css = css[css.index("@media (prefers-color-scheme: dark)"):]
@@ -532,7 +532,7 @@ def test_the_pages_strings_json_holds_what_its_scripts_read_and_no_more(builds):
     import json
     import re
 
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
     script = files["app.js"].decode("utf-8")
     read = set(re.findall(r"\bui\.([A-Za-z_]\w*)", script))
@@ -552,7 +552,7 @@ def test_the_pages_strings_json_holds_what_its_scripts_read_and_no_more(builds):
 def test_base_url_makes_snippets_absolute_and_writes_oembed_files(builds):
     import json
 
-    from sitegen.settings import LANGUAGES
+    from sitegen.common.settings import LANGUAGES
     assert builds["based"].returncode == 0, builds["based"].stderr
     files, _ = snapshot(builds["based_dir"])
     assert "//embed" not in files["index.html"].decode("utf-8")  # the trailing slash was dropped

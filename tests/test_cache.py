@@ -1,4 +1,5 @@
-"""The build cache (sitegen/cache.py) and the preview's rebuild on change (sitegen/serve.py, build.py --serve).
+"""The build cache (sitegen/common/cache.py) and the preview's rebuild on change (sitegen/write/serve.py,
+build.py --serve).
 
 The cache must never change a byte of the output: a private copy of the sources is built cold (the
 session's site, when it was built cold), warm, after an edit of the prose and strings, and with
@@ -26,10 +27,10 @@ import jinja2
 import numpy as np
 import pytest
 
-from sitegen import cache as build_cache
-from sitegen.cache import BuildCache, fingerprint, source_digest
-from sitegen.jinja_cache import compiled_templates
-from sitegen.serve import Builds, Watcher, serving, watch
+from sitegen.common import cache as build_cache
+from sitegen.common.cache import BuildCache, fingerprint, source_digest
+from sitegen.render.jinja_cache import compiled_templates
+from sitegen.write.serve import Builds, Watcher, serving, watch
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("content", "templates", "static", "calib", "sitegen", "build.py")

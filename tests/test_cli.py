@@ -186,8 +186,9 @@ def test_a_probability_csv_fits_the_temperature_of_its_logits(tmp_path):
 def test_everyday_export_mistakes_exit_2_with_the_fix(tmp_path, case, fragment):
     z, y = digits_like()
     path = tmp_path / f"{case}.csv"
-    if case == "probabilities-as-logits":
-        pandas_frame(scipy.special.softmax(z, axis=1), y).to_csv(path, index=False)
+    if case == "probabilities-as-logits":  # an .npz array named logits (a CSV's plain columns are read as such)
+        path = tmp_path / f"{case}.npz"
+        np.savez(path, logits=scipy.special.softmax(z, axis=1), labels=y)
     elif case == "default-index":
         pandas_frame(z, y).to_csv(path)
     elif case == "one-based":

@@ -18,15 +18,15 @@ import pytest
 from sitegen_inputs import page_inputs
 
 import calib
-from sitegen.facts import fact_key
-from sitegen.numbers import fixed, pct, pp, temp
+from sitegen.common.numbers import fixed, pct, pp, temp
+from sitegen.facts.results import fact_key
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content" / "en"
 REPRODUCE = ROOT / "content" / "reproduce.py"
 ALLOWLIST = CONTENT / "allowed_numbers.txt"
 
-# What the content pipeline treats as Jinja, math and Markdown syntax (see sitegen/content.py).
+# What the content pipeline treats as Jinja, math and Markdown syntax (see sitegen/content/sections.py).
 _JINJA = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{##.*?##\}", re.S)
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$")
@@ -50,7 +50,7 @@ COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll
               "beyond-compare": "12-beyond.md", "beyond-rows": "12-beyond.md", "beyond-decide": "12-beyond.md"}
 
 # Prose holds words and {{ … }} expressions only: loops, tests, selections and aliases live in the facts
-# (sitegen/facts.py, sitegen/analysis_facts.py), so a translator never copies template logic.
+# (sitegen/facts/results.py, sitegen/facts/uncertainty_facts.py), so a translator never copies template logic.
 _STATEMENT = re.compile(r"\{%")
 _EXPRESSION = re.compile(r"\{\{(.*?)\}\}", re.S)
 
@@ -476,7 +476,7 @@ def test_translatable_sections_hold_words_and_expressions_only(name):
     for construct in ("{%", "selectattr", "rejectattr", "macro", "{{ \"", "if e.", " if ", " else "):
         found = [m.group(0) for m in re.finditer(r"\{\{.*?\}\}|\{%.*?%\}", text, re.S) if construct in m.group(0)]
         found += [construct] if construct == "{%" and "{%" in text else []
-        assert not found, f"{name}: move {found[:3]} into the facts (sitegen/facts.py, analysis_facts.py or tables.py)"
+        assert not found, f"{name}: move {found[:3]} into the facts (sitegen/facts/, or sitegen/render/tables.py)"
 
 
 def test_external_links_go_to_doi_arxiv_or_the_scikit_learn_guide(page):

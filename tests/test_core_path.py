@@ -1,7 +1,7 @@
 """Issue 17's two layers, on the built pages: a core path of at most 4,500 English words, deep dives that
 open from a visible summary, the contents' reading times, and "show me" links built from engine values.
 
-The core path is counted here on its own terms, not with the build's counter (sitegen/reading.py): the
+The core path is counted here on its own terms, not with the build's counter (sitegen/content/reading_time.py): the
 words of paragraphs and list items inside ``<main>``, outside closed ``<details>`` (deep dives, exercise
 answers), tables, captions, code, math (a formula is one word, also one written as text with no-break
 spaces), the widgets and the deep dives' summary
@@ -163,7 +163,7 @@ def test_the_contents_give_each_section_its_reading_time(pages, lang):
     assert re.search(rf"\b({total - 1}|{total}|{total + 1})\b", note), note
     # and the time with the exercises and widgets of the main text (outside closed deep dives), each at
     # its allowance in settings
-    from sitegen.settings import EXERCISE_MINUTES, WIDGET_MINUTES
+    from sitegen.common.settings import EXERCISE_MINUTES, WIDGET_MINUTES
     main = html[html.index("<main"):]
     for slug in REFERENCE:
         main = re.sub(rf'<section id="{slug}" class="section".*?</section>', "", main, flags=re.S)

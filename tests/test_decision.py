@@ -30,6 +30,19 @@ def test_a_range_below_zero_helps_and_one_above_hurts_and_is_named():
     assert hurts.code == "hurts" and hurts.worse == ("nll", "brier") and hurts.worse_beyond == ("nll", "brier")
 
 
+def test_any_warning_makes_the_verdict_check_never_helps():
+    from calib import fit_warnings
+    warned = fit_warnings(9.99, 0.05, 10, (0.05, 10.0), nll=2.5, prior_nll=2.3)
+    assert [w.code for w in warned] == ["t_high_bound", "chance_accuracy", "no_information"]
+    v = verdict(changes((0.30, 0.20, -0.12, -0.08)), warned)
+    assert v.code == "check" and v.nll_code == "helps" and v.checks == ("t_high_bound", "chance_accuracy",
+                                                                        "no_information")
+    assert verdict(changes((0.30, 0.20, -0.12, -0.08))).checks == ()
+    # scores no better than the class frequencies: within 1% of their NLL
+    assert [w.code for w in fit_warnings(1.5, 0.5, 4, (0.05, 10.0), nll=1.0, prior_nll=1.0101)] == ["no_information"]
+    assert fit_warnings(1.5, 0.5, 4, (0.05, 10.0), nll=1.0, prior_nll=1.0102) == []
+
+
 def test_paired_changes_score_both_temperatures_on_the_same_rows():
     rng = np.random.default_rng(5)
     z = rng.normal(size=(300, 4)) * 3
@@ -71,7 +84,7 @@ def test_beyond_twenty_classes_the_per_class_view_keeps_the_most_frequent_and_gr
     from types import SimpleNamespace
 
     from calib import reliability_bins, scaled_probs
-    from sitegen.user_decision import _classes
+    from sitegen.yours.decision import _classes
     rng = np.random.default_rng(3)
     n, k = 600, 30
     y = np.minimum((rng.random(n) ** 2 * k).astype(int), k - 1)  # low classes most frequent
@@ -87,3 +100,22 @@ def test_beyond_twenty_classes_the_per_class_view_keeps_the_most_frequent_and_gr
     p = scaled_probs(z, 1.7)[:, first.cls]
     expected = reliability_bins(p, y == first.cls, 15).weighted_gap.sum()
     assert first.fit == pytest.approx(float(expected), abs=1e-12)
+
+
+def test_the_refits_of_t_past_the_budget_are_as_many_as_the_docs_say():
+    """docs/your-model.md: past 8·10⁶ values, floor(8·10⁶ / (n·K)) refits, never under 100, in the page's report
+    and in python -m calib fit alike (the counts a reader saw: 166 and 100)."""
+    from pathlib import Path
+
+    from calib.__main__ import SPREAD_BUDGET, SPREAD_MIN_RESAMPLES
+    from sitegen.settings import USER_SPREAD_BUDGET, USER_SPREAD_MIN_RESAMPLES
+
+    assert (SPREAD_BUDGET, SPREAD_MIN_RESAMPLES) == (USER_SPREAD_BUDGET, USER_SPREAD_MIN_RESAMPLES) == (8_000_000, 100)
+    doc = " ".join((Path(__file__).resolve().parents[1] / "docs" / "your-model.md").read_text().split())
+    assert "⌊8·10⁶ / (n·K)⌋ but never under 100" in doc
+    rng = np.random.default_rng(0)
+    for n, k, expected in ((4_800, 10, 166), (9_000, 10, 100), (300, 10, 2000)):
+        z = rng.normal(size=(n, k))
+        y = rng.integers(0, k, n)
+        spread = temperature_spread(z, y, 1.0, 2000, np.random.default_rng(1), SPREAD_BUDGET, SPREAD_MIN_RESAMPLES)
+        assert spread.resamples == expected == max(100, min(2000, SPREAD_BUDGET // (n * k)))

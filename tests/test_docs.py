@@ -187,8 +187,8 @@ def test_every_module_path_and_dotted_name_a_page_mentions_exists(page):
         except ModuleNotFoundError:
             unknown.append(f"{module_name} (no such module)")
             continue
-        if not hasattr(module, attribute):
-            unknown.append(f"{module_name}.{attribute}")
+        if not hasattr(module, attribute) and importlib.util.find_spec(f"{module_name}.{attribute}") is None:
+            unknown.append(f"{module_name}.{attribute}")  # neither a name of the module nor a submodule
     assert not unknown, f"{page.relative_to(ROOT)} names what does not exist: {unknown}"
 
 
@@ -202,3 +202,38 @@ def test_every_docs_page_is_linked_from_the_readme():
 def test_the_readme_stays_short():
     lines = (ROOT / "README.md").read_text(encoding="utf-8").count("\n")
     assert lines <= README_MAX_LINES, f"README.md has {lines} lines; move detail to docs/ (limit {README_MAX_LINES})"
+
+
+# --- derived numbers: the embed heights have one home, the manifest ------------------------------------------
+
+
+def quoted_heights(text, widgets):
+    """``{widget: [numbers]}`` of the Markdown table rows of ``text`` whose first cell names one of ``widgets``
+    (a copy of the embed heights table, as ``tools/embed_heights.py --check`` prints it)."""
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else []
+        if cells and cells[0] in widgets:
+            rows[cells[0]] = [int(c) for c in cells[1:] if c.isdigit()]
+    return rows
+
+
+def test_quoted_heights_reads_a_copied_table():
+    text = "| widget | en 320 px | en 720 px |\n|---|---:|---:|\n| explorer | 6617 | 4313 |\n| other | 1 | 2 |\n"
+    assert quoted_heights(text, {"explorer": None}) == {"explorer": [6617, 4313]}
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_page_quotes_embed_heights_other_than_the_manifests(page):
+    from sitegen.common.settings import LANGUAGES
+    from sitegen.render.panels import widget_heights
+
+    heights = widget_heights(ROOT)
+    for widget, numbers in quoted_heights(page.read_text(encoding="utf-8"), heights).items():
+        manifest = [h for lang in LANGUAGES for h in heights[widget].get(lang, [])]
+        assert numbers == manifest, (f"{page.relative_to(ROOT)} quotes {widget}'s heights {numbers}; the manifest's "
+                                     f"[widgets] table (tools/embed_heights.py) says {manifest}: link to it instead")
+
+
+def test_the_teaching_page_links_to_the_heights_home():
+    assert "](../templates/panels/manifest.toml)" in (DOCS / "teaching.md").read_text(encoding="utf-8")

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import calib
-from sitegen.content import load_strings
-from sitegen.numbers import number_filters
+from sitegen.common.numbers import number_filters
+from sitegen.content.sections import load_strings
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = {"en": "index.html", "es": "es/index.html"}

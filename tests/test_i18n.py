@@ -9,6 +9,8 @@ and a pseudo-locale proves that every visible word and number of the page comes 
   outside code, ``<pre>`` and math except a short allowlist, and no ``.`` decimal anywhere visible,
   MathML ``<mn>`` included.
 * No Spanish section is left marked for translation.
+* The Spanish edition never shows a number of 1 or more with exactly three decimals (in Spain "1.058"
+  reads as one thousand and fifty-eight), and writes every range of values one way, «de A a B».
 
 Whole-site checks of the two-language build (same section ids and structure, shared data files,
 language links) are in ``test_build.py``, which builds it.
@@ -25,9 +27,9 @@ from pathlib import Path
 import pytest
 from pseudo_locale import TAG, make_pseudo_locale
 
-from sitegen.content import load_sections, load_strings, require_same_keys, require_same_sections
-from sitegen.errors import BuildError
-from sitegen.settings import LANGUAGES, REFERENCE_LANGUAGE
+from sitegen.common.errors import BuildError
+from sitegen.common.settings import LANGUAGES, REFERENCE_LANGUAGE
+from sitegen.content.sections import load_sections, load_strings, require_same_keys, require_same_sections
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTENT = ROOT / "content"
@@ -46,7 +48,7 @@ def languages():
 # --------------------------------------------------------------------------- every key, every section
 
 def test_the_settings_list_every_language_with_a_content_folder():
-    assert languages() == sorted(LANGUAGES), "a content/<lang>/ folder and sitegen.settings.LANGUAGES disagree"
+    assert languages() == sorted(LANGUAGES), "a content/<lang>/ folder and sitegen.common.settings.LANGUAGES disagree"
     assert LANGUAGES[REFERENCE_LANGUAGE] == "", "the reference language's page is the site's root (x-default)"
     assert len(set(LANGUAGES.values())) == len(LANGUAGES), "two languages share a folder"
 
@@ -158,7 +160,7 @@ def test_a_missing_spanish_section_stops_the_build_naming_the_file(tmp_path):
 
 # --------------------------------------------------------------------------- the pseudo-locale
 
-# textarea: the Embed boxes' HTML code; var: a formula's letter where the formula is text (sitegen.mathml)
+# textarea: the Embed boxes' HTML code; var: a formula's letter where the formula is text (sitegen.content.mathml)
 SKIPPED_TAGS = {"script", "style", "code", "pre", "samp", "math", "var", "textarea"}
 VOID = {"meta", "link", "input", "br", "img", "hr", "source", "col", "wbr", "area", "base", "track", "embed"}
 TEXT_ATTRIBUTES = {"aria-label", "title", "alt", "placeholder", "label"}
@@ -312,3 +314,79 @@ def test_the_spanish_page_marks_its_english_parts(spanish_page):
     assert '<html lang="es"' in spanish_page
     assert re.search(r'<span lang="en">[^<]*(Calibration|Calibrated|Reliability)', spanish_page), \
         "the sources' English titles are marked lang=\"en\""
+
+
+# In Spain a point followed by exactly three digits groups thousands: "1.058" reads as 1058 (issue 28).
+_THOUSAND_LOOKALIKE = re.compile(r"(?<![\d.,])([1-9]\d*)\.\d{3}(?![\d])")
+
+
+def spanish_edition_pages(site):
+    """``{name: text}`` of every file a reader of the Spanish edition sees: its page, embed pages and figures."""
+    folder = site / LANGUAGES["es"]
+    pages = {"index.html": (folder / "index.html").read_text(encoding="utf-8")}
+    pages.update({f"embed/{p.name}": p.read_text(encoding="utf-8") for p in sorted((folder / "embed").glob("*.html"))})
+    figures = sorted((site / "figures").glob("*.es.svg"))
+    pages.update({f"figures/{p.name}": p.read_text(encoding="utf-8") for p in figures})
+    assert len(pages) > 5
+    return pages
+
+
+def test_no_spanish_number_of_one_or_more_shows_three_decimals(built_site):
+    found = []
+    for name, html in spanish_edition_pages(built_site).items():
+        parsed = visible_text(html)
+        for text in [text for _, text in parsed.texts] + parsed.numbers:
+            found += [f"{name}: …{text[max(0, m.start() - 40):m.end() + 20].strip()}…"
+                      for m in _THOUSAND_LOOKALIKE.finditer(text)]
+    assert not found, "numbers a reader in Spain reads as thousands:\n  " + "\n  ".join(found[:30])
+
+
+def test_the_thousands_check_sees_what_it_should():
+    html = ('<p>de 1.058 a 1.0581; 0.823; 12.9 %; 6000; 1.9.1</p><math><mn>2.624</mn></math>'
+            '<code>1.234</code><img alt="T = 3.141">')
+    parsed = visible_text(html)
+    texts = [text for _, text in parsed.texts] + parsed.numbers
+    assert [m.group(0) for text in texts for m in _THOUSAND_LOOKALIKE.finditer(text)] == ["1.058", "3.141", "2.624"]
+
+
+_NUMBER = r"[\u2212+]?\d[\d.\u202f]*(?:\u00a0%)?"
+_OTHER_RANGES = {
+    "A–B": re.compile(rf"{_NUMBER}\s?\u2013\s?{_NUMBER}"),
+    "A a B": re.compile(rf"(?<![\w.\u2212+])(?<!de )(?<!del )(?<!desde )(?<!=[\s\u00a0]){_NUMBER} a {_NUMBER}"),
+    "entre A y B": re.compile(rf"\bentre {_NUMBER} y {_NUMBER}"),
+    "{lo}–{hi}": re.compile(r"\{\w+\}\s?\u2013\s?\{\w+\}"),
+    "{lo} a {hi}": re.compile(r"(?<!de )(?<!del )\{(?:lo|low)\} a \{(?:hi|high)\}"),
+    "entre {lo} y {hi}": re.compile(r"entre \{\w+\} y \{\w+\}"),
+}
+
+
+def test_the_spanish_edition_writes_every_range_one_way(built_site):
+    """«de A a B» (with percentages, «del A % al B %») in the prose, the tables, the embeds and every
+    interface string the explorer fills; «A–B», «A a B» and «entre A y B» never."""
+    texts = {name: " ".join(text for _, text in visible_text(html).texts)
+             for name, html in spanish_edition_pages(built_site).items()}
+    texts.update({f"strings.toml [{where}]": value for where, value in _string_values(load_strings(CONTENT / "es"))})
+    found = [f"{form} in {name}: …{text[max(0, m.start() - 30):m.end() + 10]}…"
+             for name, text in texts.items() for form, pattern in _OTHER_RANGES.items()
+             for m in pattern.finditer(text)]
+    assert not found, "ranges written another way:\n  " + "\n  ".join(found[:30])
+
+
+def test_the_range_check_sees_what_it_should():
+    text = "de 1.06 a 1.36; del 5 % al 95 %; 0.97 a 3.14; 5\u201395 %; entre 0.2 y 0.3; de T = 1 a la T ajustada"
+    assert [form for form, pattern in _OTHER_RANGES.items() for _ in pattern.finditer(text)] == \
+        ["A–B", "A a B", "entre A y B"]
+
+
+_CAPTION = re.compile(r'<(caption|figcaption)\b[^>]*>(.*?)</\1>|<p class="table-caption"[^>]*>(.*?)</p>', re.S)
+
+
+def test_every_spanish_caption_starts_with_a_capital(built_site):
+    """Table and figure captions open with a capital, also where they start with a dataset's short name."""
+    found = []
+    for name, html in spanish_edition_pages(built_site).items():
+        for match in _CAPTION.finditer(html):
+            text = " ".join(re.sub(r"<[^>]+>", " ", match.group(2) or match.group(3) or "").split())
+            if text and text[0].islower():
+                found.append(f"{name}: {text[:60]!r}")
+    assert not found, "captions that start in lower case:\n  " + "\n  ".join(found)

@@ -91,9 +91,15 @@ def test_probabilities_become_logits_whose_softmax_is_the_probabilities(tmp_path
     got = load_predictions(path)
     assert np.all(np.isfinite(got.logits))
     back = np.exp(got.logits) / np.exp(got.logits).sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(back, p, atol=1e-7)
-    assert got.logits[1, 0] == pytest.approx(np.log(1e-300))  # a zero is floored at 1e-300
-    assert got.kind == "probabilities"
+    # every value is a multiple of 0.01: a printed 0 stands for a value below 0.005, read as 0.0005
+    floored = np.maximum(p, 0.0005)
+    np.testing.assert_allclose(back, floored / floored.sum(axis=1, keepdims=True), atol=1e-7)
+    assert got.logits[1, 0] == pytest.approx(np.log(0.0005))
+    assert got.kind == "probabilities" and any("read as 0.0005" in note for note in got.notes)
+    # full-precision probabilities keep a zero as 1e-300
+    q = np.array([[1 / 3, 2 / 3, 0.0], [0.1, 0.2, 0.7]] * 12)
+    full = load_predictions(write_npz(tmp_path / "q.npz", probabilities=q, labels=np.arange(N) % 3))
+    assert full.logits[0, 2] == pytest.approx(np.log(1e-300)) and full.notes == ()
     assert load_predictions(path, "logits").kind == "logits"  # --input logits: the same numbers, read as logits
     assert load_predictions(write_npz(tmp_path / "z.npz", logits=np.log(p + 0.01), labels=np.arange(N) % 3)).kind \
         == "logits"
@@ -136,10 +142,16 @@ def test_labels_given_as_names_or_under_another_header_say_how_to_fix_them(tmp_p
     """The practitioner's hurried exports: string labels, a 'y_true' column, an empty label."""
     z, y = model()
     names = np.array(["ant", "bee", "cat"])
-    refused(write_npz(tmp_path / "s.npz", logits=z, labels=names[y]), "labels", "np.searchsorted(model.classes_, y)")
+    refused(write_npz(tmp_path / "s.npz", logits=z, labels=names[y]), "labels[0]", "not a class index or a class name",
+            "class_names", "np.searchsorted(model.classes_, y)")
+    # with the class names (the header's, or a class_names array), text labels are mapped through them
+    got = load_predictions(write_npz(tmp_path / "n.npz", logits=z, labels=names[y], class_names=names))
+    assert got.labels.tolist() == y.tolist() and any("class_names" in note for note in got.notes)
     rows = [[f"{v:.17g}" for v in row] + [label] for row, label in zip(z, names[y])]
-    refused(write_csv(tmp_path / "s.csv", rows, header=["ant", "bee", "cat", "label"]), "line 2, column 'label'",
-            f"{str(names[y][0])!r} is not a class index", "np.searchsorted")
+    got = load_predictions(write_csv(tmp_path / "s.csv", rows, header=["ant", "bee", "cat", "label"]))
+    assert got.labels.tolist() == y.tolist() and got.class_names.tolist() == names.tolist()
+    refused(write_csv(tmp_path / "o.csv", rows, header=["ant", "bee", "owl", "label"]), "column 'label'",
+            "not a class index or a class name (the class names: ant, bee, owl)")
     refused(write_csv(tmp_path / "y.csv", rows, header=["ant", "bee", "cat", "y_true"]), "line 1",
             "no 'label' column (found ant, bee, cat, y_true)", "df.rename(columns={'y_true': 'label'})")
     blank = [row[:3] + [""] for row in rows]
@@ -197,10 +209,9 @@ def test_non_finite_csv_logit_names_the_line_and_column(tmp_path):
 
 
 @pytest.mark.parametrize("arrays, fragments", [
-    (dict(logits=np.zeros(N), labels=np.zeros(N, int)), ("logits", "2-D")),
     (dict(logits=np.zeros((N, K, 1)), labels=np.zeros(N, int)), ("logits", "2-D")),
     (dict(logits=np.zeros((0, K)), labels=np.zeros(0, int)), ("logits", "no rows")),
-    (dict(logits=np.zeros((N, 1)), labels=np.zeros(N, int)), ("logits", "at least 2 classes")),
+    (dict(logits=np.zeros((N, 0)), labels=np.zeros(N, int)), ("logits", "no class columns")),
     (dict(logits=np.zeros((N, K)), labels=np.zeros((N, 1), int)), ("labels", "1-D")),
     (dict(logits=np.zeros((N, K)), labels=np.zeros(N - 1, int)), ("labels", f"{N - 1} labels for {N} rows")),
     (dict(logits=np.zeros((N, K))), ("labels",)),
@@ -218,7 +229,7 @@ def test_wrong_shapes_and_lengths(tmp_path, arrays, fragments):
     (np.r_[np.zeros(5), 2.5, np.zeros(N - 6)], ("labels[5]", "whole number")),
     (np.r_[np.zeros(N - 1, int), 3], (f"labels[{N - 1}]", "outside [0, 3)")),
     (np.r_[np.zeros(2, int), -1, np.zeros(N - 3, int)], ("labels[2]", "outside")),
-    (np.array(["cat"] * N), ("labels", "integer class indices")),
+    (np.array(["cat"] * N), ("labels[0]", "'cat' is not a class index or a class name")),
 ])
 def test_bad_labels(tmp_path, labels, fragments):
     refused(write_npz(tmp_path / "m.npz", logits=np.zeros((N, K)), labels=labels), *fragments)
@@ -226,7 +237,7 @@ def test_bad_labels(tmp_path, labels, fragments):
 
 @pytest.mark.parametrize("split, fragments", [
     (np.r_[np.zeros(N - 1, int), 2], (f"split[{N - 1}]", "1 (calibration) or 0 (test)")),
-    (np.array(["calibration", "train"] * (N // 2)), ("split[1]", "'train'")),
+    (np.array(["calibration", "maybe"] * (N // 2)), ("split[1]", "'maybe'", "train")),
 ])
 def test_split_with_other_values(tmp_path, split, fragments):
     refused(write_npz(tmp_path / "m.npz", logits=np.zeros((N, K)), labels=np.zeros(N, int), split=split), *fragments)
@@ -269,8 +280,8 @@ def test_csv_labels_not_integers_or_out_of_range(tmp_path):
     refused(write_csv(tmp_path / "c.csv", rows, header=["label", "a", "b"]), "line 8", "'two'")
 
 
-def test_csv_with_one_class_or_no_label_column_or_no_rows(tmp_path):
-    refused(write_csv(tmp_path / "a.csv", [[0, 1.0]] * N), "at least 2 classes")
+def test_csv_with_no_class_or_no_label_column_or_no_rows(tmp_path):
+    refused(write_csv(tmp_path / "a.csv", [[0]] * N, header=["label"]), "no class columns")
     refused(write_csv(tmp_path / "b.csv", [[0, 1.0, 2.0]] * N, header=["y", "a", "b"]), "line 1", "'label'")
     refused(write_csv(tmp_path / "c.csv", [], header=["label", "a", "b"]), "no data rows")
     refused(write_csv(tmp_path / "d.csv", []), "no rows")

@@ -60,32 +60,35 @@ def test_probability_columns_are_read_as_probabilities(tmp_path, prefix):
     assert got.labels.tolist() == y.tolist() and got.split.tolist() == (np.arange(N) < 200).tolist()
 
 
-def test_probabilities_under_plain_headers_are_refused_and_can_be_declared(tmp_path):
+def test_probabilities_under_plain_headers_are_read_as_probabilities_with_a_note(tmp_path):
     z, y = model()
     p = scipy.special.softmax(z, axis=1)
     path = tmp_path / "probs.csv"
     frame(p, y, "class ").to_csv(path, index=False)
-    refused(path, "probabilities, not logits", "prob_<class>", "--input probabilities")
-    got = load_predictions(path, "probabilities")
+    got = load_predictions(path)
     np.testing.assert_allclose(scipy.special.softmax(got.logits, axis=1), p, rtol=1e-12, atol=1e-15)
-    assert got.class_names.tolist() == [f"class {i}" for i in range(K)]
+    assert got.kind == "probabilities" and got.class_names.tolist() == [f"class {i}" for i in range(K)]
+    assert any("read as probabilities" in note and "--input logits" in note for note in got.notes)
     assert np.array_equal(load_predictions(path, "logits").logits, p)  # declared logits are kept as given
 
 
-def test_probabilities_without_a_header_are_refused(tmp_path):
+def test_probabilities_without_a_header_are_read_as_probabilities(tmp_path):
     z, y = model()
+    p = scipy.special.softmax(z, axis=1)
     path = tmp_path / "probs.csv"
-    frame(scipy.special.softmax(z, axis=1), y)[["label"] + [str(i) for i in range(K)]].to_csv(
-        path, index=False, header=False)
-    refused(path, "probabilities, not logits", "--input probabilities")
+    frame(p, y)[["label"] + [str(i) for i in range(K)]].to_csv(path, index=False, header=False)
+    got = load_predictions(path)
+    assert got.kind == "probabilities" and got.labels.tolist() == y.tolist()
+    np.testing.assert_allclose(scipy.special.softmax(got.logits, axis=1), p, rtol=1e-12, atol=1e-15)
 
 
-def test_logits_in_zero_one_whose_rows_do_not_sum_to_one_are_kept(tmp_path):
+def test_values_in_zero_one_whose_rows_do_not_sum_to_one_are_refused_unless_declared_logits(tmp_path):
     z, y = model()
-    u = scipy.special.expit(z)  # in [0, 1], rows far from summing to 1: not the probability pattern
+    u = scipy.special.expit(z)  # in [0, 1], rows far from summing to 1: per-class sigmoids, not logits
     path = tmp_path / "scores.csv"
     frame(u, y).to_csv(path, index=False)
-    assert np.array_equal(load_predictions(path).logits, u)
+    refused(path, "class columns:", "sigmoid", "--input logits")
+    assert np.array_equal(load_predictions(path, "logits").logits, u)
 
 
 def test_probabilities_named_logits_in_an_npz_are_refused(tmp_path):
@@ -112,14 +115,115 @@ def test_per_class_sigmoid_outputs_are_named(tmp_path):
     refused(tmp_path / "sigmoid.npz", "probabilities:", "(row 0: ", "sigmoid")
 
 
-def test_probabilities_written_with_too_few_digits_say_so(tmp_path):
+@pytest.mark.parametrize("prefix", ["prob_", "class "])
+@pytest.mark.parametrize("digits", [2, 3])
+def test_probabilities_rounded_to_few_decimals_are_renormalised(tmp_path, prefix, digits):
+    """Rows of rounded probabilities miss 1 by up to K half-digits: read, renormalised, and a printed 0 read as
+    1/20 of the last digit."""
     z, y = model()
     p = scipy.special.softmax(z, axis=1)
     path = tmp_path / "rounded.csv"
-    frame(p, y, "prob_").to_csv(path, index=False, float_format="%.2f")
-    sums = np.round(p, 2).sum(axis=1)
-    first = int(np.argmax(np.abs(sums - 1) > 1e-3))
-    refused(path, f"line {first + 2}", "the row sums to", "more digits")
+    frame(p, y, prefix).to_csv(path, index=False, float_format=f"%.{digits}f")
+    got = load_predictions(path)
+    rounded = np.round(p, digits)
+    assert np.abs(rounded.sum(axis=1) - 1).max() > 1e-3  # the old tolerance would refuse them
+    expected = np.maximum(rounded, 10.0 ** -digits / 20)
+    np.testing.assert_allclose(scipy.special.softmax(got.logits, axis=1),
+                               expected / expected.sum(axis=1, keepdims=True), rtol=1e-12)
+    assert any("renormalised" in note for note in got.notes)
+
+
+def test_probabilities_missing_one_by_more_than_the_rounding_say_so(tmp_path):
+    z, y = model()
+    p = np.round(scipy.special.softmax(z, axis=1), 3)
+    p[7] *= 1.1  # line 9: 10% over
+    frame(p, y, "prob_").to_csv(tmp_path / "m.csv", index=False, float_format="%.3f")
+    refused(tmp_path / "m.csv", "line 9", "the row sums to", "the rounding of 3 decimals", "more digits")
+
+
+def test_a_dropped_class_column_is_named(tmp_path):
+    z, y = model()
+    p = scipy.special.softmax(z, axis=1)
+    for dropped in (K - 1, 4):
+        columns = [i for i in range(K) if i != dropped]
+        frame(p[:, columns], y, "prob_").to_csv(tmp_path / "m.csv", index=False)
+        message = refused(tmp_path / "m.csv", "2 problems", "dropped class column?",
+                          f"the labels run from 0 to {K - 1}", "is a class column missing")
+        assert "1-based" not in message
+        frame(z[:, columns], y).to_csv(tmp_path / "z.csv", index=False)
+        refused(tmp_path / "z.csv", f"outside [0, {K - 1})", "is a class column missing")
+
+
+def test_top_k_probability_columns_are_named(tmp_path):
+    z, y = model()
+    top = -np.sort(-scipy.special.softmax(z, axis=1), axis=1)[:, :5]
+    frame(top, np.zeros(N, int), "prob_top").to_csv(tmp_path / "top.csv", index=False)
+    message = refused(tmp_path / "top.csv", "sorted largest first", "top 5 probabilities")
+    assert "sigmoid" not in message
+
+
+def test_log_probabilities_and_percentages_saved_as_probabilities_are_read_as_what_they_are(tmp_path):
+    z, y = model()
+    logp = scipy.special.log_softmax(z, axis=1)
+    np.savez(tmp_path / "logp.npz", probabilities=logp, labels=y)
+    got = load_predictions(tmp_path / "logp.npz")
+    np.testing.assert_allclose(scipy.special.softmax(got.logits, axis=1), np.exp(logp), rtol=1e-12)
+    assert any("log-probabilities" in note for note in got.notes)
+    p = scipy.special.softmax(z, axis=1)
+    np.savez(tmp_path / "pct.npz", probabilities=100 * p, labels=y)
+    got = load_predictions(tmp_path / "pct.npz")
+    np.testing.assert_allclose(scipy.special.softmax(got.logits, axis=1), p, rtol=1e-12)
+    assert any("percentages" in note for note in got.notes)
+    frame(100 * p, y).to_csv(tmp_path / "pct.csv", index=False, float_format="%.1f")
+    got = load_predictions(tmp_path / "pct.csv")
+    assert got.kind == "probabilities" and any("percentages" in note for note in got.notes)
+    np.savez(tmp_path / "pct-logits.npz", logits=100 * p, labels=y)
+    refused(tmp_path / "pct-logits.npz", "sums to 100", "percentages", "divide by 100")
+
+
+@pytest.mark.parametrize("decimal", [",", "."])
+def test_a_european_csv_is_read_with_a_note(tmp_path, decimal):
+    z, y = model()
+    frame(z, y).to_csv(tmp_path / "eu.csv", index=False, sep=";", decimal=decimal)
+    got = load_predictions(tmp_path / "eu.csv")
+    np.testing.assert_allclose(got.logits, z, rtol=1e-15)
+    assert got.labels.tolist() == y.tolist() and got.class_names.tolist() == [str(i) for i in range(K)]
+    assert any("';'" in note and (("decimal comma" in note) == (decimal == ",")) for note in got.notes)
+
+
+def test_a_tab_separated_csv_and_boolean_labels_are_read(tmp_path):
+    z, y = model()
+    frame(z, y).to_csv(tmp_path / "tab.csv", index=False, sep="\t")
+    got = load_predictions(tmp_path / "tab.csv")
+    assert np.array_equal(got.logits, z) and any("tabs" in note for note in got.notes)
+    x = z[:, 0]
+    np.savez(tmp_path / "bool.npz", logits=x, labels=y > 4)  # a binary model's y == positive
+    assert load_predictions(tmp_path / "bool.npz").labels.tolist() == (y > 4).astype(int).tolist()
+
+
+def test_a_binary_models_text_labels_need_to_know_the_columns_class(tmp_path):
+    z, y = model()
+    df = frame(z[:, :1], np.where(y > 4, "malignant", "benign"), "").rename(columns={"0": "score"})
+    df.to_csv(tmp_path / "b.csv", index=False)
+    refused(tmp_path / "b.csv", "'benign' and 'malignant'", "which class", "'prob_malignant'", "0 and 1")
+    df.rename(columns={"score": "malignant"}).to_csv(tmp_path / "named.csv", index=False)
+    got = load_predictions(tmp_path / "named.csv")
+    assert got.class_names.tolist() == ["benign", "malignant"] and got.labels.tolist() == (y > 4).tolist()
+
+
+def test_a_file_with_several_problems_names_them_all(tmp_path):
+    z, y = model()
+    df = frame(z, y, "c", np.where(np.arange(N) % 2 == 0, "valid", "test")).astype(object)
+    df.loc[3, "c1"] = "x"
+    df.loc[5, "split"] = "maybe"
+    df.loc[8, "label"] = K + 3
+    df.to_csv(tmp_path / "m.csv", index=False)
+    with pytest.raises(InputError) as caught:
+        load_predictions(tmp_path / "m.csv")
+    lines = caught.value.problems
+    assert len(lines) == 3 and all(line.startswith(f"{tmp_path / 'm.csv'}: line ") for line in lines), lines
+    assert "line 5, column 'c1'" in lines[0] and "line 7, column 'split'" in lines[1] and "line 10" in lines[2]
+    assert str(caught.value).startswith(f"{tmp_path / 'm.csv'}: 3 problems: ") and "\n" not in str(caught.value)
 
 
 # --- pandas' index --------------------------------------------------------------------------------
@@ -290,7 +394,7 @@ def test_index_arrays_and_a_split_array_together_are_refused(tmp_path):
     refused(tmp_path / "m.npz", "both 'split'", "keep one")
 
 
-@pytest.mark.parametrize("word", ["val", "validation", "cal", "Calibration", "VAL"])
+@pytest.mark.parametrize("word", ["val", "validation", "cal", "Calibration", "VAL", "valid", "dev"])
 def test_split_words_for_calibration(tmp_path, word):
     z, y = model()
     frame(z, y, split=np.where(np.arange(N) % 4 == 0, word, "test")).to_csv(tmp_path / "m.csv", index=False)
@@ -305,10 +409,23 @@ def test_a_boolean_split_column_from_pandas(tmp_path):
     assert load_predictions(tmp_path / "m.csv").split.tolist() == (np.arange(N) < 100).tolist()
 
 
-def test_train_rows_in_the_split_are_refused(tmp_path):
+def test_training_rows_are_ignored_with_a_note_and_all_rows_make_one_part(tmp_path):
     z, y = model()
-    frame(z, y, split=np.where(np.arange(N) == 7, "train", "test")).to_csv(tmp_path / "m.csv", index=False)
-    refused(tmp_path / "m.csv", "line 9", "'train'", "validation")
+    words = np.where(np.arange(N) % 5 == 0, "train", np.where(np.arange(N) % 2 == 0, "valid", "test"))
+    frame(z, y, split=words).to_csv(tmp_path / "m.csv", index=False)
+    got = load_predictions(tmp_path / "m.csv")
+    kept = np.arange(N) % 5 != 0
+    assert np.array_equal(got.logits, z[kept]) and got.labels.tolist() == y[kept].tolist()
+    assert got.split.tolist() == (np.arange(N)[kept] % 2 == 0).tolist()
+    assert any(f"{N // 5} rows marked as training rows ignored" in note for note in got.notes)
+    # a training row's bad label is no problem; a kept row's is named by its row in the file
+    np.savez(tmp_path / "m.npz", logits=z, labels=np.where(np.isin(np.arange(N), [5, 7]), K + 5, y), split=words)
+    refused(tmp_path / "m.npz", "labels[7]: ", "outside")
+    frame(z, y, split=np.full(N, "all")).to_csv(tmp_path / "all.csv", index=False)
+    got = load_predictions(tmp_path / "all.csv")
+    assert got.split is None and got.split_rule == "none"
+    frame(z, y, split=np.where(np.arange(N) == 7, "test", "all")).to_csv(tmp_path / "mixed.csv", index=False)
+    refused(tmp_path / "mixed.csv", "line 9", "'test' beside rows marked 'all'")
 
 
 # --- warnings about a fit that ran -------------------------------------------------------------

@@ -159,3 +159,24 @@ def test_dirichlet_differs_from_matrix_scaling():
     a = MatrixScaling(strengths=(1.0,)).fit(z, y).predict_proba(z)
     b = DirichletCalibration(strengths=(1.0,)).fit(z, y).predict_proba(z)
     assert np.abs(a - b).max() > 1e-4
+
+
+def test_above_cv_max_rows_the_strength_is_cross_validated_on_a_stratified_share(monkeypatch):
+    """Many calibration rows: λ is chosen on CV_MAX_ROWS of them (each class keeping its share), then the fit on
+    every row starts from that choice and reaches the same minimum as a fit from the identity."""
+    import calib.matrix as matrix
+    monkeypatch.setattr(matrix, "CV_MAX_ROWS", 300)
+    rng = np.random.default_rng(11)
+    n, k = 1200, 3
+    y = rng.choice(k, n, p=[0.6, 0.3, 0.1])
+    z = rng.normal(size=(n, k)) * 2
+    z[np.arange(n), y] += 1.5
+    rows = matrix.cv_rows(y, 300)
+    assert rows.size == 300 and np.all(np.abs(np.bincount(y[rows], minlength=k) - 300 * np.bincount(y) / n) <= 1)
+    for cls in (matrix.MatrixScaling, matrix.DirichletCalibration):
+        fitted = cls().fit(z, y)
+        scores, _ = cls()._cross_validate(cls._features(z)[rows], y[rows])
+        assert fitted.strength_ == cls().strengths[int(np.argmin(scores))]
+        weights, bias = matrix.fit_affine(cls._features(z), y, True, fitted.strength_)
+        reference = np.exp(matrix.log_softmax_rows(cls._features(z) @ weights.T + bias))
+        np.testing.assert_allclose(fitted.predict_proba(z), reference, atol=1e-6)

@@ -1,13 +1,15 @@
-"""The explorer's method choice (sitegen/methods.py): the other calibrators' test-row scores in the payload,
-checked against formulas written out here on the engine's fitted probabilities."""
+"""The explorer's method choice (sitegen/analyses/calibrator_fits.py, sitegen/render/methods_payload.py): the other
+calibrators' test-row scores in the payload, checked against formulas written out here on the engine's fitted
+probabilities."""
 
 import numpy as np
 import pytest
 
 from calib import CALIBRATORS, compare_calibrators, ece, load, part_masks
-from sitegen.codec import unpack
-from sitegen.methods import METHODS, method_fits, methods_payload, offered_methods
-from sitegen.settings import OFFERED_BIN_COUNTS, USER_SLUG
+from sitegen.analyses.calibrator_fits import METHODS, method_fits, offered_methods
+from sitegen.common.settings import OFFERED_BIN_COUNTS, USER_SLUG
+from sitegen.render.codec import unpack
+from sitegen.render.methods_payload import methods_payload
 
 
 def _split(name):

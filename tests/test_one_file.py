@@ -1,4 +1,4 @@
-"""One-file editions published with the site (sitegen/one_file.py, ``build.py --one-file-editions``):
+"""One-file editions published with the site (sitegen/assemble/one_file.py, ``build.py --one-file-editions``):
 which datasets a widget's file carries, the size cap, and the downloads section linking exactly the files
 a build wrote (none in a build without the option: tests/test_content.py checks the session's site)."""
 
@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from sitegen import one_file
-from sitegen.content import load_strings
-from sitegen.embeds import Widget
-from sitegen.numbers import number_filters
-from sitegen.settings import ONE_FILE_WIDGET_MAX_GZIP
-from sitegen.templating import render_template, template_environment
+from sitegen.assemble import one_file
+from sitegen.common.numbers import number_filters
+from sitegen.common.settings import ONE_FILE_WIDGET_MAX_GZIP
+from sitegen.content.sections import load_strings
+from sitegen.embeds.pages import Widget
+from sitegen.render.templating import render_template, template_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""sitegen/panels.py and templates/panels/manifest.toml: the explorer's panel list, its markup, the
+"""sitegen/render/panels.py and templates/panels/manifest.toml: the explorer's panel list, its markup, the
 order of the scripts and stylesheets and the views' registration all follow from the manifest, so a
 new panel is one manifest record, one markup template and one view file (docs/panels.md).
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.errors import BuildError
-from sitegen.panels import MANIFEST, PANELS_MARK, expand_order, load_manifest, template_globals, widget_heights
+from sitegen.common.errors import BuildError
+from sitegen.render.panels import MANIFEST, PANELS_MARK, expand_order, load_manifest, template_globals, widget_heights
 
 ROOT = Path(__file__).resolve().parents[1]
 REGISTERS = re.compile(r'CT\.explorerView\("([\w-]+)"')
@@ -115,7 +115,7 @@ def test_the_script_order_puts_the_views_where_order_txt_says_panels():
 
 
 def test_the_widget_heights_are_the_manifests():
-    from sitegen.settings import EMBED_MEASURED_WIDTHS, LANGUAGES
+    from sitegen.common.settings import EMBED_MEASURED_WIDTHS, LANGUAGES
     heights = widget_heights(ROOT)
     for lang in LANGUAGES:
         narrow, wide = heights["explorer"][lang][0], heights["explorer"][lang][-1]

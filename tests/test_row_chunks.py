@@ -12,7 +12,9 @@ import pytest
 from analysis_inputs import scores
 
 from calib import row_chunks, scores_over_grid
-from calib import row_scores_over_grid as part_scores  # the analyses' per-row scores (was sitegen.analysis.part_scores)
+from calib import (
+    row_scores_over_grid as part_scores,  # the analyses' per-row scores (was sitegen.analyses.uncertainty.part_scores)
+)
 from calib.blocks import ROW_ALIGN
 
 LONE_LAST_ROW = [ROW_ALIGN + 1, 2 * ROW_ALIGN + 1, 16 * ROW_ALIGN + 1]

@@ -11,13 +11,13 @@ from analysis_inputs import BIN_COUNTS, part_rows, scores
 
 import calib.bootstrap as bootstrap_module
 import calib.floor as floor_module
-import sitegen.analysis as analysis_module
-import sitegen.precompute as precompute_module
+import sitegen.analyses.uncertainty as analysis_module
+import sitegen.compute.precompute as precompute_module
 from calib import SCHEMES, bootstrap_draws, noise_floor, resample_counts, row_scores_over_grid
 from calib.floor import _split_long_runs
-from sitegen.analysis import analyse_part, quote_part, quoted_resamples_for
-from sitegen.precompute import build_grid, grid_index, precompute_part, subgrid_indices
-from sitegen.settings import LARGE_PART_ROWS, QUOTED_RESAMPLES, RESAMPLES
+from sitegen.analyses.uncertainty import analyse_part, quote_part, quoted_resamples_for
+from sitegen.common.settings import LARGE_PART_ROWS, QUOTED_RESAMPLES, RESAMPLES
+from sitegen.compute.precompute import build_grid, grid_index, precompute_part, subgrid_indices
 
 
 def synthetic(n, k, seed):

@@ -1,4 +1,4 @@
-"""Tests of the entry point sitegen.analysis.precompute_analyses and of sitegen.analysis_payload."""
+"""Tests of the entry point sitegen.analyses.uncertainty.precompute_analyses and of sitegen.render.analysis_payload."""
 
 import json
 import sys
@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 from calib import SCHEMES
-from sitegen.analysis import analyse_part, precompute_analyses
-from sitegen.analysis_payload import analysis_payload
-from sitegen.codec import delta_decode, unpack
-from sitegen.payload import to_json
-from sitegen.precompute import Precomputed, precompute_all
-from sitegen.settings import OFFERED_BIN_COUNTS
+from sitegen.analyses.uncertainty import analyse_part, precompute_analyses
+from sitegen.common.settings import OFFERED_BIN_COUNTS
+from sitegen.compute.precompute import Precomputed, precompute_all
+from sitegen.render.analysis_payload import analysis_payload
+from sitegen.render.codec import delta_decode, unpack
+from sitegen.render.payload import to_json
 
 FAST = dict(n_resamples=20, n_draws=60, sweep_draws=20)
 
@@ -80,7 +80,7 @@ def test_subgrid_holds_t1_the_fitted_t_and_every_tenth_point(small):
 
 
 def test_analysis_matches_the_precomputed_grid_metrics(small):
-    """ECE sweep and bootstrap at T = 1 line up with what sitegen.precompute computed independently."""
+    """ECE sweep and bootstrap at T = 1 line up with what sitegen.compute.precompute computed independently."""
     precomputed, analyses = small
     for name, result in analyses.datasets.items():
         at = list(result.subgrid).index(precomputed.t1_index)
@@ -177,7 +177,7 @@ def test_the_smooth_curve_is_sent_over_the_datas_support_only():
     not drawn) is 0 at every mesh point below the smallest or above the largest confidence at that
     temperature, and drawn inside (a set whose confidences start at 0.55, well above 0)."""
     from calib.smooth import smooth_ece, smooth_reliability
-    from sitegen.analysis_payload import CURVE_DENSITY_FLOOR, _curve_payload
+    from sitegen.render.analysis_payload import CURVE_DENSITY_FLOOR, _curve_payload
     rng = np.random.default_rng(7)
     f = np.stack([0.55 + 0.4 * rng.random(3000), 0.6 + 0.3 * rng.random(3000)])
     y = (rng.random(f.shape) < f - 0.1).astype(float)

@@ -1,4 +1,4 @@
-"""sitegen/content.py: TeX → MathML Core, the strings tables, sections, and the errors each one raises.
+"""sitegen/content/sections.py: TeX → MathML Core, the strings tables, sections, and the errors each one raises.
 
 Every error must be a :class:`BuildError` whose one-line message names the file
 and the key or place, never a ``KeyError`` or a blank in the page.
@@ -10,10 +10,17 @@ from pathlib import Path
 import jinja2
 import pytest
 
-from sitegen.content import Section, content_folder, load_sections, load_strings, render_section, require_strings
-from sitegen.errors import BuildError
-from sitegen.mathml import tex_to_mathml_core
-from sitegen.templating import content_environment
+from sitegen.common.errors import BuildError
+from sitegen.content.mathml import tex_to_mathml_core
+from sitegen.content.sections import (
+    Section,
+    content_folder,
+    load_sections,
+    load_strings,
+    render_section,
+    require_strings,
+)
+from sitegen.render.templating import content_environment
 
 ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ("six", "twelve")
@@ -89,6 +96,7 @@ interval = "[{lo}; {hi}{close}"
 list = "; "
 list_and = " and "
 points = "{value} pp"
+avoid_decimals = 0
 
 [ui]
 button = "Go"

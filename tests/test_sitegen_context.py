@@ -2,8 +2,8 @@
 
 import pytest
 
-from sitegen.errors import BuildError
-from sitegen.templating import _INDEX_NAMES, page_context
+from sitegen.common.errors import BuildError
+from sitegen.render.templating import _INDEX_NAMES, page_context
 
 
 def test_facts_sit_beside_the_page_names_and_under_facts():
@@ -19,9 +19,9 @@ def test_a_fact_taking_a_page_name_stops_the_build(name):
 
 
 def test_the_facts_of_the_page_take_no_page_name(precomputed):
-    from sitegen.facts import build_facts, fact_key
+    from sitegen.facts.results import build_facts, fact_key
 
-    # the names sitegen.page.assemble_files gives every page (the page template adds _INDEX_NAMES)
+    # the names sitegen.assemble.page.assemble_files gives every page (the page template adds _INDEX_NAMES)
     page = {name: f"page {name}" for name in (
         "lang", "t", "figures", "core", "datasets", "default_dataset", "main_dataset", "extra_datasets", "user",
         "example_datasets", "site_root", "languages", "reproduce", "tables", "downloads_root", "embed_page",

@@ -1,4 +1,4 @@
-"""The CSV downloads of sitegen/downloads.py: header, one row per example or grid point, "." decimals, ASCII.
+"""The CSV downloads of sitegen/render/downloads.py: header, one row per example or grid point, "." decimals, ASCII.
 
 Values are checked against the dataset itself and an NLL computed here with
 plain NumPy (an independent restatement of the formula, not the engine's).
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import calib
-from sitegen.downloads import data_csv, metrics_csv
+from sitegen.render.downloads import data_csv, metrics_csv
 
 
 def rows_of(text):
@@ -35,7 +35,7 @@ def test_data_csv(name):
     dataset = calib.load(name)
     n, k = dataset.logits.shape
     rows = rows_of(data_csv(dataset))
-    assert rows[0] == ["index", "part", "group", "label"] + [f"logit_{j}" for j in range(k)]
+    assert rows[0] == ["index", "split", "group", "label"] + [f"logit_{j}" for j in range(k)]
     assert len(rows) == n + 1
     for i, row in enumerate(rows[1:]):
         assert len(row) == 4 + k

@@ -1,4 +1,4 @@
-"""The number filters of sitegen/numbers.py (``fixed``, ``pct``, ``num``, ``sig``, ``vec``, ``thousands``,
+"""The number filters of sitegen/common/numbers.py (``fixed``, ``pct``, ``num``, ``sig``, ``vec``, ``thousands``,
 ``interval``, ``seq``, ``series``), in English and with other ``[format]`` tables.
 
 Expected values are written by hand or computed with exact decimal arithmetic
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitegen.numbers import (
+from sitegen.common.numbers import (
     FILTERS,
     PLAIN_FORMAT,
     fixed,
@@ -30,7 +30,8 @@ from sitegen.numbers import (
 
 MINUS = "\u2212"
 NNBSP, NBSP = "\u202f", "\u00a0"
-SPANISH = {**PLAIN_FORMAT, "group": NNBSP, "group_from": 5, "percent": "{value}" + NBSP + "%", "list_and": " y "}
+SPANISH = {**PLAIN_FORMAT, "group": NNBSP, "group_from": 5, "percent": "{value}" + NBSP + "%", "list_and": " y ",
+           "avoid_decimals": 3}
 COMMA = {**PLAIN_FORMAT, "decimal": ",", "group": NNBSP, "group_from": 5, "percent": "{value}" + NBSP + "%",
          "interval": "[{lo}; {hi}{close}", "list": "; "}
 
@@ -67,7 +68,7 @@ def test_a_difference_of_percentages_is_written_in_percentage_points():
     """A change from 14.4% to 5.7% is 8.7 percentage points, not 8.7%: each language's [format] points pattern."""
     from pathlib import Path
 
-    from sitegen.content import load_strings
+    from sitegen.content.sections import load_strings
     root = Path(__file__).resolve().parents[1]
     assert pp(0.144 - 0.057) == "8.7 pp" and pp(-0.0123) == MINUS + "1.2 pp"
     spanish = number_filters(load_strings(root / "content" / "es")["format"])
@@ -150,6 +151,32 @@ def test_vec():
 ])
 def test_thousands_in_english(value, expected):
     assert thousands(value) == expected
+
+
+# In Spain a point followed by three digits groups thousands: "1.058" reads as one thousand and fifty-eight.
+@pytest.mark.parametrize("value, digits, english, spanish", [
+    (1.05812, 3, "1.058", "1.0581"),             # one more decimal, from the value itself
+    (-2.62398, 3, MINUS + "2.624", MINUS + "2.6240"),
+    (1.0, 3, "1.000", "1"),                       # a probability of one: a whole number
+    (0.99996, 3, "1.000", "1"),                   # rounds to one, as the page's scripts see it (units of 1e-3)
+    (0.82278, 3, "0.823", "0.823"),               # below one: no thousand to mistake it for
+    (1.05812, 2, "1.06", "1.06"), (1.05812, 4, "1.0581", "1.0581"), (1.05812, 5, "1.05812", "1.05812"),
+    (4.4094, 3, "4.409", "4.4094"), (12345.6789, 3, "12345.679", "12345.6789"),
+])
+def test_spanish_never_shows_three_decimals_on_a_number_of_one_or_more(value, digits, english, spanish):
+    assert fixed(value, digits) == english
+    assert number_filters(SPANISH)["fixed"](value, digits) == spanish
+
+
+def test_every_filter_follows_the_three_decimals_rule():
+    es = number_filters(SPANISH)
+    assert es["vec"]([1.0, 0.36788, 0.22313], 3) == "[1, 0.368, 0.223]"
+    assert es["interval"]((0.75, 1.0), 3) == "[0.750, 1]" and interval((0.75, 1.0), 3) == "[0.750, 1.000]"
+    assert es["num"](1.645) == "1.6450" and num(1.645) == "1.645" and es["num"](0.125) == "0.125"
+    assert es["num"](2.5) == "2.5" and es["num"](-1.645) == MINUS + "1.6450"
+    assert es["sig"](1.05812, 4) == "1.0581" and sig(1.05812, 4) == "1.058" and es["sig"](0.823, 3) == "0.823"
+    assert es["temp"](1.2297) == "1.23" and es["pct"](0.12345, 1) == "12.3" + NBSP + "%"
+    assert es["pct"](0.0123456, 3) == "1.2346" + NBSP + "%"
 
 
 def test_no_filter_writes_an_ascii_hyphen_minus_for_a_negative_number():

@@ -1,4 +1,4 @@
-"""sitegen/page.py and the modules it assembles with (templating, assets, page_strings): SVG inlining,
+"""sitegen/assemble/page.py and the modules it assembles with (templating, assets, page_strings): SVG inlining,
 the localised number filters, the shipped scripts, and the page's template errors.
 
 The error tests run the page stage (``assemble_files``) on a private copy of
@@ -18,11 +18,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sitegen_inputs import page_inputs
 
-from sitegen.content import load_sections, load_strings
-from sitegen.errors import BuildError
-from sitegen.numbers import number_filters
-from sitegen.page import Edition, assemble_files
-from sitegen.templating import inline_svg
+from sitegen.assemble.page import Edition, assemble_files
+from sitegen.common.errors import BuildError
+from sitegen.common.numbers import number_filters
+from sitegen.content.sections import load_sections, load_strings
+from sitegen.render.templating import inline_svg
 
 ROOT = Path(__file__).resolve().parents[1]
 MINUS = "\u2212"
@@ -143,9 +143,9 @@ def edit(path, old, new):
 @pytest.fixture(scope="module", autouse=True)
 def data_files_once():
     """The error tests break templates and strings, never the engine's results, so the language-neutral
-    data files (``sitegen.page._data_files``, seconds of payload packing) are computed once per module
+    data files (``sitegen.assemble.page._data_files``, seconds of payload packing) are computed once per module
     instead of once per assembly."""
-    import sitegen.page as page
+    import sitegen.assemble.page as page
 
     original, memo = page._data_files, {}
 
@@ -277,7 +277,7 @@ def test_a_template_syntax_error_names_the_template_and_line(tmp_path, precomput
 # --- inlined static files ---------------------------------------------------------------------
 
 def test_shipped_files_lose_only_their_file_headers():
-    from sitegen.assets import shipped
+    from sitegen.render.assets import shipped
     assert (shipped("/* js/core.js */\na();\n/* js/x-y.js */\nb(); /* js/keep.js */\n")
             == "a();\nb(); /* js/keep.js */\n")
 
@@ -285,7 +285,7 @@ def test_shipped_files_lose_only_their_file_headers():
 # ---------------------------------------------------------------- the first view's bytes
 
 def test_script_ui_keeps_the_keys_scripts_read_by_name_or_by_prefix():
-    from sitegen.page_strings import script_ui
+    from sitegen.render.page_strings import script_ui
     ui = {"loading": "L", "scheme_adaptive": "a", "scheme_equal-width": "w", "caption": "only in HTML",
           "exact": "e", "scheme_note": "kept too: it starts with the prefix"}
     script = ('/* js/a.js */\nvar ui = CT.strings().ui, x = 1;\nset(ui.loading);\n'
@@ -296,14 +296,14 @@ def test_script_ui_keeps_the_keys_scripts_read_by_name_or_by_prefix():
 
 @pytest.mark.parametrize("body", ["var t = ui[key];", "var table = CT.strings().ui; table.x;", "use(CT.strings().ui);"])
 def test_script_ui_refuses_a_read_it_cannot_follow_naming_the_file(body):
-    from sitegen.errors import BuildError
-    from sitegen.page_strings import script_ui
+    from sitegen.common.errors import BuildError
+    from sitegen.render.page_strings import script_ui
     with pytest.raises(BuildError, match=r"static/js/b\.js: reads the \[ui\] strings"):
         script_ui({"a": "1"}, f"/* js/a.js */\nui.a;\n/* js/b.js */\n{body}\n")
 
 
 def test_minify_drops_comments_and_spaces_and_keeps_literals():
-    from sitegen.assets import minify
+    from sitegen.render.assets import minify
     css = ('a > b, c { font: "Segoe UI" , x; margin: 0 ; } /* gone */\n@media (max-width: 40rem) {\n'
            '.a .b { width: calc(100% - 2rem); }\n}\nx::before { content: "a ; b , c: d"; }')
     assert minify("css", css, "x.css") == ('a>b,c{font:"Segoe UI",x;margin:0}@media (max-width:40rem){'
@@ -318,13 +318,13 @@ def test_minify_drops_comments_and_spaces_and_keeps_literals():
 
 @pytest.mark.parametrize("script, marker", [("w = a < !--b;", "<!--"), ("w = a--\n> b;", "-->")])
 def test_minify_refuses_to_write_an_html_like_comment(script, marker):
-    from sitegen.assets import minify
+    from sitegen.render.assets import minify
     with pytest.raises(BuildError, match=f"static/js/x.js: minified, it would hold {marker}"):
         minify("js", script, "x.js")
 
 
 def test_figure_file_carries_the_stylesheets_colours_for_both_schemes():
-    from sitegen.figures import figure_colours, figure_file
+    from sitegen.figures.static_svg import figure_colours, figure_file
     css = (":root { --bg: #fff; --fig-ink: #111; --fig-muted: #222; --fig-grid: #333; --fig-model: #444;"
            " --fig-gap: #555; --fig-ideal: #666; --fig-accent: #777; --fig-bar: #888; }\n"
            "@media (prefers-color-scheme: dark) { :root { --fig-ink: #eee; --fig-muted: #ddd; --fig-grid: #ccc;"
@@ -347,7 +347,7 @@ def test_every_minified_script_still_parses(tmp_path):
     import shutil
     import subprocess
 
-    from sitegen.assets import minify
+    from sitegen.render.assets import minify
     if not shutil.which("node"):
         if os.environ.get("CI"):
             pytest.fail("node is missing (bash tools/setup.sh installs it)")
@@ -360,7 +360,7 @@ def test_every_minified_script_still_parses(tmp_path):
 
 
 def test_defer_markup_takes_out_only_the_markup_of_widgets_inside_details():
-    from sitegen.deferred import DEFERRED, defer_markup
+    from sitegen.render.deferred import DEFERRED, defer_markup
     widget = ('<div class="explorer js-only" id="{0}" data-x="1"><template data-widget-markup><p id="{0}-a">x</p>'
               "</template></div>")
     page = (widget.format("w1") + '<details class="deep-dive"><summary>s</summary>' + widget.format("w2")
@@ -373,8 +373,8 @@ def test_defer_markup_takes_out_only_the_markup_of_widgets_inside_details():
 
 
 def test_defer_markup_refuses_a_template_inside_a_widgets_markup():
-    from sitegen.deferred import defer_markup
-    from sitegen.errors import BuildError
+    from sitegen.common.errors import BuildError
+    from sitegen.render.deferred import defer_markup
     page = ('<details><div class="explorer" id="w"><template data-widget-markup><template>'
             '</template></template></div></details>')
     with pytest.raises(BuildError, match="widget w"):

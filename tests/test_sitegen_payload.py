@@ -1,7 +1,7 @@
-"""Tests of sitegen.payload: display-unit rounding, delta encoding, and the baked dataset payloads.
+"""Tests of sitegen.render.payload: display-unit rounding, delta encoding, and the baked dataset payloads.
 
 The payload is decoded here as the page does it — unpack the string of
-one-character codes (:func:`sitegen.codec.unpack`, the one Python decoder, checked
+one-character codes (:func:`sitegen.render.codec.unpack`, the one Python decoder, checked
 against the hand-worked vectors of ``tests/data/codec_vectors.json``), then value = t1 +
 running sum of the deltas — and compared with the article's numbers and with direct
 engine calls.
@@ -19,22 +19,18 @@ from hypothesis.extra import numpy as hnp
 
 from calib import DATASET_NAMES, ece, mce, nll, part_masks, reliability_bins, scores_over_grid, top_label
 from calib.subgroups import row_scores
-from sitegen.codec import delta_decode, delta_encode, pack, pack_rows, unpack
-from sitegen.payload import (
-    RATE_SCALE,
+from sitegen.common.settings import OFFERED_BIN_COUNTS, SELECTABLE_BIN_COUNTS
+from sitegen.common.units import RATE_SCALE, SCORE_SCALE, displayed_difference, shares_summing_to, to_units
+from sitegen.render.codec import delta_decode, delta_encode, pack, pack_rows, unpack
+from sitegen.render.payload import (
     SCHEMA_VERSION,
-    SCORE_SCALE,
     bins_payload,
     core_payload,
     dataset_payload,
-    displayed_difference,
     groups_payload,
-    shares_summing_to,
     to_json,
     to_script,
-    to_units,
 )
-from sitegen.settings import OFFERED_BIN_COUNTS, SELECTABLE_BIN_COUNTS
 
 FAST = settings(max_examples=50, deadline=None)
 SCHEMES = ("equal-width", "adaptive")
@@ -357,7 +353,7 @@ def test_payloads_are_valid_json_and_deterministic(precomputed, payloads):
 
 
 def test_payloads_of_two_independent_runs_are_identical():
-    from sitegen.precompute import precompute_all
+    from sitegen.compute.precompute import precompute_all
 
     texts = []
     for _ in range(2):
@@ -496,7 +492,7 @@ def test_groups_file_at_the_global_and_own_temperatures(precomputed):
 
 def test_group_temperatures_are_the_subgroup_analysis_ones(precomputed):
     from calib.subgroups import subgroup_analysis
-    from sitegen.precompute import round_significant
+    from sitegen.compute.precompute import round_significant
 
     result = precomputed.datasets["mixed"]
     analysis = subgroup_analysis(result.dataset, result.fitted_t, (15,),

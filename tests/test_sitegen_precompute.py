@@ -1,4 +1,4 @@
-"""Tests of sitegen.precompute: the shared temperature grid and the metric arrays computed over it.
+"""Tests of sitegen.compute.precompute: the shared temperature grid and the metric arrays computed over it.
 
 Every array is checked against direct calls of the engine's public functions
 at a few grid points, and the grid against its documented construction.
@@ -22,7 +22,7 @@ from calib import (
     scaled_probs,
     top_label,
 )
-from sitegen.precompute import base_grid, grid_index, round_significant, subgrid_indices
+from sitegen.compute.precompute import base_grid, grid_index, round_significant, subgrid_indices
 
 
 def fitting_rows(data):

@@ -1,12 +1,12 @@
-"""sitegen/sources.py: the bibliography file content/sources.toml, its records and the prose's view of them.
+"""sitegen/facts/sources.py: the bibliography file content/sources.toml, its records and the prose's view of them.
 
 The identifiers and years themselves are checked against the issue's list in ``test_analysis_facts.py``.
 """
 
 import pytest
 
-from sitegen.errors import BuildError
-from sitegen.sources import Source, load_sources, source_facts
+from sitegen.common.errors import BuildError
+from sitegen.facts.sources import Source, load_sources, source_facts
 
 
 def write(tmp_path, text):

@@ -1,4 +1,4 @@
-"""The static tables of sitegen/tables.py: every gap equals the difference of the two numbers shown beside it.
+"""The static tables of sitegen/render/tables.py: every gap equals the difference of the two numbers shown beside it.
 
 The tables are built with a comma-decimal, spaced-percent format so the test
 also sees that every cell went through the page's filters. Cells are read back
@@ -11,8 +11,8 @@ from decimal import Decimal
 import pytest
 from sitegen_inputs import page_inputs
 
-from sitegen.numbers import number_filters
-from sitegen.tables import build_tables
+from sitegen.common.numbers import number_filters
+from sitegen.render.tables import build_tables
 
 MINUS = "\u2212"
 FORMAT = {"decimal": ",", "percent": "{value}\u00a0%", "points": "{value}\u00a0p.p."}

@@ -1,4 +1,4 @@
-"""The atomic writer (sitegen/writer.py): all or nothing, and never a lost site.
+"""The atomic writer (sitegen/write/atomic.py): all or nothing, and never a lost site.
 
 Every file-system step of a write (making the temporary folders, writing each
 file, setting permissions, moving folders, removing the old copy) is wrapped so
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from sitegen.errors import BuildError
-from sitegen.writer import write_site
+from sitegen.common.errors import BuildError
+from sitegen.write.atomic import write_site
 
 OLD = {"index.html": "old page", "data/a.js": "old a", "data/b.js": "old b"}
 NEW = {"index.html": "new page", "data/a.js": "new a", "downloads/c.csv": "x,y\n1,2\n"}

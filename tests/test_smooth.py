@@ -120,7 +120,7 @@ def test_rejects_bad_input():
 
 
 def test_engine_does_not_import_relplot_or_scipy():
-    code = ("import sys; import calib, calib.smooth, sitegen.analysis, sitegen.analysis_payload; "
+    code = ("import sys; import calib, calib.smooth, sitegen.analyses.uncertainty, sitegen.render.analysis_payload; "
             "print(sorted(m for m in ('relplot', 'scipy', 'sklearn') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=str(__import__("pathlib").Path(__file__).resolve().parents[1]))

@@ -83,8 +83,8 @@ def test_build_prints_the_fitted_t_and_the_verdict_last(built):
 
 
 def test_mce_over_bins_of_enough_rows_is_the_engines_max_gap_without_the_small_bins(built):
-    from sitegen.numbers import pct
-    from sitegen.settings import USER_MCE_MIN_ROWS
+    from sitegen.common.numbers import pct
+    from sitegen.common.settings import USER_MCE_MIN_ROWS
     z, y, test, t = built["logits"], built["labels"], built["test"], built["record"]["temperature"]
     p = scaled_probs(z[test], t)
     bins = reliability_bins(p.max(axis=1), p.argmax(axis=1) == y[test], 15)
@@ -157,7 +157,7 @@ def test_the_sklearn_wrapper_scales_decision_function_and_keeps_a_binary_models_
 def test_for_a_file_of_probabilities_the_wrapper_tempers_the_log_of_predict_proba():
     """A model whose predict_proba is not the softmax of its decision_function (a one-vs-rest sigmoid, say): T
     fitted on log(predict_proba) must be applied to log(predict_proba), not to decision_function."""
-    from sitegen.user_decision import deploy_snippets
+    from sitegen.yours.decision import deploy_snippets
 
     rng = np.random.default_rng(4)
     x = rng.normal(size=(50, 3))
@@ -183,7 +183,7 @@ def test_for_a_file_of_probabilities_the_wrapper_tempers_the_log_of_predict_prob
 def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built):
     """The report's table, cell by cell, and its verdict are what ``python -m calib compare FILE --json`` prints
     for the same file (another entry point: the command reads the file itself)."""
-    from sitegen.numbers import fixed, pct, pp
+    from sitegen.common.numbers import fixed, pct, pp
     done = subprocess.run([sys.executable, "-m", "calib", "compare", str(built["data"]), "--json"], cwd=str(ROOT),
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr

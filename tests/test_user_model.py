@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sitegen.user_model import _shown_probs, csv_cell, shown_classes
+from sitegen.yours.model import _shown_probs, csv_cell, shown_classes
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 900
@@ -484,7 +484,7 @@ def test_an_out_folder_that_cannot_be_made_is_refused_before_the_build(tmp_path)
                                                   ("ImageNet-100 subset.", "ImageNet-100 subset."),
                                                   ("Is it calibrated?", "Is it calibrated?"), ("", "")])
 def test_a_description_becomes_one_sentence(description, summary):
-    from sitegen.user_model import _as_sentence
+    from sitegen.yours.model import _as_sentence
 
     assert _as_sentence(description, "{description}.") == summary
 

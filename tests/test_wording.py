@@ -103,3 +103,33 @@ def test_retracted_strings_stay_out(lang):
 def test_corrected_wording_is_there(lang):
     text = prose(lang)
     assert [phrase for phrase in REQUIRED[lang] if phrase not in text] == []
+
+
+# The calques a reader from Spain flagged in the Spanish edition (issue 28), and what replaced them: the old
+# phrasing must not come back, in the prose or in the interface strings; the rewrite must be there.
+SPANISH_CALQUES = [
+    "lo que una métrica de calibración puede decirte y lo que no", "un solo mando", "con honestidad",
+    "que se sostienen juntas", "Las ecuaciones, todas juntas", "uno al lado de otro", "Cuánto de esto es ruido",
+    "menor es mejor", "está haciendo una afirmación que se puede poner a prueba", "El protocolo honesto",
+    "ocultan sus partes", "las más confiadas", "la pérdida logarítmica de más", "lo dan junto a lo que proponen",
+    "teléfono", "los doce contrastes", "debe quedar anotad", "sea seguro", "Medida en la temperatura inversa",
+    "el veredicto honesto", "Cuánto del ECE", "puede decirte", "pueden decirte",
+]
+SPANISH_REWRITES = [
+    "qué dice (y qué calla) una métrica de calibración", "un único parámetro para todas las predicciones",
+    "Cómo leer un diagrama sin engañarse", "Tres afirmaciones ciertas a la vez", "## Todas las ecuaciones",
+    "hace una afirmación comprobable", "Lo correcto es ajustar $T$", "esconden lo que pasa en cada grupo",
+    "tienen mayor confianza", "lo usan como referencia o lo aplican sobre su método",
+    "los doce ejemplos de contraste", "conviene anotar con qué puntuación se ajustó $T$", "sea inocuo",
+    "conviene medirlo respecto a la temperatura inversa",
+]
+
+
+def test_the_spanish_calques_stay_out():
+    text = prose("es") + (CONTENT / "es" / "strings.toml").read_text(encoding="utf-8")
+    assert [calque for calque in SPANISH_CALQUES if calque in text] == []
+
+
+def test_the_spanish_rewrites_are_there():
+    text = prose("es")
+    assert [phrase for phrase in SPANISH_REWRITES if phrase not in text] == []

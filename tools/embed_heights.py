@@ -5,15 +5,15 @@
     .venv/bin/python tools/embed_heights.py --site DIR     # measures an existing build
     .venv/bin/python tools/embed_heights.py --check        # prints the table, writes nothing
 
-Each embed page (embed/<widget>.html, and es/embed/… for every language of sitegen.settings.LANGUAGES)
-and each slimmer version of sitegen.settings.EMBED_PANEL_CHOICES (``#state/panels=…``, manifest key
+Each embed page (embed/<widget>.html, and es/embed/… for every language of sitegen.common.settings.LANGUAGES)
+and each slimmer version of sitegen.common.settings.EMBED_PANEL_CHOICES (``#state/panels=…``, manifest key
 ``<widget>#panels=<value>``) is served on 127.0.0.1 and opened in Debian's Chromium (/usr/bin/chromium,
-headless, Playwright) in a viewport as wide as each width of sitegen.settings.EMBED_MEASURED_WIDTHS
+headless, Playwright) in a viewport as wide as each width of sitegen.common.settings.EMBED_MEASURED_WIDTHS
 (320 px, the narrowest common course column: a 360 px phone less its page's padding; 720 px). After
 the page's load event, its fonts and every explorer's dataset (and analyses, where it shows them), the
 tool waits until the page's height has not changed for 500 ms and reads it: the root element's box
 height, CSS pixels rounded up, which is the number the page posts to its host. Output: a Markdown
-table (docs/teaching.md keeps one) and, unless --check, the [widgets] table of
+table (printed) and, unless --check, the [widgets] table of
 templates/panels/manifest.toml, rewritten in place (the records above it are left as they are).
 """
 
@@ -27,10 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from sitegen.embed_heights import measured, panels_key  # noqa: E402
-from sitegen.panels import MANIFEST  # noqa: E402
-from sitegen.serve import serving  # noqa: E402
-from sitegen.settings import EMBED_MEASURED_WIDTHS, EMBED_PANEL_CHOICES, LANGUAGES  # noqa: E402
+from sitegen.common.settings import EMBED_MEASURED_WIDTHS, EMBED_PANEL_CHOICES, LANGUAGES  # noqa: E402
+from sitegen.embeds.heights import measured, panels_key  # noqa: E402
+from sitegen.render.panels import MANIFEST  # noqa: E402
+from sitegen.write.serve import serving  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -86,7 +86,8 @@ def manifest_table(results, chromium):
         f"{TABLE_MARK}: each one's height, measured by tools/embed_heights.py (do not edit by hand: run it again",
         f"# after changing a widget). <widget> = {{<lang> = [height at {widths} px wide]}}, CSS pixels, the page's",
         f"# content after its scripts and data, {chromium}, rounded up. The iframe snippet starts at",
-        "# the first (sitegen.embed_heights); a widget not listed starts at sitegen.settings.EMBED_DEFAULT_HEIGHT.",
+        "# the first (sitegen.embeds.heights); a widget not listed starts at",
+        "# sitegen.common.settings.EMBED_DEFAULT_HEIGHT.",
         "[widgets]",
     ]
     names = sorted({n for per_lang in results.values() for n in per_lang})

@@ -1,5 +1,6 @@
 /* compare.js — the comparison table: one row each for T = 1, the fitted T and the current T (these
- * follow the controls), then every state the reader pinned. A pinned row carries its own
+ * follow the controls), then every state the reader pinned; a column per metric of the registry that
+ * shows in it (the core payload's metrics with compare = 1). A pinned row carries its own
  * configuration (dataset, rows, scheme, bins, T) in its label and the values looked up when it was
  * pinned, so changing the controls never changes it, and a button that removes it. setData rebuilds
  * the rows; setIndex refills only the current row. Panel "compare" (its pin button sits in the
@@ -7,10 +8,23 @@
 (function (CT) {
   "use strict";
 
+  var FORMAT = { score: CT.score, pct: CT.pct };
+  /* The table's metric columns: the core payload's metrics with compare = 1 (the metric registry). */
+  function columns() { return CT.core.metrics.filter(function (metric) { return metric.compare; }); }
+  /* {key: value in engine units} of each column at grid index `index`: `v.series` (decoded series by key),
+   * `v.constants` (the metrics no T changes, by key). */
+  function valuesAt(v, index) {
+    var out = {};
+    columns().forEach(function (metric) {
+      out[metric.key] = metric.kind === "constant" ? v.constants[metric.key] : v.series[metric.key].value[index];
+    });
+    return out;
+  }
+
   function Compare(table) {
     this.body = table.querySelector("tbody");
     this.current = null;  // the <tr> of the current T
-    this.values = null;   // {nll, brier, ece: decoded series, accuracy}
+    this.values = null;   // {series (decoded, by key), constants, t}
   }
 
   function row(body, label) {
@@ -18,34 +32,31 @@
     th.scope = "row";
     th.textContent = label;
     tr.appendChild(th);
-    for (var c = 0; c < 5; c++) tr.appendChild(document.createElement("td"));
+    for (var c = 0; c <= columns().length; c++) tr.appendChild(document.createElement("td"));
     body.appendChild(tr);
     return tr;
   }
-  /* Cells of one row from a grid index and its values in engine units. */
+  /* Cells of one row from a grid index and its values {t, values: {key: engine units}}. */
   function write(tr, index, v) {
     var cells = tr.children;
     // v.t: a T off the slider (a group's own), or words where no one T applies (each group at its own)
     CT.setText(cells[1], typeof v.t === "string" ? v.t : CT.temp(v.t != null ? v.t : CT.core.grid[index]));
-    CT.setText(cells[2], CT.score(v.nll));
-    CT.setText(cells[3], CT.score(v.brier));
-    CT.setText(cells[4], CT.pct(v.ece));
-    CT.setText(cells[5], CT.pct(v.accuracy));
+    columns().forEach(function (metric, c) { CT.setText(cells[2 + c], FORMAT[metric.format](v.values[metric.key])); });
   }
 
-  /* view: {nll, brier, ece (decoded series), accuracy, fittedIndex, index, currentT,
-   *        base: {nll, brier, ece} (optional), pins: [{key, number, label, index, values: {nll, brier, ece, accuracy, t}}]}.
-   * The current row reads nll/brier/ece at `index`, stating `currentT` when the T applied is off the
+  /* view: {series (decoded series by key), constants (by key), fittedIndex, index, currentT,
+   *        base (series, optional), pins: [{key, number, label, index, values: {t, values}}]}.
+   * The current row reads the series at `index`, stating `currentT` when the T applied is off the
    * slider (each group at its own T; `own` labels the row so); the T = 1 and fitted rows read `base` (default: the same series)
    * at their own temperatures. */
   Compare.prototype.setData = function (view) {
     var ui = CT.strings().ui, body = this.body, self = this;
-    this.values = { nll: view.nll, brier: view.brier, ece: view.ece, accuracy: view.accuracy, t: view.currentT };
-    var base = view.base ? { nll: view.base.nll, brier: view.base.brier, ece: view.base.ece, accuracy: view.accuracy } : this.values;
+    this.values = { series: view.series, constants: view.constants, t: view.currentT };
+    var base = { series: view.base || view.series, constants: view.constants };
     body.textContent = "";
     [[ui.state_t1, CT.core.t1_index, base], [ui.state_fitted, view.fittedIndex, base], [view.own ? ui.state_own : ui.state_current, view.index, this.values]].forEach(function (spec, k) {
       var tr = row(body, spec[0]);
-      self.fill(tr, spec[1], k === 2 ? spec[2] : { nll: spec[2].nll, brier: spec[2].brier, ece: spec[2].ece, accuracy: spec[2].accuracy });
+      self.fill(tr, spec[1], spec[2]);
       if (k === 2) self.current = tr;
     });
     view.pins.forEach(function (pin) {
@@ -61,7 +72,7 @@
   };
   Compare.prototype.fill = function (tr, index, series) {
     var v = series || this.values;
-    write(tr, index, { nll: v.nll.value[index], brier: v.brier.value[index], ece: v.ece.value[index], accuracy: v.accuracy, t: v.t });
+    write(tr, index, { values: valuesAt(v, index), t: v.t });
   };
   Compare.prototype.setIndex = function (i) {
     if (this.current) this.fill(this.current, i);
@@ -74,8 +85,15 @@
     if (!state.own || data.ownT != null) return data.ownT;
     return data.groups.names.map(function (g) { return g + "\u00a0" + CT.temp(data.groups.temperatures[g]); }).join(", ");
   }
-  /* The accuracy of the row set shown: another calibrator may change which class wins. */
-  function accuracy(data) { return data.method ? data.own.accuracy : data.part.accuracy; }
+  /* The metrics no T changes (accuracy), by key: the row set's, or another calibrator's (which may change
+   * which class wins). */
+  function constants(data) {
+    var out = {};
+    CT.core.metrics.forEach(function (metric) {
+      if (metric.kind === "constant") out[metric.key] = data.calibrator ? data.calibrator.value(metric.key) : data.part.metric(metric.key);
+    });
+    return out;
+  }
   /* A dataset's name as the dataset picker shows it (its payload name where there is no picker). */
   function datasetLabel(root, name) {
     var option = root.querySelector('option[value="' + name + '"]');
@@ -90,7 +108,7 @@
       var d = x.data;
       compare = compare || new Compare(table);
       compare.setData({
-        nll: d.series.nll, brier: d.series.brier, ece: d.series.ece, accuracy: accuracy(d),
+        series: d.series, constants: constants(d),
         base: d.base, currentT: appliedT(s, d), own: s.own, fittedIndex: s.model.fittedIndex, index: s.index, pins: s.pins
       });
       var actions = x.root.querySelector(".compare-actions");
@@ -112,8 +130,7 @@
         key: key, index: i, number: s.pinSerial,
         label: CT.fill(ui.pin_config, { number: s.pinSerial, dataset: datasetLabel(x.root, m.name),
           part: part, scheme: ui["scheme_" + s.scheme], bins: CT.plural("bins", s.bins) }),
-        values: { nll: d.series.nll.value[i], brier: d.series.brier.value[i], ece: d.series.ece.value[i],
-          accuracy: accuracy(d), t: appliedT(s, d) }
+        values: { values: valuesAt({ series: d.series, constants: constants(d) }, i), t: appliedT(s, d) }
       });
       draw();
     }

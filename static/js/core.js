@@ -25,8 +25,8 @@
     });
   };
 
-  /* ---- decoding (the inverse of sitegen/payload.py; no metric is computed here) ---- */
-  /* The one decoder of the packed code (sitegen.codec.pack: zigzag integers in 5-bit chunks,
+  /* ---- decoding (the inverse of sitegen/render/payload.py; no metric is computed here) ---- */
+  /* The one decoder of the packed code (sitegen.render.codec.pack: zigzag integers in 5-bit chunks,
    * chunk + 63, flag 32 on all but a number's last chunk; "!" + k for a run of k zeros): returns
    * the running sum of the integers, i.e. the delta-decoded series, as an Int32Array.
    * tests/data/codec_vectors.json holds the vectors it and the Python codec are tested on. */
@@ -62,11 +62,19 @@
    * JSON): decimal mark, digit groups, percent, interval and list patterns. Never Intl or toLocaleString. */
   var MINUS = "\u2212";
   function format() { return CT.strings().format; }
-  /* units / 10^digits with exactly `digits` decimals, e.g. (82278, 5) -> "0.82278". */
+  /* units / 10^digits with exactly `digits` decimals, e.g. (82278, 5) -> "0.82278". A language whose
+   * avoid_decimals equals `digits` (Spanish: 3, "1.058" reads as a thousand there) writes a number of 1 or
+   * more without decimals when they are zeros ("1"), as the build's `fixed` filter does; otherwise with two,
+   * since the payload has no fourth (no such value is shown today: only rates, at most 1, have three). */
   CT.fixed = function (units, digits, signed) {
     if (units === Infinity) return (signed ? "+" : "") + "\u221e";  // an infinite NLL (a label got probability 0)
     var scale = Math.pow(10, digits), a = Math.abs(units);
-    var whole = Math.floor(a / scale), frac = String(a - whole * scale);
+    var whole = Math.floor(a / scale);
+    if (digits && digits === format().avoid_decimals && whole >= 1) {
+      if (a % scale === 0) { digits = 0; } else { a = Math.floor(a / 10 + 0.5); digits -= 1; scale /= 10; }
+      whole = Math.floor(a / scale);
+    }
+    var frac = String(a - whole * scale);
     while (frac.length < digits) frac = "0" + frac;
     var sign = units < 0 ? MINUS : (signed && units > 0 ? "+" : (signed ? "\u00b1" : ""));
     return sign + whole + (digits ? format().decimal + frac : "");
@@ -89,8 +97,15 @@
     }
     return (n < 0 ? MINUS : "") + digits;
   };
-  /* A constant as the engine holds it (a logit): shortest decimal, the language's decimal mark. */
-  CT.num = function (x) { return String(x).replace("-", MINUS).replace(".", format().decimal); };
+  /* A constant as the engine holds it (a logit): shortest decimal, the language's decimal mark; a trailing
+   * zero where the language avoids its number of decimals on a number of 1 or more (the build's `num`). */
+  CT.num = function (x) {
+    var text = String(x), parts = text.replace("-", "").split(".");
+    if (parts.length === 2 && text.indexOf("e") < 0 && parts[1].length === format().avoid_decimals && Number(parts[0]) >= 1) {
+      text += "0";
+    }
+    return text.replace("-", MINUS).replace(".", format().decimal);
+  };
   /* Numbers (already written) separated as the language separates a list: "3, 1, 0". */
   CT.list = function (items) { return items.join(format().list); };
   /* A bin [lo, hi) (closed with "]" when `closed`), lo and hi already written. */

@@ -85,8 +85,8 @@
         var ui = CT.strings().ui, part = data.part;
         curves = curves || new Curves(host);
         curves.setData(CT.core.grid, [
-          { label: ui.metric_nll, values: part.nll.value, format: CT.score, zoom: true },
-          { label: ui.metric_brier, values: part.brier.value, format: CT.score },
+          { label: ui.metric_nll, values: data.base.nll.value, format: CT.score, zoom: true },
+          { label: ui.metric_brier, values: data.base.brier.value, format: CT.score },
           { label: CT.fill(ui.curve_ece, { scheme: ui["scheme_" + state.scheme], bins: CT.plural("bins", state.bins) }),
             values: data.base.ece.value, format: CT.pct }  // the part's, also in the own view
         ], CT.core.t1_index, part.nllArgmin);

@@ -1,5 +1,5 @@
-/* Deep dives (<details class="deep-dive">): a link to an id inside a closed one (#id or #id/state/…) opens it
-   (in-page links go through hash.js, which opens it too), and printing shows
+/* disclosure.js — deep dives (<details class="deep-dive">): a link to an id inside a closed one (#id or
+   #id/state/…) opens it (in-page links go through hash.js, which opens it too), and printing shows
    every one open (then restores them). The page reads the same without this script: the summaries stay visible
    and a reader opens a disclosure by hand; the print rule in base.css covers browsers that honour it. */
 (function () {

@@ -78,7 +78,7 @@
   })();
 
   /* Colours: the page starts data-theme="light" (a course page is white); #state/…&theme=dark forces
-   * the dark palette, theme=auto follows the reader's system (sitegen/embed_theme.py). Read once app.js
+   * the dark palette, theme=auto follows the reader's system (sitegen/embeds/theme.py). Read once app.js
    * has run (deferred scripts run before DOMContentLoaded), and again when the address changes. */
   function applyTheme() {
     var CT = window.CalibTutorial;

@@ -7,15 +7,19 @@
  *   serial      changes with every new configuration (a view rebuilds what depends on it then)
  *   model       the decoded dataset (model.js)
  *   part        the row set shown: a Part (model.js) of the dataset or of one group
- *   series      {nll, brier, confidence, eceW, eceA, ece, mce}: decoded series over the grid; each
- *               group at its own T (state.own): constant series at that view's values
+ *   series      every registered metric (the core payload's metrics) over the grid, by key (a binned one
+ *               at state.scheme and state.bins), and by card name for a card that fixes a scheme
+ *               ("ece-w", "ece-a"): decoded series; with a point shown instead of the slider's T,
+ *               constant series at the point's values
  *   base        the row set's series under the slider's T (the T = 1 and fitted rows read these)
- *   own         the row set with each group at its own fitted T (groupModel own), or a calibrator's test
- *               rows (state.method, method.js: pointScores), or null
+ *   point       the one point shown instead of the slider's T: atOwnT or calibrator, else null
+ *   atOwnT      the row set with each group at its own fitted T (state.own; groupModel atOwnT), or null
+ *   calibrator  another calibrator's test rows (state.method, method.js: pointScores), or null
  *   method      the calibrator shown other than temperature scaling (method.js), or null
  *   ownT        the T applied when one group is shown at its own fitted T (null: the slider's)
  *   ownIndex    the grid index nearest to ownT (the curves' marker and the thumb show it), or null
- *   groups      the decoded groups of the dataset (when a group view is shown), ownNote the words for them
+ *   groups      the decoded groups of the dataset (when a group view is shown)
+ *   pointNote   the words under the diagram for the point shown (explorer.js setPoint), or ""
  *   aside       why the pooled analyses are set aside (a group view), or null
  *   analysis    the decoded analyses of the dataset, or null until they arrive (analysis.js)
  *   sub, subIndex  the analyses' sub-grid position nearest to the slider, and its grid index (or null)
@@ -93,27 +97,25 @@
     var part = this.viewPart(), method = part && this.method ? this.method() : null;  // method.js
     if (!part || method === false) return null;
     if (!CT.isOffered(s.bins) && !part.hasDetail()) this.needs("bins", m.name + "-" + s.part, ui.error_bins);  // the other bin counts' MCE and diagrams
-    var series = {
-      nll: part.nll, brier: part.brier, confidence: part.confidence,
-      eceW: part.ece("equal-width", s.bins), eceA: part.ece("adaptive", s.bins),
-      ece: part.ece(s.scheme, s.bins), mce: part.mce(s.scheme, s.bins)
-    };
-    var groups = this.groups, own = method ? method.own : s.own ? groups.own(s.part, s.group) : null;
-    var t1 = CT.core.t1_index, shown = series;
-    if (own) {
-      shown = {
-        nll: constant(own.nll, part.nll.value[t1]), brier: constant(own.brier, part.brier.value[t1]),
-        confidence: constant(own.confidence, part.confidence.value[t1]),
-        eceW: constant(own.ece["equal-width"][s.bins], series.eceW.value[t1]),
-        eceA: constant(own.ece.adaptive[s.bins], series.eceA.value[t1]),
-        ece: constant(own.ece[s.scheme][s.bins], series.ece.value[t1]),
-        mce: constant(own.mce[s.scheme][s.bins], series.mce.value[t1])
-      };
-    }
-    var ownT = own && s.group !== "pooled" ? groups.temperatures[s.group] : null;
+    // Every registered metric over the grid (the core payload's list): a binned one at the chosen scheme, and
+    // again under a card's name for each card that fixes a scheme ("ece-w", "ece-a").
+    var entries = [], series = {}, shown = {}, t1 = CT.core.t1_index;
+    CT.core.metrics.forEach(function (metric) {
+      if (metric.kind === "constant") return;
+      entries.push([metric.key, metric.key, s.scheme]);
+      metric.cards.forEach(function (card) { if (card.scheme) entries.push([card.name, metric.key, card.scheme]); });
+    });
+    entries.forEach(function (e) { series[e[0]] = part.metric(e[1], e[2], s.bins); });
+    var groups = this.groups, atOwnT = s.own && !method ? groups.atOwnT(s.part, s.group) : null;
+    var point = method ? method.scores : atOwnT;  // the one point shown instead of the slider's T
+    if (point) {  // constant series at the point's values
+      entries.forEach(function (e) { shown[e[0]] = constant(point.value(e[1], e[2], s.bins), series[e[0]].value[t1]); });
+    } else shown = series;
+    var ownT = atOwnT && s.group !== "pooled" ? groups.temperatures[s.group] : null;
     return {
       serial: ++serial, model: m, part: part, series: shown, base: series,
-      own: own, ownT: ownT, ownIndex: ownT != null ? CT.nearestIndex(CT.core.grid, ownT) : null, groups: groups,
+      point: point, atOwnT: atOwnT, calibrator: method ? method.scores : null,
+      ownT: ownT, ownIndex: ownT != null ? CT.nearestIndex(CT.core.grid, ownT) : null, groups: groups,
       method: method,
       // the analyses are of every row at one T: a group view or another calibrator shows none of them
       aside: method ? ui.method_aside : s.own ? CT.fill(ui.unc_own_only, { own: ui.own_t })

@@ -28,7 +28,7 @@
   /* A widget's interactive markup may wait in a <template data-widget-markup> (the course page,
    * templates/components/_explorer.html.j2), so the page loads with few elements: an explorer builds it first,
    * whoever starts it (main.js near the viewport, hash.js for a #state/ link). Inside a deep dive the template
-   * is empty and marked data-deferred: the markup is in data/markup-<lang>.js (sitegen/deferred.py), which
+   * is empty and marked data-deferred: the markup is in data/markup-<lang>.js (sitegen/render/deferred.py), which
    * CT.withMarkup loads before the explorer is made. */
   function build(root) {
     var markup = root.querySelector(":scope > template[data-widget-markup]");
@@ -261,7 +261,7 @@
     if (!data) return;
     this.data = data;
     this.$("fit").textContent = CT.fill(CT.strings().ui.button_fitted, { t: CT.temp(s.model.fittedT) });
-    this.setOwn(data);
+    this.setPoint(data);
     this.$("t").value = s.index;
     this.render();
   };
@@ -304,15 +304,15 @@
 
   /* Each group at its own fitted T, or another calibrator: the slider and its buttons are set aside, a
    * note says why. */
-  Explorer.prototype.setOwn = function (data) {
-    var s = this.state, ui = CT.strings().ui, self = this, own = data.own;
-    data.ownNote = data.method ? data.method.diagram : "";
-    if (own && !data.method) {
+  Explorer.prototype.setPoint = function (data) {
+    var s = this.state, ui = CT.strings().ui, self = this;
+    data.pointNote = data.method ? data.method.diagram : "";
+    if (data.atOwnT) {
       var temps = data.groups.names.filter(function (g) { return s.group === "pooled" || g === s.group; })
         .map(function (g) { return CT.fill(ui.own_temp, { name: g, t: CT.temp(data.groups.temperatures[g]) }); });
-      data.ownNote = CT.fill(ui.own_note, { temps: temps.join("; ") });
+      data.pointNote = CT.fill(ui.own_note, { temps: temps.join("; ") });
     }
-    ["t", "down", "up", "reset", "fit"].forEach(function (suffix) { self.$(suffix).disabled = !!own; });
+    ["t", "down", "up", "reset", "fit"].forEach(function (suffix) { self.$(suffix).disabled = !!data.point; });
   };
 
   CT.Explorer = Explorer;

@@ -9,10 +9,10 @@
   var TS = "temperature";
 
   /* The calibrator shown, for explorer-data.js: null for temperature scaling, false while its file is on
-   * its way, else {name, label, note (under the picker), diagram (under the diagram), own (its test
-   * rows' scores, CT.pointScores)}. Another calibrator applies to the test rows pooled of a dataset that
-   * offers it; anything else (the reader chose other rows, a group, another dataset) shows temperature
-   * scaling again. */
+   * its way, else {name, label, note (under the picker), diagram (under the diagram), scores (its test
+   * rows' scores, CT.pointScores: explorer-data.js makes them data.calibrator)}. Another calibrator
+   * applies to the test rows pooled of a dataset that offers it; anything else (the reader chose other
+   * rows, a group, another dataset) shows temperature scaling again. */
   CT.Explorer.prototype.method = function () {
     var s = this.state, name = s.model.name, ui = CT.strings().ui, select = this.$("method");
     var offered = CT.datasetInfo(name).methods || [];
@@ -27,7 +27,7 @@
     var note = CT.fill(ui.method_note, { method: label, cal: CT.count(data.n_calibration), test: CT.count(raw.n) });
     if (raw.zero_rows) note += " " + CT.fill(ui.method_zero, { rows: CT.count(raw.zero_rows) });
     var diagram = CT.fill(ui.method_diagram, { method: label, test: CT.count(raw.n) });
-    return { name: s.method, label: label, note: note, diagram: diagram, own: CT.pointScores(raw) };
+    return { name: s.method, label: label, note: note, diagram: diagram, scores: CT.pointScores(raw) };
   };
 
   CT.explorerView("method", function (x) {

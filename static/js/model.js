@@ -1,6 +1,7 @@
 /* model.js — lazy, cached decoding of one dataset payload into typed arrays, of the on-demand
  * diagrams of the other bin counts (data/<name>-<part>-bins.js) and of a dataset's groups
- * (data/<name>-groups.js). Decoding only: every value is one the engine rounded. */
+ * (data/<name>-groups.js). The metrics it decodes are the core payload's list (the metric registry,
+ * sitegen/common/metrics.py). Decoding only: every value is one the engine rounded. */
 (function (CT) {
   "use strict";
   var cache = {}, groupCache = {};
@@ -42,6 +43,13 @@
   /* True for the offered bin counts (core payload offered_bin_counts): every view on the full grid. */
   CT.isOffered = function (bins) { return CT.core.offered_bin_counts.indexOf(Number(bins)) >= 0; };
 
+  /* The core payload's record of metric `key` (the metric registry, sitegen/common/metrics.py). */
+  CT.metricInfo = function (key) {
+    var list = CT.core.metrics;
+    for (var i = 0; i < list.length; i++) if (list[i].key === key) return list[i];
+    return null;
+  };
+
   /* One row set over the grid. `raw` is a dataset part (or a group's); `detailKey` names the bins
    * payload of the other bin counts ("<name>-<part>"), or null for a group (its diagrams are in raw.sub_bins). */
   function Part(raw, detailKey, subgrid) {
@@ -49,11 +57,7 @@
     this.detailKey = detailKey;
     this.subgridIndices = subgrid;
     this.n = raw.n;
-    this.accuracy = raw.accuracy;
     this.nllArgmin = raw.nll_argmin;
-    this.nll = CT.decodeSeries(raw.nll);
-    this.brier = CT.decodeSeries(raw.brier);
-    this.confidence = CT.decodeSeries(raw.confidence);
     this._memo = {};
   }
   Part.prototype._get = function (key, make) {
@@ -66,20 +70,25 @@
     if (raw && raw.same_as) raw = table[raw.same_as - 1];
     return raw || null;
   }
-  /* The ECE series (null if this row set has none for that bin count). */
-  Part.prototype.ece = function (scheme, bins) {
-    var raw = lookup(this.raw.ece[scheme], bins);
-    return raw ? this._get("ece" + scheme + bins, function () { return CT.decodeSeries(raw); }) : null;
+  /* Registered metric `key` of this row set: a series (decoded {value, change} over the grid), a constant
+   * (an integer), or a binned metric's series at `scheme` and `bins` (null where this row set has none:
+   * a bin count the dataset file does not send is looked up in the bins file, once it is loaded). */
+  Part.prototype.metric = function (key, scheme, bins) {
+    var kind = CT.metricInfo(key).kind, raw = this.raw[key];
+    if (kind === "constant") return raw;
+    if (kind === "binned") {
+      raw = lookup(raw[scheme], bins);
+      var detail = this.detailKey && CT.binsData[this.detailKey];
+      if (!raw && detail && detail[key]) raw = lookup(detail[key][scheme], bins);
+      if (!raw) return null;
+    }
+    return this._get(key + (kind === "binned" ? scheme + bins : ""), function () { return CT.decodeSeries(raw); });
   };
+  /* The ECE series (null if this row set has none for that bin count). */
+  Part.prototype.ece = function (scheme, bins) { return this.metric("ece", scheme, bins); };
   /* True when the on-demand diagrams (and MCE) of the other bin counts are registered. */
   Part.prototype.hasDetail = function () {
     return !this.detailKey || !!CT.binsData[this.detailKey];
-  };
-  /* The MCE series: the offered counts from the dataset file, the others from the bins file (null until loaded). */
-  Part.prototype.mce = function (scheme, bins) {
-    var raw = lookup(this.raw.mce[scheme], bins);
-    if (!raw && this.detailKey && CT.binsData[this.detailKey]) raw = lookup(CT.binsData[this.detailKey].mce[scheme], bins);
-    return raw ? this._get("mce" + scheme + bins, function () { return CT.decodeSeries(raw); }) : null;
   };
   /* Full-grid bins (the offered counts of a dataset part), or null. */
   Part.prototype.bins = function (scheme, bins) {
@@ -125,14 +134,17 @@
     return model;
   };
 
-  /* One row set scored at one point (a group at its own T, a calibrator's test rows): {n, accuracy,
-   * confidence, nll (Infinity where the payload's is null), brier, ece[scheme][B], mce[scheme][B],
-   * bins(scheme, B) (one point, decoded once)}. */
+  /* One row set scored at one point (a group at its own T, a calibrator's test rows): {n, value(key,
+   * scheme, bins) (registered metric `key`, an integer; a binned one's at `scheme` and `bins`; Infinity for
+   * a null NLL), bins(scheme, B) (one point, decoded once)}. */
   CT.pointScores = function (raw) {
     var memo = {};
     return {
-      n: raw.n, accuracy: raw.accuracy, confidence: raw.confidence, nll: raw.nll == null ? Infinity : raw.nll,
-      brier: raw.brier, ece: raw.ece, mce: raw.mce,
+      n: raw.n,
+      value: function (key, scheme, bins) {
+        var v = CT.metricInfo(key).kind === "binned" ? raw[key][scheme][bins] : raw[key];
+        return v == null ? Infinity : v;
+      },
       bins: function (scheme, bins) {
         var k = scheme + bins;
         if (!(k in memo)) memo[k] = raw.bins[scheme][bins] ? decodeBins(raw.bins[scheme][bins]) : null;
@@ -142,7 +154,7 @@
   };
 
   /* The decoded groups of dataset `name` (already registered): part(key, group) is a Part over the grid;
-   * own(key, who) the row set (a group or "pooled") with each row at its own group's fitted T (pointScores). */
+   * atOwnT(key, who) the row set (a group or "pooled") with each row at its own group's fitted T (pointScores). */
   CT.groupModel = function (name) {
     if (groupCache[name]) return groupCache[name];
     var payload = CT.groupsData[name], parts = {}, own = {};
@@ -154,7 +166,7 @@
         if (!parts[id]) parts[id] = new Part(payload.parts[key][group], null, payload.subgrid);
         return parts[id];
       },
-      own: function (key, who) {
+      atOwnT: function (key, who) {
         var id = key + ":" + who;
         return own[id] || (own[id] = CT.pointScores(payload.own[key][who]));
       }

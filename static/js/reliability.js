@@ -82,7 +82,7 @@
     if (bins.edges) {
       return CT.interval(CT.prob(bins.edges[b]), CT.prob(bins.edges[b + 1]), b === last);
     }
-    return CT.prob(bins.lower[b][i]) + " \u2013 " + CT.prob(bins.upper[b][i]);
+    return CT.fill(CT.strings().ui.bin_range, { lo: CT.prob(bins.lower[b][i]), hi: CT.prob(bins.upper[b][i]) });
   }
 
   /* Move every mark to grid point i. */
@@ -172,12 +172,12 @@
 
   /* The diagram's data: full-grid bins (the offered counts), bins at the sub-grid temperatures (the
    * other counts, and groups), or one point (each group at its own T). Returns what it holds:
-   * {mode: "grid" | "sub" | "own", subgrid, temps}, or null while the bins are on their way. */
+   * {mode: "grid" | "sub" | "point", subgrid, temps}, or null while the bins are on their way. */
   function setDiagram(view, state, data) {
-    var part = data.part, own = data.own, scheme = state.scheme, bins = state.bins;
-    if (own) {
-      view.setBins(own.bins(scheme, bins), scheme, { value: [own.ece[scheme][bins]] }, own.n);
-      return { mode: "own" };
+    var part = data.part, point = data.point, scheme = state.scheme, bins = state.bins;
+    if (point) {
+      view.setBins(point.bins(scheme, bins), scheme, { value: [point.value("ece", scheme, bins)] }, point.n);
+      return { mode: "point" };
     }
     var full = part.bins(scheme, bins);
     if (full) {
@@ -204,7 +204,7 @@
       var i = state.index, d = diagram, ui = CT.strings().ui;
       if (!d) return null;
       var k = i, shown = i, note = "";
-      if (d.mode === "own") { k = 0; shown = "own"; note = data.ownNote; }
+      if (d.mode === "point") { k = 0; shown = "point"; note = data.pointNote; }
       else if (d.mode === "sub") {
         k = CT.nearestIndex(d.temps, CT.core.grid[i]);
         shown = d.subgrid[k];

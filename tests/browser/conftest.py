@@ -3,20 +3,20 @@
 Fixtures, widest first:
 
 * ``site_dir`` — the site, built once per session with ``build.py --out`` (``built_site``, tests/conftest.py);
-* ``site_url`` — that folder served on 127.0.0.1 at a free port by ``sitegen.serve`` (stopped at the end);
+* ``site_url`` — that folder served on 127.0.0.1 at a free port by ``sitegen.write.serve`` (stopped at the end);
 * ``browser`` — one headless Chromium per session (``/usr/bin/chromium``, never a downloaded build);
 * ``open_page`` — opens the page in a fresh browser context and watches it: any uncaught error,
   console error, failed or 4xx/5xx request, or request to a host other than 127.0.0.1/localhost
   fails the test that opened it (after the test body, as a failure of the test itself);
-* ``lang`` — each language edition of the site in turn (``sitegen.settings.LANGUAGES``): a test that
+* ``lang`` — each language edition of the site in turn (``sitegen.common.settings.LANGUAGES``): a test that
   asks for it, or for ``open_explorer``, ``ui`` or ``number``, runs once per language;
 * ``open_explorer`` — ``open_page`` of the ``lang`` edition, for tests of the main explorer: its controls
   found by role and label;
-* ``engine`` — ``sitegen.precompute.precompute_all()``, computed once (``precomputed``), for expected values;
+* ``engine`` — ``sitegen.compute.precompute.precompute_all()``, computed once (``precomputed``), for expected values;
 * ``ui`` — the ``lang`` edition's interface strings as its page shows them (engine constants filled in,
   from ``edition_strings``), to find controls by their labels; the page's own strings JSON carries only
   the keys its scripts read;
-* ``number`` — that edition's number filters (``sitegen.numbers.number_filters`` with its ``[format]``),
+* ``number`` — that edition's number filters (``sitegen.common.numbers.number_filters`` with its ``[format]``),
   to write expected values as the page does.
 
 A missing browser (or Playwright, or the npm tools) fails every browser test when ``CI`` is set;
@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from sitegen.serve import serving  # noqa: E402  (after the path set-up above)
-from sitegen.settings import LANGUAGES  # noqa: E402
+from sitegen.common.settings import LANGUAGES  # noqa: E402
+from sitegen.write.serve import serving  # noqa: E402  (after the path set-up above)
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -85,13 +85,13 @@ def site_url(site_dir):
 
 @pytest.fixture(scope="session")
 def engine(precomputed):
-    """``sitegen.precompute.precompute_all()``, once per session: the ``precomputed`` of tests/conftest.py."""
+    """``sitegen.compute.precompute.precompute_all()``, once per session: the ``precomputed`` of tests/conftest.py."""
     return precomputed
 
 
 @pytest.fixture(scope="session", params=list(LANGUAGES))
 def lang(request):
-    """A language tag of ``sitegen.settings.LANGUAGES``; the tests that use it run once per language."""
+    """A language tag of ``sitegen.common.settings.LANGUAGES``; the tests that use it run once per language."""
     return request.param
 
 
@@ -113,13 +113,13 @@ def page_strings(site_dir, lang):
 
 @pytest.fixture(scope="session")
 def edition_strings(engine):
-    """``{lang: strings table}`` of every edition as its page shows it (``sitegen.page_strings.filled_strings``:
+    """``{lang: strings table}`` of every edition as its page shows it (``sitegen.render.page_strings.filled_strings``:
     the engine's constants filled in). The facts the build makes (the analyses take seconds), shared with
     the other tests through ``sitegen_inputs.page_inputs``."""
     from sitegen_inputs import page_inputs
 
-    from sitegen.content import load_strings
-    from sitegen.page_strings import filled_strings
+    from sitegen.content.sections import load_strings
+    from sitegen.render.page_strings import filled_strings
     facts = page_inputs(engine)[1]
     return {lang: filled_strings(load_strings(ROOT / "content" / lang), facts, engine.datasets) for lang in LANGUAGES}
 
@@ -133,7 +133,7 @@ def ui(edition_strings, lang):
 @pytest.fixture(scope="session")
 def number(page_strings):
     """The ``lang`` edition's number filters: ``number["pct"](0.129)`` is "12.9%" in English, "12.9 %" in Spanish."""
-    from sitegen.numbers import number_filters
+    from sitegen.common.numbers import number_filters
     return number_filters(page_strings["format"])
 
 

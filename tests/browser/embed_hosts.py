@@ -10,21 +10,21 @@ page offers, unchanged but for the address made absolute, as a ``--base-url`` bu
   the heights the Embed boxes quote for a wide column are checked too; it also holds the slimmer
   explorer (``panels=reliability``), whose T slider must be usable with its diagram in view;
 * ``fixed``: resizes nothing (Moodle without the resizer, Canvas's phone apps), in a 320 px column (the
-  narrowest measured width, sitegen.settings.EMBED_MEASURED_WIDTHS[0]): the
+  narrowest measured width, sitegen.common.settings.EMBED_MEASURED_WIDTHS[0]): the
   snippet's own height must hold the widget, with no more than :data:`GAP` px to spare; it also holds the
   slimmer explorer at the height the Embed box's panels choice writes;
 * ``resizer``: includes the site's ``embed/resizer.js`` and nothing else, in a 320 px column.
 
 Dark: only the Canvas-style host in English, in each browser. The theme changes colours, not sizes
-(sitegen/embed_theme.py swaps custom properties only), so heights, scrollbars and errors are already
+(sitegen/embeds/theme.py swaps custom properties only), so heights, scrollbars and errors are already
 judged by the light loads; the dark load checks that a dark course page gets dark frames, error-free.
 """
 
 import html
 import re
 
-from sitegen.embed_heights import panels_key, snippet_height, wide_height
-from sitegen.settings import EMBED_MEASURED_WIDTHS, LANGUAGES
+from sitegen.common.settings import EMBED_MEASURED_WIDTHS, LANGUAGES
+from sitegen.embeds.heights import panels_key, snippet_height, wide_height
 
 from .conftest import ROOT, page_path
 

@@ -34,7 +34,7 @@ class Explorer:
 
     def __init__(self, page, ui, expect, root="#ex1", number=None):
         self.page, self.ui, self.expect = page, ui, expect
-        self.number = number  # the page language's number filters (sitegen.numbers.number_filters)
+        self.number = number  # the page language's number filters (sitegen.common.numbers.number_filters)
         self.root = root = page.locator(root)
         self.slider = root.get_by_role("slider", name=ui["temperature"], exact=True)
         self.readout = root.get_by_role("status").and_(root.locator("output"))

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from sitegen.settings import LANGUAGES
+from sitegen.common.settings import LANGUAGES
 
 from .conftest import page_path
 

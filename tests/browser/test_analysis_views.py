@@ -1,4 +1,4 @@
-"""The explorer's uncertainty views show exactly what sitegen.analysis computed, and their controls
+"""The explorer's uncertainty views show exactly what sitegen.analyses.uncertainty computed, and their controls
 live in the URL hash: the spread and noise-floor panel, the consistency bands, the smooth
 reliability curve and the bin-count chart. Each test runs once per language edition; the expected
 texts are the page's strings (``ui``) filled with numbers written by its filters (``number``)."""
@@ -9,12 +9,12 @@ from urllib.parse import urlsplit
 import numpy as np
 import pytest
 
-from sitegen.analysis import precompute_analyses
+from sitegen.analyses.uncertainty import precompute_analyses
 
 
 @pytest.fixture(scope="session")
 def analyses(engine):
-    """``sitegen.analysis.precompute_analyses`` on the session's precomputation (about 8 s)."""
+    """``sitegen.analyses.uncertainty.precompute_analyses`` on the session's precomputation (about 8 s)."""
     return precompute_analyses(engine)
 
 

@@ -9,10 +9,10 @@ import re
 import pytest
 
 import calib
-from sitegen.numbers import pct
-from sitegen.payload import SCHEMA_VERSION
-from sitegen.precompute import subgrid_indices
-from sitegen.settings import LANGUAGES, OFFERED_BIN_COUNTS, SUBGRID_STEP
+from sitegen.common.numbers import pct
+from sitegen.common.settings import LANGUAGES, OFFERED_BIN_COUNTS, SUBGRID_STEP
+from sitegen.compute.precompute import subgrid_indices
+from sitegen.render.payload import SCHEMA_VERSION
 
 from .explorer_ui import Explorer
 from .test_explorer import rows_of

@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from sitegen.serve import serving
+from sitegen.write.serve import serving
 
 from .embed_hosts import (
     FRAME_PROBE,

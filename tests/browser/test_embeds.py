@@ -25,9 +25,9 @@ import urllib.request
 import numpy as np
 import pytest
 
-from sitegen.embed_heights import measured
-from sitegen.serve import serving
-from sitegen.settings import EMBED_MEASURED_WIDTHS
+from sitegen.common.settings import EMBED_MEASURED_WIDTHS
+from sitegen.embeds.heights import measured
+from sitegen.write.serve import serving
 
 from .conftest import ROOT, page_path
 from .explorer_ui import Explorer, near

@@ -1,6 +1,6 @@
 """The explorer (component #ex1) against the engine: every card, the per-bin table, the slider,
 the buttons and the #state/ URL hash show exactly what calib computes, rounded like the page
-(sitegen.numbers.fixed / pct: half away from zero) and written in the page's language (every test runs
+(sitegen.common.numbers.fixed / pct: half away from zero) and written in the page's language (every test runs
 once per language edition: the ``lang`` fixture)."""
 
 import functools
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 import calib
-from sitegen.numbers import fixed as english_fixed
-from sitegen.numbers import pct as english_pct
+from sitegen.common.metrics import is_builtin, registered
+from sitegen.common.numbers import fixed as english_fixed
+from sitegen.common.numbers import pct as english_pct
 
 from .explorer_ui import near
 
@@ -42,12 +43,13 @@ def rows_of(name, part):
 
 
 def expected_cards(name, part, t, scheme, bins, number=None):
-    """The seven cards' texts for one state, computed with calib's public API (``number``: the page
-    language's filters; English without)."""
+    """Every card's text for one state, computed with calib's public API (``number``: the page language's
+    filters; English without): the seven built-in cards, and each card of a metric the registry adds
+    (sitegen/common/metrics.py), its engine function applied to calib.top_label's confidences."""
     fixed, pct = (number["fixed"], number["pct"]) if number else (english_fixed, english_pct)
     logits, labels = rows_of(name, part)
     confidence, correct = calib.top_label(logits, labels, t)
-    return {
+    cards = {
         "nll": fixed(calib.nll(logits, labels, t), 5),
         "brier": fixed(calib.brier(logits, labels, t), 5),
         "ece-w": pct(calib.ece(confidence, correct, bins, "equal-width")),
@@ -56,6 +58,23 @@ def expected_cards(name, part, t, scheme, bins, number=None):
         "accuracy": pct(np.mean(correct)),
         "confidence": pct(np.mean(confidence)),
     }
+    for metric in registered():
+        if not is_builtin(metric):
+            value = float(getattr(calib, metric.engine)(confidence[None, :], correct)[0])
+            text = pct(value) if metric.format == "pct" else fixed(value, 5)
+            cards.update({card.name: text for card in metric.cards})
+    return cards
+
+
+def differences(shown, want):
+    """``{card: (shown, engine)}`` of the cards whose texts differ, a card missing on either side shown as None."""
+    return {k: (shown.get(k), want.get(k)) for k in sorted(set(shown) | set(want)) if shown.get(k) != want.get(k)}
+
+
+def test_differences_name_every_card_that_differs_and_its_two_texts():
+    shown, want = {"nll": "0.5", "ks": "2.0%", "ece-w": "1.0%"}, {"nll": "0.5", "brier": "0.1", "ece-w": "1.1%"}
+    assert differences(shown, want) == {"brier": (None, "0.1"), "ece-w": ("1.0%", "1.1%"), "ks": ("2.0%", None)}
+    assert differences(want, dict(want)) == {}
 
 
 def expected_bin_counts(name, part, t, scheme, bins):
@@ -128,13 +147,16 @@ def settle(ex, engine, timeout=5000):
         if deadline <= 0:
             where = (f"dataset={state['dataset']} part={state['part']} index={state['index']} (T={t!r}) "
                      f"scheme={state['scheme']} bins={state['bins']}")
-            diff = {k: (state["cards"].get(k), want[k]) for k in want if state["cards"].get(k) != want[k]}
             if not parts_ok:
                 pytest.fail(f"{where}: the part radios are {'hidden' if split else 'shown'} for this dataset")
             if not drawn:
                 pytest.fail(f"{where}: the reliability panel shows grid index {state['drawn']}")
-            pytest.fail(f"{where}: cards (shown, engine) differ: {diff}; "
-                        f"bin counts shown {shown_counts}, engine {counts}")
+            wrong = []
+            if state["cards"] != want:
+                wrong.append(f"cards (shown, engine) differ: {differences(state['cards'], want)}")
+            if shown_counts != counts:
+                wrong.append(f"bin counts shown {shown_counts}, engine {counts}")
+            pytest.fail(f"{where}: {'; '.join(wrong)}")
         ex.page.wait_for_timeout(100)
         deadline -= 100
 

@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from sitegen.serve import serving
+from sitegen.write.serve import serving
 
 from .conftest import NODE_MODULES, ROOT, missing
 from .embed_hosts import (

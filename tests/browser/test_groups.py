@@ -1,6 +1,6 @@
 """The mixed population's groups in the main explorer: group A, group B or both pooled under the
 slider's one T, and each group at its own fitted T. The values shown are sitegen's and the
-engine's: calib.subgroups' analysis (as sitegen.analysis runs it) under the global T and the
+engine's: calib.subgroups' analysis (as sitegen.analyses.uncertainty runs it) under the global T and the
 groups' own temperatures."""
 
 import re
@@ -8,9 +8,9 @@ import re
 import pytest
 
 from calib.subgroups import subgroup_analysis
-from sitegen.numbers import fixed, pct
-from sitegen.precompute import round_significant
-from sitegen.settings import OFFERED_BIN_COUNTS, SUBGROUP_BIN_COUNTS, TABLE_BINS
+from sitegen.common.numbers import fixed, pct
+from sitegen.common.settings import OFFERED_BIN_COUNTS, SUBGROUP_BIN_COUNTS, TABLE_BINS
+from sitegen.compute.precompute import round_significant
 
 
 @pytest.fixture(autouse=True)
@@ -22,7 +22,7 @@ def _numbers_as_the_page_writes_them(number):
 
 @pytest.fixture(scope="module")
 def subgroups(engine):
-    """sitegen's subgroup analysis of the mixed population (the same call as sitegen.analysis)."""
+    """sitegen's subgroup analysis of the mixed population (the same call as sitegen.analyses.uncertainty)."""
     result = engine.datasets["mixed"]
     return subgroup_analysis(result.dataset, result.fitted_t, SUBGROUP_BIN_COUNTS,
                              round_temperature=lambda t: round_significant(t)[0])

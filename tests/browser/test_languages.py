@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from sitegen.settings import LANGUAGES
+from sitegen.common.settings import LANGUAGES
 
 from .conftest import page_path
 from .explorer_ui import Explorer
@@ -64,3 +64,65 @@ def test_numbers_follow_the_page_language(open_explorer, number, lang, expect):
     summary = ex.page.locator("#ex1-summary")
     expect(summary).to_contain_text(number["thousands"](6000))
     expect(ex.card("ece-w")).to_have_text(re.compile(re.escape(number["pct"](0.5)).replace("50\\.0", r"\d+\.\d")))
+
+
+# In Spain a point followed by exactly three digits groups thousands: "1.058" reads as 1058 (issue 28).
+THOUSAND_LOOKALIKE = re.compile(r"(?<![\d.,])([1-9]\d*)\.\d{3}(?![\d])")
+
+# The text a reader meets inside an element: its text nodes outside code, and its accessible text attributes.
+READER_TEXT = """root => {
+  const parts = [], skip = new Set(["CODE", "PRE", "TEXTAREA", "SCRIPT", "STYLE", "TEMPLATE"]);
+  const walk = node => {
+    if (node.nodeType === Node.TEXT_NODE) { parts.push(node.data); return; }
+    if (node.nodeType !== Node.ELEMENT_NODE || skip.has(node.tagName)) return;
+    for (const name of ["aria-label", "aria-valuetext", "title", "alt"]) {
+      if (node.hasAttribute(name)) parts.push(node.getAttribute(name));
+    }
+    node.childNodes.forEach(walk);
+  };
+  walk(root);
+  return parts.join("\\n");
+}"""
+
+
+def test_the_pages_formatter_follows_the_languages_three_decimals_rule(open_page, lang):
+    """core.js writes engine integers as the build's filters do: in Spanish a number of 1 or more never
+    shows exactly three decimals (none when they are zeros; the payload has no fourth decimal, so two)."""
+    page = open_page(lang=lang)
+    got = page.evaluate("""() => { const CT = window.CalibTutorial;
+        return [CT.fixed(1000, 3), CT.fixed(-2000, 3), CT.fixed(1058, 3), CT.fixed(823, 3), CT.fixed(105812, 5),
+                CT.fixed(12, 1), CT.num(1.645), CT.num(0.125), CT.num(2.5), CT.prob(1000), CT.prob(750)]; }""")
+    minus = "\u2212"
+    expected = {
+        "en": ["1.000", minus + "2.000", "1.058", "0.823", "1.05812", "1.2", "1.645", "0.125", "2.5", "1.000", "0.750"],
+        "es": ["1", minus + "2", "1.06", "0.823", "1.05812", "1.2", "1.6450", "0.125", "2.5", "1", "0.750"]}
+    assert got == expected[lang]
+
+
+def test_the_spanish_explorer_shows_no_number_read_as_a_thousand(open_page, edition_strings, expect):
+    """Every dataset, both binning schemes, the ends of the slider and the fitted T, bands and the smooth
+    curve shown: nothing the explorer writes (cards, tables, readouts, ticks, captions, aria text) reads as
+    a grouped thousand."""
+    from sitegen.common.numbers import number_filters
+
+    from .explorer_ui import Explorer
+    strings = edition_strings["es"]
+    ex = Explorer(open_page(lang="es"), strings["ui"], expect, number=number_filters(strings["format"]))
+    ex.bands.check()
+    ex.smooth.check()
+    seen, found = 0, set()
+    for dataset in ("six", "twelve", "sim-60", "sim-600", "overconfident", "mixed"):
+        for scheme, bins in (("equal-width", 4), ("equal-width", 15), ("adaptive", 10)):
+            ex.choose(dataset=dataset, scheme=scheme, bins=bins)
+            for step in ("Home", "End", "fit", "t1"):
+                if step in ("fit", "t1"):
+                    (ex.fit if step == "fit" else ex.reset).click()
+                else:
+                    ex.press(step)
+                ex.page.wait_for_timeout(50)
+                text = ex.root.evaluate(READER_TEXT)
+                seen += len(re.findall(r"\d\.\d", text))
+                found |= {f"{dataset}, {scheme} {bins}, {step}: …{text[max(0, m.start() - 40):m.end() + 10]}…"
+                          for m in THOUSAND_LOOKALIKE.finditer(text)}
+    assert seen > 1000, "the explorer wrote its numbers"
+    assert not found, "\n  ".join(sorted(found)[:20])

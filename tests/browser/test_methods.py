@@ -5,10 +5,10 @@ a method is first chosen. One page load per language."""
 import re
 
 from calib import CALIBRATORS
-from sitegen.facts import fact_key
+from sitegen.facts.results import fact_key
 
 DATASET = "mixed"  # one of the deep dive's compared datasets: its table holds the values the cards must show
-BINS = 15          # the deep dive's bins (sitegen.settings.TABLE_BINS), an offered count
+BINS = 15          # the deep dive's bins (sitegen.common.settings.TABLE_BINS), an offered count
 
 
 def test_each_method_shows_the_engines_test_scores(open_explorer, edition_strings, lang, engine, expect):

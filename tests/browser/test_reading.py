@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
-from sitegen.numbers import fixed, pct
+from sitegen.common.numbers import fixed, pct
 
 from .explorer_ui import Explorer, near
 
@@ -18,7 +18,7 @@ SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "parado
 
 
 def strings():
-    from sitegen.content import load_strings
+    from sitegen.content.sections import load_strings
 
     from .conftest import ROOT
     return load_strings(ROOT / "content" / "en")
@@ -413,7 +413,7 @@ def test_one_class_naming_and_one_temperature_rule(open_explorer, engine, facts_
 
 @pytest.fixture(scope="module")
 def facts_six(engine):
-    from sitegen.facts import build_facts
+    from sitegen.facts.results import build_facts
     return build_facts(engine)["six"]
 
 

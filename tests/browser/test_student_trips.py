@@ -8,7 +8,7 @@ at its own T and the section being read. Several checks per page load."""
 
 import re
 
-from sitegen.settings import TABLE_BINS
+from sitegen.common.settings import TABLE_BINS
 
 from .explorer_ui import Explorer, near
 

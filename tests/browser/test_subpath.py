@@ -1,6 +1,6 @@
 """The site as GitHub Pages serves a project site: under a sub-path, without dot-files.
 
-The loopback server (sitegen.serve, ``prefix=``) serves the built site only under ``/calibration-tutorial/``
+The loopback server (sitegen.write.serve, ``prefix=``) serves the built site only under ``/calibration-tutorial/``
 (anything else is a 404) and answers 404 for any path with a segment starting with a dot, since
 upload-pages-artifact leaves such files out. It overrides ``site_url``, so ``open_page`` and its monitor
 (any failed or 4xx request, or a request to another host, fails the test) work as in the other browser tests.
@@ -13,7 +13,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 
-from sitegen.serve import serving
+from sitegen.write.serve import serving
 
 PREFIX = "/calibration-tutorial/"
 

@@ -1,0 +1,40 @@
+"""Calibration measures of top-label rows that need no choice of bins, in the form the grid pass takes.
+
+Each measure is a function ``f(confidence, correct)`` of the rows' top-label confidences, (n,) or (G, n) with
+one row per temperature (as :func:`calib.top_label` gives them), and their correctness (n,), returning a float
+or an array (G,); vectorised over rows and temperatures. :func:`calib.grid_metrics` runs such a function on
+each block of confidences (its ``extra``), and the page's metric registry (``sitegen/common/metrics.py``)
+names one as a metric's ``engine``. Every name of this module's ``__all__`` is public: ``calib/__init__.py``
+exports them all.
+"""
+
+import numpy as np
+
+from .runs import rows_order
+from .validation import as_correct, as_probability_rows
+
+__all__ = ["ks_calibration_error"]
+
+
+def ks_calibration_error(confidence, correct):
+    """Kolmogorov–Smirnov calibration error of top-label predictions (Gupta et al. 2021): a probability in [0, 1].
+
+    With the rows sorted by confidence, the cumulative share of right answers and the cumulative
+    confidence (each summed over the rows up to a confidence and divided by n) are two curves; the error is
+    their largest vertical distance, ``max_c |Σ_{conf_i ≤ c} (correct_i − conf_i)| / n``. It needs no
+    bins. Rows of equal confidence enter together (the curves are read after each run of ties), so the
+    order of ties does not matter. ``confidence`` is (n,) or (G, n), one row per temperature; ``correct``
+    (n,). A float for 1-D input, an array (G,) for (G, n).
+
+    >>> round(ks_calibration_error([0.2, 0.6, 0.7, 1.0], [0, 1, 0, 1]), 6)
+    0.125
+    """
+    conf = as_probability_rows(confidence)
+    hits = as_correct(correct, conf.shape[1:])
+    order = rows_order(conf)  # each row's stable ascending order: the running sums below are reproducible
+    ordered = np.take_along_axis(conf, order, axis=1)
+    running = np.cumsum(hits[order] - ordered, axis=1)
+    last = np.ones(ordered.shape, dtype=bool)  # the last row of each run of equal confidences
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=last[:, :-1])
+    values = np.where(last, np.abs(running), 0.0).max(axis=1) / conf.shape[1]
+    return float(values[0]) if np.ndim(confidence) == 1 else values

@@ -1,0 +1,2 @@
+"""Stage 6, render (embeds): each widget as an embed page with its snippet, heights, theme and
+oEmbed file."""

@@ -1,0 +1,248 @@
+"""Static SVG figures drawn with matplotlib from precomputed arrays (no metric code here).
+
+They are what a reader without JavaScript, a printer or a feed reader sees;
+the page's script draws the interactive versions with the same marks and
+colours. Colours are drawn as sentinel values and rewritten to CSS custom
+properties without fallbacks (the stylesheet is their one home), so an inlined figure follows the
+page's light or dark scheme. Text stays text (``svg.fonttype: none``).
+
+The site's pages do not inline them: each is a file of its own (:func:`figure_file`), shown by an
+``<img>`` inside ``<noscript>``, so a reader with JavaScript never downloads it. Such a file sees none
+of the page's custom properties, so it carries the stylesheet's figure colours itself, light and dark
+(:func:`figure_colours` reads them from the stylesheet: one home for each colour).
+
+Every word and number in a figure is the page language's: labels, legends and titles come from the
+``[figures]`` table of its strings.toml, and tick labels are written with its ``[format]`` (a figure
+is drawn once per language).
+"""
+
+import io
+import re
+
+import numpy as np
+
+from sitegen.common.numbers import number_filters
+from sitegen.common.settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS
+
+__all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures", "figure_colours",
+           "figure_file", "figure_size"]
+
+# sentinel colour → the CSS variable that colours it (static/css/base.css sets each, light and dark;
+# Okabe–Ito hues, colour-blind safe). Every page that inlines a figure inlines that stylesheet too,
+# and a figure file carries the stylesheet's values itself (figure_file): no fallback is needed.
+PALETTE = {
+    "#010101": "--fig-ink",
+    "#020202": "--fig-muted",
+    "#030303": "--fig-grid",
+    "#0072b2": "--fig-model",
+    "#d55e00": "--fig-gap",
+    "#009e73": "--fig-ideal",
+    "#cc79a7": "--fig-accent",
+    "#050505": "--fig-bar",
+}
+INK, MUTED, GRID, MODEL, GAP, IDEAL, ACCENT, BAR = PALETTE
+
+_STYLE = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "calibration-tutorial",
+    "font.family": "sans-serif",
+    "font.size": 10,
+    "axes.edgecolor": MUTED,
+    "axes.labelcolor": INK,
+    "xtick.color": MUTED,
+    "ytick.color": MUTED,
+    "text.color": INK,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "figure.facecolor": "none",
+    "axes.facecolor": "none",
+    "savefig.facecolor": "none",
+}
+
+
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend, imported on first use: a build whose figures come from the
+    build cache, and the page code that only reads figures (:func:`figure_file`), never load matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def svg_of(fig, prefix):
+    """The figure as SVG text, deterministic, with ids prefixed by ``prefix`` and colours as CSS variables."""
+    plt = _pyplot()
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+    plt.close(fig)
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg"):]  # drop the XML prolog and DOCTYPE so it can be inlined
+    # The metadata block is noise in HTML, and matplotlib's global "*{...}" style
+    # would leak into the whole page once the SVG is inlined.
+    svg = re.sub(r"<metadata>.*?</metadata>\s*", "", svg, flags=re.S)
+    svg = re.sub(r"<style[^>]*>.*?</style>\s*", "", svg, flags=re.S)
+    svg = re.sub(r'(width|height)="[\d.]+pt"\s*', "", svg, count=2)
+    # Keep only the ids something refers to (clip paths); prefix them so inlined figures cannot collide.
+    referenced = set(re.findall(r'(?:url\(#|href="#)([^)"]+)', svg))
+    svg = re.sub(r'\s+id="([^"]+)"', lambda m: m.group(0) if m.group(1) in referenced else "", svg)
+    svg = re.sub(r'(id="|url\(#|href="#)', lambda m: m.group(1) + prefix + "-", svg)
+    for sentinel, variable in PALETTE.items():
+        svg = svg.replace(sentinel, f"var({variable})")
+    svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
+    svg = re.sub(r"\s*\n\s*(?=[LMCQz])", " ", svg)  # path data on one line
+    svg = re.sub(r"\n\s*", "\n", svg)
+    # Sub-pixel digits only add bytes: keep two decimals of every coordinate.
+    svg = re.sub(r"(\d+\.\d\d)\d+", r"\1", svg)
+    return svg
+
+
+def local_formatter(decimal):
+    """matplotlib's plain tick labels (a ``ScalarFormatter``) with the language's decimal mark ``decimal``
+    (never Python's ``locale``)."""
+    from matplotlib.ticker import ScalarFormatter
+
+    class LocalFormatter(ScalarFormatter):
+        def __call__(self, x, pos=None):
+            return super().__call__(x, pos).replace(".", decimal)
+
+    return LocalFormatter()
+
+
+def _localise_ticks(ax, decimal, log_x=False):
+    """Tick labels of ``ax`` with ``decimal`` as decimal mark (a log axis keeps its powers of ten)."""
+    if not log_x:
+        ax.xaxis.set_major_formatter(local_formatter(decimal))
+    ax.yaxis.set_major_formatter(local_formatter(decimal))
+
+
+def reliability_figure(bins, grid_index, title, prefix, labels, decimal="."):
+    """Reliability diagram of one state: diagonal, one dot per non-empty bin, gap lines, count bars beneath.
+
+    ``bins`` is a :class:`calib.ReliabilityBins` over the grid; row ``grid_index`` is drawn. ``labels``
+    holds the legend and axis texts (``ideal``, ``gap``, ``bin``, ``accuracy``, ``confidence``, ``count``).
+    """
+    plt = _pyplot()
+    with plt.rc_context(_STYLE):
+        fig, (top, bottom) = plt.subplots(
+            2, 1, figsize=(3.6, 4.4), gridspec_kw={"height_ratios": [3.2, 1]}, sharex=True)
+        lower, upper = bins.lower[grid_index], bins.upper[grid_index]
+        count = bins.count[grid_index]
+        filled = count > 0
+        conf, acc = bins.confidence[grid_index][filled], bins.accuracy[grid_index][filled]
+        for edge in np.unique(np.concatenate([lower, upper])):
+            top.axvline(edge, color=GRID, linewidth=0.8, zorder=0)
+        top.plot([0, 1], [0, 1], color=IDEAL, linestyle="--", linewidth=1.2, label=labels["ideal"])
+        top.vlines(conf, np.minimum(conf, acc), np.maximum(conf, acc), color=GAP, linewidth=2.2, label=labels["gap"])
+        top.plot(conf, acc, "o", color=MODEL, markersize=6, label=labels["bin"])
+        top.set(xlim=(0, 1), ylim=(0, 1), ylabel=labels["accuracy"], title=title)
+        top.set_aspect("equal")
+        top.legend(loc="upper left", frameon=False, fontsize=8)
+        bottom.bar((lower + upper) / 2, count, width=np.maximum(upper - lower, 0.01) * 0.9, color=BAR)
+        bottom.set(xlabel=labels["confidence"], ylabel=labels["count"], xlim=(0, 1))
+        _localise_ticks(top, decimal)
+        _localise_ticks(bottom, decimal)
+        return svg_of(fig, prefix)
+
+
+def curves_figure(grid, series, markers, prefix, xlabel, decimal="."):
+    """Small multiples of scores against T (log axis), each with its own vertical scale.
+
+    ``series`` is a list of ``(label, values (G,))``; ``markers`` a dict with
+    grid indices ``t1`` (dashed line), ``current`` (dot) and ``argmin`` (ring); ``xlabel`` names the axis.
+    """
+    plt = _pyplot()
+    with plt.rc_context(_STYLE):
+        fig, axes = plt.subplots(1, len(series), figsize=(2.6 * len(series), 2.4))
+        for ax, (label, values) in zip(np.atleast_1d(axes), series):
+            ax.plot(grid, values, color=MODEL, linewidth=1.6)
+            ax.axvline(grid[markers["t1"]], color=MUTED, linestyle="--", linewidth=1)
+            ax.plot(grid[markers["current"]], values[markers["current"]], "o", color=GAP, markersize=6)
+            ax.plot(grid[markers["argmin"]], values[markers["argmin"]], "o", markerfacecolor="none",
+                    markeredgecolor=IDEAL, markersize=10, markeredgewidth=1.8)
+            ax.set(xscale="log", xlabel=xlabel, title=label)
+            ax.grid(True, color=GRID, linewidth=0.6)
+            _localise_ticks(ax, decimal, log_x=True)
+        fig.tight_layout()
+        return svg_of(fig, prefix)
+
+
+def render_figures(precomputed, strings, dataset=WORKED_EXAMPLE, n_bins=WORKED_EXAMPLE_BINS):
+    """The page's static figures as ``{name: svg}`` in the language of ``strings`` (its strings.toml):
+    ``dataset``'s reliability diagrams with ``n_bins`` equal-width bins at T = 1 and at its fitted T,
+    and its score curves."""
+    text, fmt = strings["figures"], strings["format"]
+    number = number_filters(fmt)
+    result = precomputed.datasets[dataset]
+    part = next(iter(result.parts.values()))
+    fitted = precomputed.index_of(result.fitted_t)
+    bins = part.bins["equal-width"][n_bins]
+    ece = part.ece["equal-width"][n_bins]
+    labels = {"ideal": text["legend_ideal"], "gap": text["legend_gap"], "bin": text["legend_bin"],
+              "accuracy": text["axis_accuracy"], "confidence": text["axis_confidence"], "count": text["axis_count"]}
+    fitted_title = text["title_fitted"].replace("{t}", number["temp"](result.fitted_t))  # the page's one T rule
+    return {
+        "reliability-t1": reliability_figure(bins, precomputed.t1_index, text["title_t1"], "rel1", labels,
+                                             fmt["decimal"]),
+        "reliability-fitted": reliability_figure(bins, fitted, fitted_title, "relf", labels, fmt["decimal"]),
+        "curves": curves_figure(
+            precomputed.grid,
+            [(text["curve_nll"], part.nll), (text["curve_brier"], part.brier),
+             (text["curve_ece"].replace("{bins}", str(n_bins)), ece)],
+            {"t1": precomputed.t1_index, "current": fitted, "argmin": part.nll_argmin},
+            "curves", text["axis_temperature"], fmt["decimal"]),
+    }
+
+
+_DARK_SCHEME = "@media (prefers-color-scheme: dark)"
+_FIGURE_COLOUR = re.compile(r"(--fig-[a-z-]+)\s*:\s*([^;}]+?)\s*[;}]")
+
+
+def _block_after(css, start):
+    """The text between the ``{`` at or after ``start`` and its matching ``}``."""
+    opening = css.index("{", start)
+    depth = 0
+    for i in range(opening, len(css)):
+        depth += {"{": 1, "}": -1}.get(css[i], 0)
+        if depth == 0:
+            return css[opening + 1:i]
+    raise ValueError("unbalanced braces in the stylesheet")
+
+
+def figure_colours(css):
+    """The figure colours of the stylesheet ``css``: ``(light, dark)``, each ``{"--fig-…": value}``,
+    read from its first ``:root`` block and from the ``:root`` inside its dark-scheme media query."""
+    dark_at = re.search(r"@media\s*\(\s*prefers-color-scheme\s*:\s*dark\s*\)", css)
+    if not dark_at:
+        raise ValueError(f"the stylesheet has no {_DARK_SCHEME} block")
+    dark_block = _block_after(css, dark_at.start())
+    light = dict(_FIGURE_COLOUR.findall(_block_after(css, css.index(":root"))))
+    dark = dict(_FIGURE_COLOUR.findall(_block_after(dark_block, dark_block.index(":root"))))
+    missing = sorted(set(PALETTE.values()) - (set(light) & set(dark)))
+    if missing:
+        raise ValueError(f"the stylesheet does not set {', '.join(missing)} in both schemes")
+    return light, dark
+
+
+def figure_size(svg):
+    """``(width, height)`` of a figure in CSS pixels, rounded up, from its ``viewBox``."""
+    width, height = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"', svg).groups()
+    return -int(-float(width) // 1), -int(-float(height) // 1)
+
+
+def figure_file(svg, colours):
+    """A figure of :func:`svg_of` as a file of its own, for an ``<img>``: its size in pixels, and the
+    figure colours ``colours`` (:func:`figure_colours`) set on its root, the dark ones under
+    ``prefers-color-scheme: dark``, since an image sees none of the page's custom properties."""
+    light, dark = colours
+
+    def declarations(values):
+        return ";".join(f"{name}:{value}" for name, value in sorted(values.items()))
+
+    width, height = figure_size(svg)
+    style = (f"<style>svg{{{declarations(light)}}}"
+             f"{_DARK_SCHEME}{{svg{{{declarations(dark)}}}}}</style>\n")
+    svg = svg.replace("<svg ", f'<svg width="{width}" height="{height}" ', 1)
+    head_end = svg.index(">") + 1
+    return svg[:head_end] + "\n" + style + svg[head_end:].lstrip("\n")

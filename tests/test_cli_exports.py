@@ -1,0 +1,207 @@
+"""``python -m calib fit`` and ``compare`` on the exports practitioners make: never a silent wrong answer.
+
+Run in-process through :func:`calib.__main__.main` (its stdout, stderr and exit status, as a pipeline sees
+them). Expected values come from an independent SciPy fit of T (``minimize_scalar`` on the NLL written out
+here), scikit-learn's sigmoid calibration, or the rule of the issue restated; the site's downloads are checked
+against the T the built page itself reports (its metrics CSV).
+"""
+
+import csv
+import json
+
+import numpy as np
+import pytest
+import scipy.optimize
+import scipy.special
+
+from calib.__main__ import main
+
+N, K = 600, 6
+
+
+def model(n=N, k=K, seed=4, t=2.0):
+    """Logits whose labels were drawn at temperature ``t``: over-confident by a factor ``t``."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, k)) * 4
+    y = np.array([rng.choice(k, p=row) for row in scipy.special.softmax(z / t, axis=1)])
+    return z, y
+
+
+def scipy_t(z, y):
+    """The NLL-minimising T on [0.05, 10], from SciPy, on the NLL written out with logsumexp."""
+    def nll(t):
+        s = z / t
+        return float(np.mean(scipy.special.logsumexp(s, axis=1) - s[np.arange(len(y)), y]))
+    return scipy.optimize.minimize_scalar(nll, bounds=(0.05, 10), method="bounded", options={"xatol": 1e-10}).x
+
+
+def cli(capsys, *args):
+    """``(status, stdout, stderr lines)`` of ``python -m calib ARGS``."""
+    status = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return status, out, err.splitlines()
+
+
+def frame(values, labels, columns, split=None):
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame(values, columns=columns)
+    df["label"] = labels
+    if split is not None:
+        df["split"] = split
+    return df
+
+
+@pytest.mark.parametrize("digits", [2, 3])
+def test_rounded_probabilities_with_class_names_fit_the_models_temperature(tmp_path, capsys, digits):
+    """The issue's export: df.to_csv(float_format="%.3f") of predict_proba with the class names as the header.
+    It was fitted as logits (T = 0.205, "helps"); it must give the T of the probabilities themselves."""
+    z, y = model()
+    p = scipy.special.softmax(z, axis=1)
+    split = np.where(np.arange(N) % 2 == 0, "valid", "test")
+    frame(p, y, [f"class {c}" for c in "abcdef"], split).to_csv(tmp_path / "p.csv", index=False,
+                                                                float_format=f"%.{digits}f")
+    status, out, err = cli(capsys, "fit", tmp_path / "p.csv", "--json")
+    report = json.loads(out)
+    assert status == 0 and report["kind"] == "probabilities"
+    assert any("read as probabilities" in line for line in err) and any("renormalised" in line for line in err)
+    full = scipy_t(np.log(p[::2]), y[::2])  # the T of the unrounded probabilities on the same rows
+    assert 1.5 < full < 2.5
+    assert report["temperature"] == pytest.approx(full, rel=0.03 if digits == 3 else 0.1)
+    assert report["warnings"] == []
+
+
+def test_labels_that_do_not_belong_to_the_rows_never_get_a_helps_verdict(tmp_path, capsys):
+    z, y = model()
+    np.savez(tmp_path / "shuffled.npz", logits=z, labels=np.random.default_rng(1).permutation(y))
+    status, out, err = cli(capsys, "fit", tmp_path / "shuffled.npz", "--json")
+    report = json.loads(out)
+    codes = [w["code"] for w in report["warnings"]]
+    assert status == 0 and "t_high_bound" in codes and "no_information" in codes
+    verdict = report["decision"]["verdict"]
+    assert verdict["code"] == "check" and verdict["checks"] == codes
+    assert sum(line.startswith("python -m calib: warning: ") for line in err) == len(codes)
+    status, out, err = cli(capsys, "fit", tmp_path / "shuffled.npz")
+    assert "verdict: check before deploying" in out and "deploy: nothing to deploy" in out and "helps" not in out
+    status, _, _ = cli(capsys, "fit", tmp_path / "shuffled.npz", "--strict")
+    assert status == 3
+    status, out, err = cli(capsys, "compare", tmp_path / "shuffled.npz", "--json", "--strict", "--resamples", 20)
+    report = json.loads(out)
+    assert status == 3 and report["deploy"]["code"] == "check" and report["warnings"]
+    # a sound model: no warning, and --strict changes nothing
+    np.savez(tmp_path / "sound.npz", logits=z, labels=y)
+    status, out, _ = cli(capsys, "fit", tmp_path / "sound.npz", "--json", "--strict")
+    assert status == 0 and json.loads(out)["decision"]["verdict"]["code"] == "helps"
+
+
+def test_a_file_with_several_problems_names_each_on_its_own_line(tmp_path, capsys):
+    z, y = model()
+    df = frame(z, y, [f"c{i}" for i in range(K)], np.where(np.arange(N) < 300, "calibration", "test")).astype(object)
+    df.loc[2, "c3"] = "n/a"
+    df.loc[4, "split"] = "later"
+    df.loc[6, "label"] = "seven"
+    df.to_csv(tmp_path / "m.csv", index=False)
+    status, out, err = cli(capsys, "fit", tmp_path / "m.csv")
+    assert status == 2 and out == ""
+    assert len(err) == 3 and all(line.startswith(f"python -m calib: error: {tmp_path / 'm.csv'}: line ")
+                                 for line in err), err
+    assert "'n/a'" in err[0] and "'later'" in err[1] and "'seven'" in err[2]
+
+
+def test_a_separate_test_file_holds_out_every_row_of_it(tmp_path, capsys):
+    """The practitioner's validation-only file: with --test, all its rows fit T and the other file's rows test it."""
+    z, y = model(n=900)
+    np.savez(tmp_path / "val.npz", logits=z[:500], labels=y[:500])
+    frame(z[500:], y[500:], [f"c{i}" for i in range(K)]).to_csv(tmp_path / "test.csv", index=False)
+    status, out, _ = cli(capsys, "fit", tmp_path / "val.npz", "--test", tmp_path / "test.csv", "--json")
+    report = json.loads(out)
+    assert status == 0 and report["split"] == {"rule": "files", "seed": None, "parts": {"calibration": 500,
+                                                                                        "test": 400}}
+    assert report["temperature"] == pytest.approx(scipy_t(z[:500], y[:500]), abs=1e-6)
+    assert [f["rows"] for f in report["files"]] == [500, 400]
+    np.savez(tmp_path / "three.npz", logits=z[500:, :3], labels=y[500:] % 3)
+    status, _, err = cli(capsys, "fit", tmp_path / "val.npz", "--test", tmp_path / "three.npz")
+    assert status == 2 and "3 classes, but" in err[0]
+    status, _, err = cli(capsys, "fit", tmp_path / "val.npz", "--test", tmp_path / "test.csv", "--split", "random")
+    assert status == 2 and "give one" in err[0]
+
+
+def test_a_binary_models_one_score_column_end_to_end(tmp_path, capsys):
+    """fit (T on the log-odds, Platt as scikit-learn fits it, the positive class's reliability), compare (Platt
+    among the calibrators), and the deploy code of Platt scaling reproducing the scored NLL."""
+    sklearn = pytest.importorskip("sklearn")  # noqa: F841
+    from sklearn.linear_model import LogisticRegression
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=1200) * 3
+    y = (rng.random(1200) < scipy.special.expit(0.5 * x - 0.4)).astype(int)
+    split = np.where(np.arange(1200) < 700, "val", "test")
+    frame(x, y, ["score"], split).to_csv(tmp_path / "b.csv", index=False)
+    status, out, _ = cli(capsys, "fit", tmp_path / "b.csv", "--json", "--method", "platt", "--save",
+                         tmp_path / "platt.json")
+    report = json.loads(out)
+    assert status == 0 and report["binary"] and report["k"] == 2
+    two = np.stack([np.zeros(700), x[:700]], axis=1)
+    assert report["temperature"] == pytest.approx(scipy_t(two, y[:700]), abs=1e-6)
+    # Platt's slope and bias: Platt's own logistic fit (smoothed targets), unpenalised, from scikit-learn
+    pos, neg = y[:700].sum(), 700 - y[:700].sum()
+    targets = np.where(y[:700] == 1, (pos + 1) / (pos + 2), 1 / (neg + 2))
+    reference = LogisticRegression(C=np.inf, tol=1e-12, max_iter=10_000)
+    reference.fit(np.r_[x[:700], x[:700]][:, None], np.r_[np.ones(700), np.zeros(700)],
+                  sample_weight=np.r_[targets, 1 - targets])
+    assert report["platt"]["slope"] == pytest.approx(reference.coef_[0, 0], rel=1e-4)
+    assert report["platt"]["bias"] == pytest.approx(reference.intercept_[0], rel=1e-4, abs=1e-5)
+    bins = report["positive_class"]["fitted"]["bins"]
+    assert sum(b["rows"] for b in bins) == 500
+    code = {}
+    exec(compile((tmp_path / "platt.py").read_text(), "platt.py", "exec"), code)
+    probs = code["calibrated_probs"](x[700:], code["load_calibrator"](str(tmp_path / "platt.json")))
+    assert float(np.mean(-np.log(probs[np.arange(500), y[700:]]))) == pytest.approx(
+        report["calibrator"]["after"]["nll"], abs=1e-12)
+    status, out, _ = cli(capsys, "compare", tmp_path / "b.csv", "--json", "--resamples", 20)
+    assert status == 0 and [m["method"] for m in json.loads(out)["methods"]][-1] == "platt"
+
+
+def test_compare_saves_the_calibrator_that_wins_and_its_code_reproduces_the_table(tmp_path, capsys):
+    """Class-dependent miscalibration (a bias per class) that one temperature cannot fix: an affine calibrator wins
+    on NLL beyond its range, is saved, and its code gives the NLL the table scored."""
+    rng = np.random.default_rng(5)
+    n, k = 2400, 4
+    z = rng.normal(size=(n, k)) * 2
+    y = np.array([rng.choice(k, p=row) for row in scipy.special.softmax(z + [2.0, 0.0, -1.0, 0.5], axis=1)])
+    np.savez(tmp_path / "m.npz", logits=z, labels=y)
+    status, out, err = cli(capsys, "compare", tmp_path / "m.npz", "--json", "--resamples", 50, "--save",
+                           tmp_path / "best.json", "--workers", 2)
+    report = json.loads(out)
+    _, alone, _ = cli(capsys, "compare", tmp_path / "m.npz", "--json", "--resamples", 50, "--workers", 1)
+    assert json.loads(alone)["methods"] == report["methods"]  # one thread or two: the same table
+    best = report["deploy"]["method"]
+    assert status == 0 and best in ("vector", "matrix", "dirichlet") and report["saved"]["method"] == best
+    row = next(m for m in report["methods"] if m["method"] == best)
+    assert row["scores"]["nll"]["range"][1] < 0
+    code = {}
+    exec(compile((tmp_path / "best.py").read_text(), "best.py", "exec"), code)
+    parts = np.zeros(n, bool)
+    parts[np.random.default_rng(0).permutation(n)[: n // 2]] = True  # the random split, seed 0
+    test = ~parts
+    probs = code["calibrated_probs"](z[test], code["load_calibrator"](str(tmp_path / "best.json")))
+    assert float(np.mean(-np.log(probs[np.arange(test.sum()), y[test]]))) == pytest.approx(
+        row["scores"]["nll"]["value"], abs=1e-12)
+
+
+def test_every_download_of_the_built_site_fits_to_the_pages_temperature(built_site, capsys):
+    """The page's own data files (downloads/<name>-data.csv: index, split, group, label, logits) are read by
+    fit and compare, which find the T the page reports (its metrics CSV marks the fitted row)."""
+    found = sorted((built_site / "downloads").glob("*-data.csv"))
+    assert len(found) >= 6
+    for data in found:
+        with open(str(data).replace("-data.csv", "-metrics.csv"), newline="") as stream:
+            page_t = float(next(r for r in csv.DictReader(stream) if r["fitted"] == "true")["temperature"])
+        status, out, err = cli(capsys, "fit", data, "--json")
+        if data.name == "six-data.csv":  # the six-row worked example: fewer rows than a fit needs
+            assert status == 2 and "the all part has 6 row(s); each part needs at least 10" in err[0]
+            continue
+        report = json.loads(out)
+        assert status == 0, err
+        assert report["temperature"] == pytest.approx(page_t, rel=1e-6), data.name
+        status, out, err = cli(capsys, "compare", data, "--json", "--resamples", 20)
+        assert status == 0, err
+        assert json.loads(out)["temperature"] == pytest.approx(page_t, rel=1e-6), data.name
