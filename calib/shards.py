@@ -33,7 +33,7 @@ from .io_fields import _CSV_SPLIT_WORDS
 
 __all__ = ["Piece", "Source", "PIECE_BYTES", "BATCH_BYTES", "PILOT_ROWS", "PILOT_VALUES", "open_source",
            "read_piece", "piece_sums", "load_piece", "loaded_sums", "pilot_rows", "pilot_size", "array_pieces",
-           "split_rule", "split_values_of"]
+           "split_rule", "split_values_of", "source_files"]
 
 PIECE_BYTES = 1 << 26  # a .npy piece holds about this many bytes of float64 logits (64 MiB)
 PILOT_ROWS = 20_000    # rows of the pilot fit, where Newton's passes start (calib.chunked) ...
@@ -347,6 +347,15 @@ def piece_sums(piece, source, plan):
     for z, y, s, where, first, offset in read_piece(piece, source):
         sums = partition_sums(z, y, s, offset, plan, where, first, into=sums)
     return sums
+
+
+def source_files(source):
+    """One dict per file of a :class:`Source`, in order: ``file`` and ``rows`` (as ``calib fit``'s ``files``,
+    without the SHA-256, which would read every byte once more)."""
+    rows = {}
+    for piece in source.pieces:
+        rows[piece.path] = rows.get(piece.path, 0) + piece.stop - piece.start
+    return [{"file": path, "rows": count} for path, count in rows.items()]
 
 
 def array_pieces(n, rows):

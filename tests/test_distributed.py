@@ -305,7 +305,7 @@ def test_cli_on_a_local_cluster_and_a_scheduler_address_says_what_it_left_out(tm
     z, y = model_rows(600, 5, 37)
     split = np.arange(len(y)) % 3 == 0
     np.savez(tmp_path / "model.npz", logits=z, labels=y, split=split)
-    plain = fit_report(tmp_path / "model.npz")
+    plain = fit_report(tmp_path / "model.npz")[0]
     folder = write_parquet(tmp_path / "model", z, y, split, files=2, groups=2)
     done = subprocess.run([sys.executable, "-m", "calib", "fit", str(folder), "--json", "--local-cluster", "2"],
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
