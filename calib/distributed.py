@@ -93,7 +93,7 @@ def local_client(workers=2, threads=1):
     Worker processes are spawned, so a script must start one under ``if __name__ == "__main__":``."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=":0",
                       silence_logs=logging.ERROR) as cluster:  # its warnings (a slow worker shutdown) are not ours
         with Client(cluster) as client:
             yield client
