@@ -94,7 +94,7 @@ def local_client(workers=2, threads=1):
     from distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=":0",
-                      silence_logs=logging.ERROR) as cluster:  # its warnings (a slow worker shutdown) are not ours
+                      silence_logs=logging.CRITICAL) as cluster:  # its complaints (a slow shutdown) are not ours
         with Client(cluster) as client:
             yield client
 

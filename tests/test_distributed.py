@@ -23,6 +23,7 @@ import scipy.special
 import scipy.stats
 
 import calib
+import calib.chunks
 from calib.chunks import POISSON_BLOCK, poisson_weights
 from calib.io_checks import InputError
 
@@ -249,6 +250,16 @@ def test_poisson_weights_depend_on_the_row_only_and_are_poisson():
     share = np.bincount(whole.astype(int).ravel(), minlength=5)[:5] / whole.size
     assert np.allclose(share, scipy.stats.poisson.pmf(np.arange(5), 1.0), atol=0.004)
     assert not np.array_equal(poisson_weights(8, 0, 100, 40), whole[:100])
+
+
+def test_fine_bins_are_numpys_search_of_their_edges():
+    edges = calib.chunks.fine_edges()
+    rng = np.random.default_rng(39)
+    values = np.concatenate([rng.random(20_000), 1 - 10.0 ** -rng.uniform(0, 17, 20_000), edges,
+                             np.nextafter(edges, 0), np.nextafter(edges, 2), [0.0, 1.0, 1 - 2 ** -53]])
+    values = np.clip(values, 0.0, 1.0)
+    expected = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, edges.size - 2)
+    assert np.array_equal(calib.chunks.fine_ids(values, edges), expected)
 
 
 def test_poisson_ranges_equal_a_plain_loop_over_the_same_weights():
