@@ -17,7 +17,8 @@ Prints (never asserts):
   afterwards. ``--skip-memmap`` leaves it out; ``--memmap-rows`` shrinks it.
 
 The machine's load average is printed with every figure: the project's machine is shared, and a busy
-machine makes every rate lower.
+machine makes every wall-clock rate lower; rows per CPU second (the client's and every worker's CPU time)
+are the figures a busy machine leaves nearly unchanged.
 
     python bench/large.py                 # about 10-20 minutes on an idle 2-core machine
     python bench/large.py --skip-memmap   # throughput only
@@ -63,23 +64,38 @@ def write_set(folder, n, k, seed=20261206, files=4):
     return folder
 
 
+def _warm_up():
+    """Import in a worker what a fit needs (not counted in the rate)."""
+    import pyarrow.parquet  # noqa: F401
+
+    import calib.distributed  # noqa: F401
+
+
+def _cpu():
+    return time.process_time()
+
+
 def throughput(folder, n, label, resamples=0):
+    """Print rows/s (wall) and rows per CPU second (all processes: the client and the workers)."""
     import calib
 
     for workers in (1, 2):
         with calib.local_client(workers) as client:
-            calib.fit_dask(folder, client=client, resamples=0, temperature=1.0)  # warm the workers up
+            client.run(_warm_up)
+            cpu = sum(client.run(_cpu).values()) + time.process_time()
             start = time.perf_counter()
             report = calib.fit_dask(folder, client=client, resamples=resamples)
             seconds = time.perf_counter() - start
-        print(f"  {label:34s} dask, {workers} worker(s): {n / seconds:12,.0f} rows/s ({seconds:6.1f} s, "
-              f"{report['fit']['passes']} Newton passes, T = {report['temperature']:.6f}; {load()})", flush=True)
+            cpu = sum(client.run(_cpu).values()) + time.process_time() - cpu
+        print(f"  {label:34s} dask, {workers} worker(s): {n / seconds:11,.0f} rows/s wall ({seconds:6.1f} s), "
+              f"{n / cpu:11,.0f} rows per CPU s ({cpu:6.1f} s); {report['fit']['passes']} Newton passes, "
+              f"T = {report['temperature']:.6f}; {load()}", flush=True)
     for threads in (1, 2):
-        start = time.perf_counter()
+        cpu, start = time.process_time(), time.perf_counter()
         report = calib.fit_streamed(folder, resamples=resamples, workers=threads)
-        seconds = time.perf_counter() - start
-        print(f"  {label:34s} streamed, {threads} thread(s): {n / seconds:12,.0f} rows/s ({seconds:6.1f} s; "
-              f"{load()})", flush=True)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+        print(f"  {label:34s} streamed, {threads} thread(s): {n / seconds:11,.0f} rows/s wall ({seconds:6.1f} s), "
+              f"{n / cpu:11,.0f} rows per CPU s ({cpu:6.1f} s); {load()}", flush=True)
 
 
 def write_memmap(folder, rows, k, seed=20261207, block=1_000):
@@ -99,7 +115,8 @@ def write_memmap(folder, rows, k, seed=20261207, block=1_000):
 
 
 def peak_memory(command):
-    """Run ``command``; return (seconds, peak RssAnon bytes sampled every 20 ms, VmHWM bytes, stdout)."""
+    """Run ``command``; return (seconds, peak RssAnon bytes sampled every 20 ms, VmHWM bytes, stdout, CPU seconds of
+    the child)."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     start, peak, hwm = time.perf_counter(), 0, 0
     status = Path(f"/proc/{process.pid}/status")
@@ -111,10 +128,13 @@ def peak_memory(command):
         except (OSError, KeyError, ValueError):
             pass
         time.sleep(0.02)
+    before = os.times()
     out, err = process.communicate()
+    after = os.times()
     if process.returncode:
         raise RuntimeError(err)
-    return time.perf_counter() - start, peak, hwm, out
+    cpu = after.children_user + after.children_system - before.children_user - before.children_system
+    return time.perf_counter() - start, peak, hwm, out, cpu
 
 
 def main():
@@ -144,10 +164,10 @@ def main():
             print(f"memory-mapped {rows:,} x {k:,} float16: {size / 1e9:.2f} GB written in "
                   f"{time.perf_counter() - start:.0f} s")
             command = [sys.executable, "-m", "calib", "fit", str(folder / "logits.npy"), "--json", "--workers", "2"]
-            seconds, anon, hwm, out = peak_memory(command)
+            seconds, anon, hwm, out, cpu = peak_memory(command)
             report = json.loads(out)
-            print(f"  python -m calib fit logits.npy --json --workers 2: {seconds:.0f} s, {rows / seconds:,.0f} "
-                  "rows/s, "
+            print(f"  python -m calib fit logits.npy --json --workers 2: {seconds:.0f} s wall, {cpu:.0f} CPU s, "
+                  f"{rows / seconds:,.0f} rows/s, "
                   f"peak RssAnon {anon / 2 ** 20:,.0f} MiB (VmHWM, with the mapped file's pages: "
                   f"{hwm / 2 ** 20:,.0f} MiB); T = {report['temperature']:.6f}, {report['fit']['passes']} Newton "
                   f"passes, {report['decision']['paired_resamples']} Poisson resamples; {load()}")

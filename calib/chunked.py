@@ -235,7 +235,8 @@ def _pilot_beta(pilot, base):
 
 
 def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, resamples=None, seed=DECISION_SEED,
-                   n_bins=N_BINS, fine_bins=FINE_BINS, probabilities=False, engine=None, refine=True, pilot=None):
+                   n_bins=N_BINS, fine_bins=FINE_BINS, probabilities=False, engine=None, refine=True, pilot=None,
+                   files=None):
     """The report of a partitioned fit: the dict ``calib fit --json`` prints, from ``run_pass(plan) -> sums``.
 
     ``name`` names the data (file, glob or collection), ``n`` and ``k`` its rows and classes; ``split`` one of
@@ -243,7 +244,8 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
     the Poisson bootstrap's R (None: ``calib fit``'s rule, :func:`default_resamples`; 0: no decision);
     ``engine`` a dict describing what ran the passes; ``refine`` runs one more pass that narrows the adaptive
     bins' error bound (about 4,096 times); ``pilot()``, if given, returns a few rows ``(logits, labels, split)``
-    (e.g. the first batch) whose own fit is where Newton starts, which saves two or three passes. The key
+    (e.g. the first batch) whose own fit is where Newton starts, which saves two or three passes; ``files``
+    the report's ``files`` (one dict per file: ``file``, ``rows``; default one entry for ``name``). The key
     ``exactness`` lists every figure that is approximate, resampled differently from ``calib fit``, or left
     out, and why.
     """
@@ -279,7 +281,11 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
     _check_rows(name, split, fit_part, fit_rows)
     _check_rows(name, split, eval_part, eval_rows)
     before, after = part_scores(sums, final.temperatures, n_bins)
-    approximate, left_out = {}, {"sha256": "not computed: it would read every byte once more"}
+    approximate, left_out = {}, {"sha256": "not computed: it would read every byte once more",
+                                 "files.sha256": "not computed: it would read every byte once more"}
+    if k == 2:
+        left_out["platt"] = left_out["positive_class"] = (
+            "Platt scaling is not fitted by the partitioned path (its place: calib.chunks's docstring)")
     refined = None
     if fine_bins and refine and n_bins > 1 and eval_rows > n_bins:
         bins = tuple(cut_bins(sums["fine_count"][g], n_bins) for g in range(2))
@@ -300,7 +306,8 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
     slope, curvature = sums["slope"][0] / fit_rows, sums["curvature"][0] / fit_rows
     warned = fit_warnings(float(temperature), after["accuracy"], k, DEFAULT_BOUNDS, eval_part)
     report = {
-        "file": str(name), "n": int(n), "k": int(k),
+        "file": str(name), "files": list(files or [{"file": str(name), "rows": int(n)}]), "n": int(n), "k": int(k),
+        "kind": "probabilities" if probabilities else "logits", "binary": False, "notes": [],
         "split": {"rule": split, "seed": None, "parts": {fit_part: fit_rows} if split == "none"
                   else {fit_part: fit_rows, eval_part: eval_rows}},
         "temperature": float(temperature),

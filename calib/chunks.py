@@ -19,6 +19,12 @@ Three kinds of pass (a :class:`Plan`):
 ``"refine"``
     the test rows' sub-histograms of the fine bins that the equal-mass cuts fall in.
 
+Binary models and Platt scaling (issue 29's binary support) plug in here: a binary score column becomes
+the two-column logits [0, s] (softmax of those is the sigmoid of s, so temperature scaling is unchanged),
+and Platt's (a, b) adds a plan kind whose sums are the gradient (2,) and Hessian (2, 2) of the logistic
+NLL over the calibration rows, for a two-dimensional Newton step in :mod:`calib.chunked` (the NLL is
+convex in (a, b)). Until then, give binary rows as two logit columns.
+
 The Poisson bootstrap gives row i the weights ``poisson_weights(seed, i, i + 1, R)``: Poisson(1) counts
 drawn from a stream seeded by (seed, i // POISSON_BLOCK), so a row's weights never depend on how the rows
 are partitioned.
@@ -86,8 +92,23 @@ def fine_edges(fine_bins=FINE_BINS):
 
 
 def fine_ids(confidence, edges):
-    """The fine bin of each confidence (any shape): ``edges[j] <= c < edges[j + 1]``, the last bin closed."""
-    return np.clip(np.searchsorted(edges, confidence, side="right") - 1, 0, edges.size - 2)
+    """The fine bin of each confidence (any shape): ``edges[j] <= c < edges[j + 1]``, the last bin closed.
+
+    Exactly ``clip(searchsorted(edges, c, side="right") - 1, 0, F - 1)``, computed from −log2(1 − c) (the
+    edges' own scale), corrected by one step against the edges, and searched only where that is not enough
+    (edges that rounding made equal, near c = 1).
+    """
+    f = edges.size - 1
+    with np.errstate(divide="ignore"):
+        scaled = np.log2(1.0 - confidence) * (-f / FINE_SPAN)
+    ids = np.clip(scaled, 0, f - 1).astype(np.intp)
+    ids -= confidence < edges[ids]
+    ids += (ids < f - 1) & (confidence >= edges[np.minimum(ids + 1, f)])
+    np.clip(ids, 0, f - 1, out=ids)
+    wrong = (confidence < edges[ids]) | ((ids < f - 1) & (confidence >= edges[ids + 1]))
+    if wrong.any():
+        ids[wrong] = np.clip(np.searchsorted(edges, confidence[wrong], side="right") - 1, 0, f - 1)
+    return ids
 
 
 def poisson_weights(seed, start, stop, resamples):
@@ -297,9 +318,10 @@ def _refine_window(sums, z, y, temps, plan, edges):
     hits = (np.argmax(z, axis=1) == y).astype(np.float64)
     ids = fine_ids(conf, edges)
     for g, bins in enumerate(plan.cut_bins):
+        near = np.flatnonzero(np.isin(ids[g], bins))  # the few rows in any cut's bin
         for c, j in enumerate(bins):
-            inside = ids[g] == j
-            if not inside.any():
+            inside = near[ids[g, near] == j]
+            if not inside.size:
                 continue
             low, width = edges[j], edges[j + 1] - edges[j]
             values = conf[g, inside]

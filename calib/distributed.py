@@ -16,13 +16,24 @@ import logging
 import warnings
 from contextlib import contextmanager
 from functools import reduce
+from typing import Callable, NamedTuple, Optional
 
 import numpy as np
 
 from .chunked import DECISION_SEED, N_BINS, chunked_report
 from .chunks import FINE_BINS, add_sums, partition_sums
 from .io_checks import InputError
-from .shards import open_source, piece_sums, pilot_rows, pilot_size, split_rule
+from .shards import (
+    load_piece,
+    loaded_sums,
+    open_source,
+    piece_sums,
+    pilot_rows,
+    pilot_size,
+    source_files,
+    split_rule,
+    split_values_of,
+)
 
 __all__ = ["SPLIT_EVERY", "fit_dask", "local_client"]
 
@@ -56,7 +67,7 @@ def _frame_arrays(frame, columns):
             logits = np.stack(column.to_numpy()) if len(frame) else np.empty((0, 2))
     else:
         logits = frame[list(classes)].to_numpy()
-    split_values = frame[split].to_numpy().astype(bool) if split else None
+    split_values = split_values_of("dask dataframe", frame[split].to_numpy()) if split else None
     return logits, frame[label].to_numpy(), split_values
 
 
@@ -82,15 +93,29 @@ def local_client(workers=2, threads=1):
     Worker processes are spawned, so a script must start one under ``if __name__ == "__main__":``."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR) as cluster:  # its warnings (a slow worker shutdown) are not ours
+    with LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=":0",
+                      silence_logs=logging.CRITICAL) as cluster:  # its complaints (a slow shutdown) are not ours
         with Client(cluster) as client:
             yield client
 
 
+class _Partitions(NamedTuple):
+    """A source as Dask sees it: ``tasks(plan)`` gives one delayed sums per partition, ``pilot()`` the first few
+    rows (read by the client) where Newton starts; ``name``, ``n``, ``k``, ``has_split``, ``probabilities``, and
+    ``files`` (the report's, for file sources)."""
+
+    tasks: Callable
+    pilot: Callable
+    name: str
+    n: int
+    k: int
+    has_split: bool
+    probabilities: bool
+    files: Optional[list] = None
+
+
 def _partitions(source, labels, split_mask, kind, piece_rows, persist, client):
-    """``(tasks, pilot, name, n, k, has_split, probabilities)``: ``tasks(plan)`` gives one delayed sums per
-    partition, ``pilot()`` the first few rows (read by the client) where Newton starts."""
+    """The :class:`_Partitions` of ``source``."""
     import dask
     import dask.array as da
 
@@ -115,7 +140,8 @@ def _partitions(source, labels, split_mask, kind, piece_rows, persist, client):
         def pilot():
             head = dask.compute(*[a[:pilot_size(k)] for a in arrays])
             return head[0], head[1], head[2] if split_mask is not None else None
-        return tasks, pilot, f"dask array {n} x {k}", int(n), int(k), split_mask is not None, kind == "probabilities"
+        return _Partitions(tasks, pilot, f"dask array {n} x {k}", int(n), int(k), split_mask is not None,
+                           kind == "probabilities")
     if hasattr(source, "to_delayed") and hasattr(source, "map_partitions"):
         columns = _frame_columns(source)
         frame = source.persist() if persist else source
@@ -133,13 +159,19 @@ def _partitions(source, labels, split_mask, kind, piece_rows, persist, client):
             with warnings.catch_warnings():  # a first partition shorter than the pilot: fewer rows, as wanted
                 warnings.simplefilter("ignore")
                 return _frame_arrays(frame.head(pilot_size(k), npartitions=1), columns)
-        return tasks, pilot, "dask dataframe", int(sum(lengths)), k, columns[2] is not None, \
-            kind == "probabilities" or (kind is None and named)
+        return _Partitions(tasks, pilot, "dask dataframe", int(sum(lengths)), k, columns[2] is not None,
+                           kind == "probabilities" or (kind is None and named))
     opened = open_source(source, labels, kind, piece_rows)
+    if persist:  # each piece read once, its batches kept in the workers' memory
+        loaded = [dask.delayed(load_piece)(piece, opened) for piece in opened.pieces]
+        loaded = client.persist(loaded) if client is not None else list(dask.persist(*loaded))
 
     def tasks(plan):
+        if persist:
+            return [dask.delayed(loaded_sums)(batches, plan) for batches in loaded]
         return [dask.delayed(piece_sums)(piece, opened, plan) for piece in opened.pieces]
-    return tasks, lambda: pilot_rows(opened), opened.name, opened.n, opened.k, opened.has_split, opened.probabilities
+    return _Partitions(tasks, lambda: pilot_rows(opened), opened.name, opened.n, opened.k, opened.has_split,
+                       opened.probabilities, source_files(opened))
 
 
 def fit_dask(source, labels=None, *, client=None, split=None, temperature=None, resamples=None, seed=DECISION_SEED,
@@ -165,11 +197,10 @@ def fit_dask(source, labels=None, *, client=None, split=None, temperature=None, 
         client = own = Client(client)
     try:
         found = _partitions(source, labels, split_mask, kind, piece_rows, persist, client)
-        tasks, pilot, name, n, k, has_split, probabilities = found
-        rule = split_rule(split, has_split)
+        rule = split_rule(split, found.has_split)
 
         def run_pass(plan):
-            parts = tasks(plan)
+            parts = found.tasks(plan)
             while len(parts) > 1:
                 parts = [dask.delayed(_add_all)(parts[i:i + SPLIT_EVERY]) for i in range(0, len(parts), SPLIT_EVERY)]
             if client is not None:
@@ -177,9 +208,9 @@ def fit_dask(source, labels=None, *, client=None, split=None, temperature=None, 
             return dask.compute(parts[0])[0]
 
         workers = len(client.scheduler_info().get("workers", {})) if client is not None else None
-        engine = {"kind": "dask", "partitions": len(tasks(None)), "workers": workers}  # (delayed, never run)
-        return chunked_report(run_pass, name, n, k, rule, temperature, resamples, seed, n_bins, fine_bins,
-                              probabilities, engine, pilot=pilot)
+        engine = {"kind": "dask", "partitions": len(found.tasks(None)), "workers": workers}  # (never run)
+        return chunked_report(run_pass, found.name, found.n, found.k, rule, temperature, resamples, seed, n_bins,
+                              fine_bins, found.probabilities, engine, pilot=found.pilot, files=found.files)
     finally:
         if own is not None:
             own.close()

@@ -31,8 +31,9 @@ from .chunks import SPLIT_RULES, partition_sums
 from .io_checks import InputError, fail
 from .io_fields import _CSV_SPLIT_WORDS
 
-__all__ = ["Piece", "Source", "PIECE_BYTES", "BATCH_BYTES", "open_source", "read_piece", "piece_sums", "pilot_rows",
-           "pilot_size", "array_pieces", "split_rule", "PILOT_ROWS", "PILOT_VALUES"]
+__all__ = ["Piece", "Source", "PIECE_BYTES", "BATCH_BYTES", "PILOT_ROWS", "PILOT_VALUES", "open_source",
+           "read_piece", "piece_sums", "load_piece", "loaded_sums", "pilot_rows", "pilot_size", "array_pieces",
+           "split_rule", "split_values_of", "source_files"]
 
 PIECE_BYTES = 1 << 26  # a .npy piece holds about this many bytes of float64 logits (64 MiB)
 PILOT_ROWS = 20_000    # rows of the pilot fit, where Newton's passes start (calib.chunked) ...
@@ -236,7 +237,7 @@ def _list_width(piece, column):
     return len(values)
 
 
-def _split_values(path, values):
+def split_values_of(path, values):
     """A split column as bool (True: calibration row)."""
     values = np.asarray(values)
     if values.dtype.kind == "b":
@@ -285,7 +286,7 @@ def _parquet_batches(piece, source):
         else:
             logits = np.column_stack([batch.column(c).to_numpy() for c in columns])
         labels = batch.column(label).to_numpy()
-        split_values = _split_values(piece.path, batch.column(split).to_numpy(zero_copy_only=False)) \
+        split_values = split_values_of(piece.path, batch.column(split).to_numpy(zero_copy_only=False)) \
             if split else None
         yield logits, labels, split_values, start
         start += m
@@ -326,12 +327,35 @@ def pilot_rows(source):
     return np.asarray(z[:rows]), np.asarray(y[:rows]), None if s is None else np.asarray(s[:rows])
 
 
+def load_piece(piece, source):
+    """Every batch of one piece, read now (a list of :func:`read_piece`'s tuples): what ``persist`` keeps."""
+    return [(np.asarray(z), np.asarray(y), None if s is None else np.asarray(s), where, first, offset)
+            for z, y, s, where, first, offset in read_piece(piece, source)]
+
+
+def loaded_sums(batches, plan):
+    """:func:`calib.chunks.partition_sums` of a piece's batches already read (:func:`load_piece`)."""
+    sums = None
+    for z, y, s, where, first, offset in batches:
+        sums = partition_sums(z, y, s, offset, plan, where, first, into=sums)
+    return sums
+
+
 def piece_sums(piece, source, plan):
     """:func:`calib.chunks.partition_sums` of one piece (its batches' sums added in order)."""
     sums = None
     for z, y, s, where, first, offset in read_piece(piece, source):
         sums = partition_sums(z, y, s, offset, plan, where, first, into=sums)
     return sums
+
+
+def source_files(source):
+    """One dict per file of a :class:`Source`, in order: ``file`` and ``rows`` (as ``calib fit``'s ``files``,
+    without the SHA-256, which would read every byte once more)."""
+    rows = {}
+    for piece in source.pieces:
+        rows[piece.path] = rows.get(piece.path, 0) + piece.stop - piece.start
+    return [{"file": path, "rows": count} for path, count in rows.items()]
 
 
 def array_pieces(n, rows):

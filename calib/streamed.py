@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 from .blocks import ROW_ALIGN
 from .chunked import DECISION_SEED, N_BINS, chunked_report
 from .chunks import FINE_BINS, add_sums, partition_sums
-from .shards import PIECE_BYTES, array_pieces, open_source, piece_sums, pilot_rows, pilot_size, split_rule
+from .shards import PIECE_BYTES, array_pieces, open_source, piece_sums, pilot_rows, pilot_size, source_files, split_rule
 from .validation import positive_int
 
 __all__ = ["fit_streamed"]
@@ -46,7 +46,7 @@ def fit_streamed(source, labels=None, *, split=None, temperature=None, resamples
         if mask is not None and mask.shape != y.shape:
             raise ValueError(f"split_mask must have shape {y.shape}; got {mask.shape}")
         pieces, name, probabilities = array_pieces(n, rows), "array", kind == "probabilities"
-        has_split = mask is not None
+        has_split, files = mask is not None, None
 
         def one(piece, plan):
             part = slice(piece.start, piece.stop)
@@ -59,7 +59,7 @@ def fit_streamed(source, labels=None, *, split=None, temperature=None, resamples
     else:
         opened = open_source(source, labels, kind, piece_rows)
         pieces, name, n, k = opened.pieces, opened.name, opened.n, opened.k
-        has_split, probabilities = opened.has_split, opened.probabilities
+        has_split, probabilities, files = opened.has_split, opened.probabilities, source_files(opened)
 
         def one(piece, plan):
             return piece_sums(piece, opened, plan)
@@ -77,4 +77,4 @@ def fit_streamed(source, labels=None, *, split=None, temperature=None, resamples
     engine = {"kind": "streamed", "pieces": len(pieces), "threads": workers}
     with threadpool_limits(limits=1, user_api="blas"):  # the threads share the cores; BLAS must not add its own
         return chunked_report(run_pass, name, n, k, rule, temperature, resamples, seed, n_bins, fine_bins,
-                              probabilities, engine, pilot=pilot)
+                              probabilities, engine, pilot=pilot, files=files)

@@ -23,6 +23,7 @@ import scipy.special
 import scipy.stats
 
 import calib
+import calib.chunks
 from calib.chunks import POISSON_BLOCK, poisson_weights
 from calib.io_checks import InputError
 
@@ -161,6 +162,7 @@ def assert_same_report(other, first):
                 assert abs(other[key][metric][scheme] - first[key][metric][scheme]) <= 1e-12
 
 
+@pytest.mark.filterwarnings("ignore:Sending large graph")  # the array goes to the workers once (persist)
 def test_the_same_answer_whatever_the_partitions(data, dask_run, cluster):
     """The same rows as a Dask array of 3 uneven chunks, kept on the workers (the fixture's fit: 8 row groups)."""
     import dask.array as da
@@ -174,8 +176,8 @@ def test_the_same_answer_whatever_the_partitions(data, dask_run, cluster):
 
 
 def test_the_same_answer_whatever_runs_the_passes(tmp_path, cluster):
-    """A Dask dataframe of class columns on two worker processes, .npy pieces streamed on one or two threads,
-    the Poisson ranges too."""
+    """A Dask dataframe of class columns and Parquet row groups kept on the workers (two worker processes),
+    .npy pieces streamed on one or two threads: the same figures, the Poisson ranges too."""
     import dask.dataframe as dd
     import pandas as pd
 
@@ -183,7 +185,9 @@ def test_the_same_answer_whatever_runs_the_passes(tmp_path, cluster):
     np.save(tmp_path / "logits.npy", z)
     np.save(tmp_path / "labels.npy", y)
     frame = pd.DataFrame(z, columns=[f"class_{c}" for c in range(6)]).assign(label=y)
+    folder = write_parquet(tmp_path / "parquet", z, y, groups=3)
     runs = [calib.fit_dask(dd.from_pandas(frame, npartitions=3), client=cluster, resamples=30),
+            calib.fit_dask(folder, client=cluster, resamples=30, persist=True),
             calib.fit_streamed(tmp_path / "logits.npy", resamples=30, piece_rows=25_000, workers=2),
             calib.fit_streamed(tmp_path / "logits.npy", resamples=30, workers=1)]
     for other in runs[1:]:
@@ -248,6 +252,16 @@ def test_poisson_weights_depend_on_the_row_only_and_are_poisson():
     assert not np.array_equal(poisson_weights(8, 0, 100, 40), whole[:100])
 
 
+def test_fine_bins_are_numpys_search_of_their_edges():
+    edges = calib.chunks.fine_edges()
+    rng = np.random.default_rng(39)
+    values = np.concatenate([rng.random(20_000), 1 - 10.0 ** -rng.uniform(0, 17, 20_000), edges,
+                             np.nextafter(edges, 0), np.nextafter(edges, 2), [0.0, 1.0, 1 - 2 ** -53]])
+    values = np.clip(values, 0.0, 1.0)
+    expected = np.clip(np.searchsorted(edges, values, side="right") - 1, 0, edges.size - 2)
+    assert np.array_equal(calib.chunks.fine_ids(values, edges), expected)
+
+
 def test_poisson_ranges_equal_a_plain_loop_over_the_same_weights():
     z, y = model_rows(6_000, 4, 33)
     z = z.astype(np.float64)
@@ -302,7 +316,7 @@ def test_cli_on_a_local_cluster_and_a_scheduler_address_says_what_it_left_out(tm
     z, y = model_rows(600, 5, 37)
     split = np.arange(len(y)) % 3 == 0
     np.savez(tmp_path / "model.npz", logits=z, labels=y, split=split)
-    plain = fit_report(tmp_path / "model.npz")
+    plain = fit_report(tmp_path / "model.npz")[0]
     folder = write_parquet(tmp_path / "model", z, y, split, files=2, groups=2)
     done = subprocess.run([sys.executable, "-m", "calib", "fit", str(folder), "--json", "--local-cluster", "2"],
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
