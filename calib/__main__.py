@@ -39,15 +39,7 @@ import numpy as np
 
 from .binning import SCHEMES, ece, reliability_bins
 from .cli_data import load_run, run_warnings
-from .cli_output import (
-    STRICT_STATUS,
-    add_common_options,
-    default_workers,
-    deploy_hint,
-    finish,
-    print_problems,
-    save_record,
-)
+from .cli_output import STRICT_STATUS, add_common_options, default_workers, finish, print_problems, save_and_finish
 from .compare import method_row_scores
 from .compare_cli import add_compare_command, run_compare_command
 from .decision import metric_changes, paired_changes, temperature_spread, verdict
@@ -286,12 +278,7 @@ def _main(argv):
     except InputError as error:
         print_problems(PROG, error)
         return 2
-    if args.save:
-        status = save_record(PROG, args.save, record, report)
-        if status:
-            return status
-    text = None if args.json else _text(report) + "\n" + deploy_hint(args, report, record["kind"])
-    return finish(PROG, report, text, args.strict)
+    return save_and_finish(PROG, args, report, record, _text)
 
 
 if __name__ == "__main__":

@@ -93,3 +93,14 @@ def finish(prog, report, text, strict):
     for warning in report.get("warnings", ()):
         print(f"{prog}: warning: {warning['message']}", file=sys.stderr)
     return STRICT_STATUS if strict and report.get("warnings") else 0
+
+
+def save_and_finish(prog, args, report, record, text_of):
+    """``--save``'s file when asked (its failure's status), then :func:`finish` with ``text_of(report)`` and the
+    deploy hint (or JSON with ``--json``): the exit status of ``calib fit`` and ``calib compare``."""
+    if args.save:
+        status = save_record(prog, args.save, record, report)
+        if status:
+            return status
+    text = None if args.json else text_of(report) + "\n" + deploy_hint(args, report, record["kind"])
+    return finish(prog, report, text, args.strict)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .bootstrap import DEFAULT_RESAMPLES
 from .cli_data import load_run, run_warnings
-from .cli_output import add_common_options, default_workers, deploy_hint, finish, print_problems, save_record
+from .cli_output import add_common_options, default_workers, print_problems, save_and_finish
 from .compare import COMPARE_COLUMNS, compare_parts, comparison_record
 from .deploy import calibrator_record
 from .io import InputError
@@ -149,9 +149,4 @@ def run_compare_command(args, prog):
     except ValueError as error:  # a file the calibrators cannot fit (e.g. too few rows to cross-validate)
         print(f"{prog}: error: {args.file}: " + " ".join(str(error).split()), file=sys.stderr)
         return 2
-    if args.save:
-        status = save_record(prog, args.save, record, report)
-        if status:
-            return status
-    text = None if args.json else comparison_text(report) + "\n" + deploy_hint(args, report, record["kind"])
-    return finish(prog, report, text, args.strict)
+    return save_and_finish(prog, args, report, record, comparison_text)

@@ -39,6 +39,15 @@ TEST_INDEX_NAMES = ("test_idx",)
 SAVEZ_HINT = "np.savez(path, logits=..., labels=...)"
 
 
+def is_number(text):
+    """Whether the text ``text`` reads as a float (``float(text)`` succeeds)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def whole_numbers(values):
     """Elementwise: ``values`` (a float array) is finite and a whole number (a class index or a row number)."""
     return np.isfinite(values) & (values == np.round(values))

@@ -31,7 +31,7 @@ import re
 
 import numpy as np
 
-from .io_checks import Problems, fail, whole_numbers
+from .io_checks import Problems, fail, is_number, whole_numbers
 
 __all__ = ["read_csv", "PROBABILITY_PREFIX", "INDEX_HINT", "IGNORED_COLUMNS"]
 
@@ -74,14 +74,6 @@ def _records(path, delimiter):
         fail(path, "", f"not a valid CSV file ({error})")
     except OSError as error:
         fail(path, "", f"cannot read the file ({error.strerror or error})")
-
-
-def _is_number(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _check_header(path, line, header):
@@ -135,7 +127,7 @@ def _numbers(path, records, columns, names, decimal_comma):
     problems = Problems(path)
     for j, column in enumerate(columns):
         for i, row in enumerate(cells):
-            if not _is_number(row[j]):
+            if not is_number(row[j]):
                 if len(problems.found) < _MAX_NAMED:
                     with problems.collect():
                         cell = records[i][1][column]
@@ -166,7 +158,7 @@ def read_csv(path, max_values, kind=None):
         fail(path, "", "no rows")
     first_line, first = records[0]
     header = None
-    number = (lambda text: _is_number(text.replace(",", "."))) if decimal_comma else _is_number
+    number = (lambda text: is_number(text.replace(",", "."))) if decimal_comma else is_number
     if not number(first[0]) or any(cell.strip().lower() in _ROLES for cell in first):
         header = [cell.strip() for cell in first]
         records = records[1:]

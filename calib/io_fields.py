@@ -5,7 +5,16 @@ every problem raises :class:`calib.io_checks.InputError` naming the file and the
 
 import numpy as np
 
-from .io_checks import SAVEZ_HINT, check_one_hot, fail, label_hint, row_name, split_from_indices, whole_numbers
+from .io_checks import (
+    SAVEZ_HINT,
+    check_one_hot,
+    fail,
+    is_number,
+    label_hint,
+    row_name,
+    split_from_indices,
+    whole_numbers,
+)
 
 __all__ = ["SPLIT_WORDS", "as_labels", "as_split", "as_text", "binary_names", "found_arrays"]
 
@@ -50,14 +59,6 @@ def binary_names(path, arrays):
     return as_text(path, arrays, "class_names", 2, "class of a binary model (the negative, then the positive)").tolist()
 
 
-def _is_number(text):
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _named_labels(path, arrays, values, class_names, binary):
     """Text labels as class indices through the class names (the header's, or ``class_names``); for a binary
     model with only the positive class named, any one other text is the negative class; ``true``/``false``
@@ -81,7 +82,7 @@ def _named_labels(path, arrays, values, class_names, binary):
         where = "the header's class names" if "lines" in arrays else "class_names"
         return index.astype(np.float64), names, f"text labels mapped to class indices through {where}"
     unknown = [v for v in seen.tolist() if names is None or v not in names]
-    numeric = np.array([_is_number(v) for v in unknown], dtype=bool)
+    numeric = np.array([is_number(v) for v in unknown], dtype=bool)
     if numeric.any() and not numeric.all():  # class indices with a few other cells: name the first of those
         unknown = [v for v, is_number in zip(unknown, numeric) if not is_number]
     row = int(np.argmax(np.isin(text, unknown)))
