@@ -79,7 +79,10 @@ def test_the_softmax_by_hand(edition):
     z, t = six.logits[0], 2.0
     numbers_in(answer, [f["fixed"](p, 3) for p in calib.scaled_probs(six.logits[:1], t)[0]], "softmax")
     exps = np.exp((z - z.max()) / t)
-    numbers_in(answer, [f["fixed"](e, 3) for e in exps] + [f["fixed"](exps.sum(), 3)], "softmax")
+    # the exponentials and their sum at three decimals, or at four where the edition's numbers of 1 or more may
+    # not show exactly three (Spanish: 1.058 would read as a thousand)
+    shown = [[f["fixed"](e, d) for e in exps] + [f["fixed"](exps.sum(), d)] for d in (3, 4)]
+    numbers_in(answer, max(shown, key=lambda values: sum(v in answer for v in values)), "softmax")
 
 
 @pytest.fixture(scope="module")
