@@ -108,7 +108,7 @@ def test_the_refits_of_t_past_the_budget_are_as_many_as_the_docs_say():
     from pathlib import Path
 
     from calib.__main__ import SPREAD_BUDGET, SPREAD_MIN_RESAMPLES
-    from sitegen.settings import USER_SPREAD_BUDGET, USER_SPREAD_MIN_RESAMPLES
+    from sitegen.common.settings import USER_SPREAD_BUDGET, USER_SPREAD_MIN_RESAMPLES
 
     assert (SPREAD_BUDGET, SPREAD_MIN_RESAMPLES) == (USER_SPREAD_BUDGET, USER_SPREAD_MIN_RESAMPLES) == (8_000_000, 100)
     doc = " ".join((Path(__file__).resolve().parents[1] / "docs" / "your-model.md").read_text().split())

@@ -212,7 +212,10 @@ def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built):
                     lo, hi = cell["range"]
                     span = f"{show(lo)} to {show(hi)}" if money else f"{pp(lo, 1, fmt)} to {pp(hi, 1, fmt)}"
                     assert text.endswith(span), (m["method"], score, text, span)
-                    beyond = "better" if hi is not None and hi < 0 else "worse" if lo is not None and lo > 0 else ""
+                    # a change wholly below zero is better for a loss, worse for accuracy (higher is better)
+                    below = "worse" if score == "accuracy" else "better"
+                    above = "better" if score == "accuracy" else "worse"
+                    beyond = below if hi is not None and hi < 0 else above if lo is not None and lo > 0 else ""
                     assert (f'data-score="{score}" class="{beyond}"' in row) == bool(beyond)
         sentence = text_of(verdict.group(2))
         for method, scores in report["verdict"]["beats"].items():
