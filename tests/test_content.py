@@ -43,8 +43,8 @@ SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "parado
 COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll-curve": "03-fitting.md",
               "reliability-demo": "04-reliability.md", "paradox-bins": "05-paradox.md",
               "worked-bins-t1": "05-paradox.md", "worked-bins-fit": "05-paradox.md",
-              "explorer": "06-explorer.md",
-              "split-table": "07-held-out.md", "test-tube": "07-held-out.md", "chance-demo": "08-chance.md",
+              "explorer": "07-explorer.md",
+              "split-table": "06-held-out.md", "test-tube": "06-held-out.md", "chance-demo": "08-chance.md",
               "bin-sweep": "09-bins.md", "smooth-demo": "10-smooth.md", "subgroups": "11-groups.md",
               "reproduce": "14-reproduce.md", "downloads": "14-reproduce.md", "twelve-examples": "16-data.md",
               "beyond-compare": "12-beyond.md", "beyond-rows": "12-beyond.md", "beyond-decide": "12-beyond.md"}
@@ -461,7 +461,7 @@ def test_analysis_sections_quote_the_engine(page, facts):
 
 # The sections (or parts) issue 12 rewrote, which a translation follows: words and {{ … }} expressions only.
 TRANSLATABLE = {"03-fitting.md": None, "05-paradox.md": ("### Why the two scores disagree", "### Three statements"),
-                "07-held-out.md": ("What the fit can claim", "So report the test rows"),
+                "06-held-out.md": ("What the fit can claim", "So report the test rows"),
                 "08-chance.md": None, "09-bins.md": None, "10-smooth.md": None, "11-groups.md": None,
                 "12-beyond.md": None, "13-contract.md": None, "14-reproduce.md": ("### In scikit-learn", None),
                 "17-sources.md": None}

@@ -30,8 +30,8 @@ from sitegen.assemble.one_file import one_file_links, tutorial_path, widget_one_
 from sitegen.common.cache import cached
 from sitegen.common.errors import BuildError
 from sitegen.common.numbers import number_filters as localised_number_filters
-from sitegen.common.settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, REFERENCE_SECTIONS, USER_SLUG
-from sitegen.content.reading_time import reading_minutes, section_tasks, section_words, working_minutes
+from sitegen.common.settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, PARTS, USER_SLUG
+from sitegen.content.reading_time import count_words, section_minutes, section_tasks
 from sitegen.content.sections import render_section, require_strings
 from sitegen.embeds.box import box_context, resizer_path, resizer_script
 from sitegen.embeds.pages import embed_snippet, oembed_json, page_widgets, render_embed
@@ -301,12 +301,33 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
     rendered = []
     for s in edition.sections:
         section_html = render_section(s, content_env, shared, render_component, strings)
-        words = section_words(section_html)
-        rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html),
-                         "words": words, "minutes": reading_minutes(words), "tasks": section_tasks(section_html)})
-    main_text = [s for s in rendered if s["slug"] not in REFERENCE_SECTIONS]
-    words = sum(s["words"] for s in main_text)
-    total = reading_minutes(words)
-    working = working_minutes(words, sum(s["tasks"][0] for s in main_text), sum(s["tasks"][1] for s in main_text))
-    return render_template(env, "index.html.j2", dict(shared, sections=rendered, strings_json=strings_json,
-                                                      reading_total=total, working_total=working, **page))
+        words, (exercises, figures) = count_words(section_html), section_tasks(section_html)
+        rendered.append({"slug": s.slug, "path": s.path, "html": section_html, "title": heading_text(section_html),
+                         "words": words, "minutes": section_minutes(words, exercises, figures)})
+    parts = page_parts(rendered)
+    return render_template(env, "index.html.j2", dict(shared, parts=parts, sections=rendered, strings_json=strings_json,
+                                                      total_minutes=sum(p["minutes"] for p in parts), **page))
+
+
+def page_parts(sections):
+    """The sections grouped into the page's parts (settings ``PARTS``), in order: ``[{name, number, sections,
+    minutes}]``, a part's minutes the sum of its sections' (as the contents print them). A section that no part
+    names, or one out of the parts' order, stops the build."""
+    where = {slug: (i, name) for i, (name, slugs) in enumerate(PARTS) for slug in slugs}
+    parts, last = [], -1
+    for section in sections:
+        if section["slug"] not in where:
+            raise BuildError(f"{section['path']}: section {section['slug']!r} belongs to no part "
+                             "(add it to PARTS in sitegen/common/settings.py)")
+        index, name = where[section["slug"]]
+        if index < last:
+            raise BuildError(f"{section['path']}: section {section['slug']!r} of part {name!r} comes after part "
+                             f"{parts[-1]['name']!r} (its file name orders it)")
+        if index != last:
+            parts.append({"name": name, "sections": [], "minutes": 0})
+            last = index
+        parts[-1]["sections"].append(section)
+        parts[-1]["minutes"] += section["minutes"]
+    for number, part in enumerate(parts, 1):
+        part["number"] = number
+    return parts
