@@ -65,6 +65,7 @@ TIERS = {
     "test_core_path.py": ("build",),
     "test_lint.py": ("build",),
     "test_beyond.py": ("build",),
+    "test_charts.py": ("build",),
 }
 ORDER = ("unit", "build", "browser")
 # The files that take longest, longest first: each starts first within its tier, so that with pytest -n (whole

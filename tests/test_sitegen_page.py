@@ -268,10 +268,10 @@ def test_malformed_tex_in_a_section_names_the_file_line_and_expression(tmp_path,
 
 def test_a_template_syntax_error_names_the_template_and_line(tmp_path, precomputed):
     root = sources(tmp_path)
-    teaser = root / "templates" / "components" / "teaser.html.j2"
+    teaser = root / "templates" / "components" / "test-tube.html.j2"
     edit(teaser, '<p class="teaser-note">{{ ', '<p class="teaser-note">{{ ( ')
     message = page_error(root, precomputed)
-    assert re.search(r"templates/components/teaser\.html\.j2:\d+: TemplateSyntaxError: ", message), message
+    assert re.search(r"templates/components/test-tube\.html\.j2:\d+: TemplateSyntaxError: ", message), message
 
 
 # --- inlined static files ---------------------------------------------------------------------

@@ -30,7 +30,7 @@ from sitegen.assemble.one_file import one_file_links, tutorial_path, widget_one_
 from sitegen.common.cache import cached
 from sitegen.common.errors import BuildError
 from sitegen.common.numbers import number_filters as localised_number_filters
-from sitegen.common.settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, PARTS, USER_SLUG
+from sitegen.common.settings import CHART_TABLE_BINS, DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, PARTS, USER_SLUG
 from sitegen.content.reading_time import count_words, section_minutes, section_tasks
 from sitegen.content.sections import render_section, require_strings
 from sitegen.embeds.box import box_context, resizer_path, resizer_script
@@ -41,6 +41,7 @@ from sitegen.render.analysis_payload import analysis_payload
 from sitegen.render.assets import APP_SCRIPT, inline_script, read_script, read_static, shipped
 from sitegen.render.deferred import defer_markup, markup_file, markup_script
 from sitegen.render.downloads import data_csv, metrics_csv
+from sitegen.render.hero import hero_series, hero_view
 from sitegen.render.methods_payload import methods_payload
 from sitegen.render.page_strings import filled_strings, require_script_strings
 from sitegen.render.page_strings import strings_json as make_strings_json
@@ -257,6 +258,7 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
     require_script_strings(js, strings)
     shared = page_context({
         "lang": edition.lang, "t": strings, "figures": edition.figures, "core": core,
+        "hero": hero_view(hero_series(precomputed), precomputed.grid), "chart_table_bins": CHART_TABLE_BINS,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
         # the main explorer opens on the reader's model when there is one; the prose's small explorers do not
         "main_dataset": USER_SLUG if user is not None else DEFAULT_DATASET,

@@ -75,6 +75,12 @@ SUBGROUP_BIN_COUNTS = (5, 10, 15, 20)  # bin counts of the subgroup table's ECEs
 SHOWCASE_SIZE = 6               # examples whose probability bars the explorer shows
 EXAMPLE_LIST_MAX_ROWS = 12      # a dataset this small lists every example (six and twelve)
 WORKED_EXAMPLE_BINS = 4         # equal-width bins of the worked example's figures, bins and bin jumps
+# The hero (sitegen/render/hero.py): the worked example over the grid's temperatures in this range, its T axis
+# labelled at these temperatures
+HERO_T_RANGE = (0.5, 3.0)
+HERO_T_TICKS = (0.5, 1.0, 2.0, 3.0)
+CHART_TABLE_BINS = (1, 2, 3, 4, 5, 10, 15, 20, 30, 40, 50)  # rows of the ECE-against-bins chart's table
+__all__ += ["HERO_T_RANGE", "HERO_T_TICKS", "CHART_TABLE_BINS"]
 SOFTMAX_SHARP_T = 0.5           # the softmax walk-through's sharpening temperature
 SOFTMAX_SOFT_T = 2.0            # … and its softening one
 

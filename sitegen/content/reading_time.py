@@ -115,7 +115,7 @@ class _Tasks(HTMLParser):
         classes = (attrs.get("class") or "").split()
         if not any(self.stack):
             self.exercises += tag == "details" and "exercise" in classes
-            self.figures += "data-figure" in attrs
+            self.figures += "data-component" in attrs or "data-figure" in attrs
         self.stack.append(tag == "details" and "deep-dive" in classes and "open" not in attrs)
 
     def handle_endtag(self, tag):

@@ -36,6 +36,7 @@ from sitegen.common.settings import (
 )
 from sitegen.common.units import shares_summing_to, to_units
 from sitegen.render.codec import delta_encode, pack, pack_rows
+from sitegen.render.hero import hero_payload, hero_series
 
 __all__ = [
     "SCHEMA_VERSION", "grid_series", "core_payload", "dataset_payload",
@@ -305,6 +306,7 @@ def core_payload(precomputed, default_dataset):
         "bin_counts": list(SELECTABLE_BIN_COUNTS),
         "offered_bin_counts": list(OFFERED_BIN_COUNTS),
         "schemes": list(SCHEMES),
+        "hero": hero_payload(hero_series(precomputed)),
         "datasets": [
             {
                 "name": name,

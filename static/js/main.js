@@ -148,6 +148,7 @@
 
   function start() {
     document.documentElement.classList.add("js-ready");
+    if (CT.startHero) CT.startHero();
     startContents();
     if (CT.core) startExplorers();
   }
