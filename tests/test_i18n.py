@@ -153,9 +153,9 @@ def test_a_missing_spanish_key_stops_the_build_naming_file_and_key(tmp_path):
 
 def test_a_missing_spanish_section_stops_the_build_naming_the_file(tmp_path):
     root = copy_sources(tmp_path / "src")
-    (root / "content" / "es" / "07-held-out.md").unlink()
+    (root / "content" / "es" / "06-held-out.md").unlink()
     line = one_error_line(run_build(root, "--out", tmp_path / "site"))
-    assert line.startswith(f"build.py: error: {root / 'content' / 'es' / '07-held-out.md'}: section file is missing")
+    assert line.startswith(f"build.py: error: {root / 'content' / 'es' / '06-held-out.md'}: section file is missing")
 
 
 # --------------------------------------------------------------------------- the pseudo-locale

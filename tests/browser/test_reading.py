@@ -399,7 +399,7 @@ def test_one_class_naming_and_one_temperature_rule(open_explorer, engine, facts_
     expect(ex.root.locator(".bar-name").first).to_have_text("0")
     # The six examples' fitted T: three significant digits everywhere but the fitting section (which
     # says so) and the reproduction's printout.
-    text = page.evaluate("""() => Array.from(document.querySelectorAll('main > section'))
+    text = page.evaluate("""() => Array.from(document.querySelectorAll('main section.section'))
         .filter(s => !['fitting', 'reproduce'].includes(s.id)).map(s => s.innerText).join('\\n')""")
     for digits in (3, 4, 5):
         printed = rf"(?<![\d.]){re.escape(fixed(fitted, digits))}(?!\d)"
