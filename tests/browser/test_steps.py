@@ -62,7 +62,7 @@ def test_the_paradox_steps_cross_the_edges(open_page, engine, expect):
     for href, _ in step_links(page, "paradox", "pdx"):
         page.locator(f'#paradox a[href="{href}"]').click()
         page.wait_for_timeout(100)
-        labels.append(page.locator("#pdx .hero-bin-label").all_inner_texts())
+        labels.append(page.locator("#pdx .hero-bin-label").all_text_contents())
     t1, before1, after1, before2, after2, fit = labels
     assert before1 != after1 and before2 != after2 and after1 == before2 and after2 == fit, labels
     assert t1 == before1
