@@ -4,11 +4,15 @@ words and numbers in the page's language; and what a chart draws agrees with the
 The site is the session's one build (``built_site``, or ``CALIB_TEST_SITE``)."""
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import calib
+from sitegen.content.sections import load_strings
+
+ROOT = Path(__file__).resolve().parents[1]
 
 LANGUAGES = {"en": "", "es": "es/"}
 # chart → the section and the deep dive it belongs to (the bin sweep's is the live chart's fallback)
@@ -18,12 +22,13 @@ CHARTS = {"compare": "beyond-compare-more", "rows": "beyond-rows-more", "risk-co
 
 @pytest.fixture(scope="module")
 def pages(built_site):
-    return {lang: (built_site / folder / "index.html").read_text(encoding="utf-8") for lang, folder in LANGUAGES.items()}
+    return {lang: (built_site / folder / "index.html").read_text(encoding="utf-8")
+            for lang, folder in LANGUAGES.items()}
 
 
 def dive(html, ident):
     start = html.index(f'<details class="deep-dive" id="{ident}"')
-    depth, i = 0, start
+    depth = 0
     for match in re.finditer(r"<details\b|</details>", html[start:]):
         depth += 1 if match.group(0) != "</details>" else -1
         if depth == 0:
@@ -48,13 +53,16 @@ def test_each_chart_is_an_image_with_its_table_behind_a_disclosure(built_site, p
 
 def test_the_charts_speak_the_pages_language(built_site):
     for chart in CHARTS:
-        en = (built_site / "figures" / f"{chart}.en.svg").read_text(encoding="utf-8")
-        es = (built_site / "figures" / f"{chart}.es.svg").read_text(encoding="utf-8")
-        words = lambda svg: set(re.findall(r"[a-záéíóúñ]{4,}", " ".join(re.findall(r">([^<>]+)</text>", svg))))  # noqa: E731
-        assert words(en) != words(es), chart
-        # decimal marks: a decimal point in English tick labels, a comma in Spanish (no decimal point at all)
-        ticks_es = re.findall(r">(\S*\d[.,]\d+)</text>", es)
-        assert not any("." in t for t in ticks_es), (chart, ticks_es)
+        svgs = {lang: (built_site / "figures" / f"{chart}.{lang}.svg").read_text(encoding="utf-8")
+                for lang in LANGUAGES}
+        words = {lang: set(re.findall(r"[a-záéíóúñ]{4,}", " ".join(re.findall(r">([^<>]+)</text>", svg))))
+                 for lang, svg in svgs.items()}
+        assert words["en"] != words["es"], chart
+        for lang, svg in svgs.items():
+            decimal = load_strings(ROOT / "content" / lang)["format"]["decimal"]
+            other = "," if decimal == "." else "."
+            ticks = re.findall(r">([−-]?\d+[.,]\d{1,2})</text>", svg)  # decimals, not a grouped "1,000"
+            assert not any(other in t for t in ticks), (chart, lang, ticks)  # (a percentage axis has none)
 
 
 def test_the_risk_coverage_chart_ends_at_the_engines_error_rate(built_site, pages):
@@ -64,9 +72,10 @@ def test_the_risk_coverage_chart_ends_at_the_engines_error_rate(built_site, page
     test = ~data.is_calibration
     error = float(np.mean(data.logits[test].argmax(axis=1) != data.labels[test]) * 100)
     svg = (built_site / "figures" / "risk-coverage.en.svg").read_text(encoding="utf-8")
-    # y tick labels and their y positions: matplotlib writes each tick as a <g> with a translate and its text
+    # y ticks: each tick mark (a <use> at its y) followed by its right-aligned label
     ticks = [(float(y), float(label)) for y, label in
-             re.findall(r'<use [^>]*y="([\d.]+)"[^>]*/>\s*</g>\s*<g[^>]*>\s*<text[^>]*>(\d+)</text>', svg)]
+             re.findall(r'<use xlink:href="#[^"]+" x="[\d.]+" y="([\d.]+)"[^>]*/>\s*</g>\s*</g>\s*<g>\s*'
+                        r'<text [^>]*text-anchor: end[^>]*>(\d+)</text>', svg)]
     assert len(ticks) >= 3, svg[:400]
     (y0, v0), (y1, v1) = ticks[0], ticks[-1]
     lines = re.findall(r'<path d="M ([^"]+)"[^>]*style="[^"]*stroke: var\(--fig-model\)', svg)

@@ -87,9 +87,20 @@ def section_html(html):
 
 
 def tasks(html):
-    """``(exercises, figures)`` outside closed deep dives, counted with a plain pattern: a deep dive's body
-    removed, then exercise disclosures and elements marked data-component or data-figure."""
-    open_only = re.sub(r'<details class="deep-dive".*?</details>', "", html, flags=re.S)
+    """``(exercises, figures)`` outside closed deep dives, counted with plain patterns: each deep dive removed
+    (with the disclosures nested in it), then exercise disclosures and elements marked data-component or
+    data-figure."""
+    open_only, depth, start = [], 0, 0
+    for match in re.finditer(r'<details class="deep-dive"|<details\b|</details>', html):
+        if match.group(0) == '<details class="deep-dive"' or (depth and match.group(0) != "</details>"):
+            if depth == 0:
+                open_only.append(html[start:match.start()])
+            depth += 1
+        elif match.group(0) == "</details>" and depth:
+            depth -= 1
+            if depth == 0:
+                start = match.end()
+    open_only = "".join(open_only) + (html[start:] if depth == 0 else "")
     return (len(re.findall(r'<details class="exercise"', open_only)),
             len(re.findall(r"<[a-z]+ [^>]*\bdata-(?:component|figure)\b", open_only)))
 

@@ -139,20 +139,20 @@
     CT.setAttrs(n.nllDot, { cx: tx, cy: this.yNll(s.nll[i] / score).toFixed(1) });
     CT.setAttrs(n.eceDot, { cx: tx, cy: this.yEce(s.ece[i] / rate).toFixed(1) });
     var base = this.t1 - this.start;
-    this.score(n.scores.nll, CT.score(s.nll[i]), s.nll[i] - s.nll[base], CT.score(s.nll[i] - s.nll[base], true));
-    this.score(n.scores.ece, CT.pct(s.ece[i]), s.ece[i] - s.ece[base], CT.points(s.ece[i] - s.ece[base]));
+    this.score(n.scores.nll, CT.score(s.nll[i]), s.nll[i] - s.nll[base], CT.score(s.nll[base]));
+    this.score(n.scores.ece, CT.pct(s.ece[i]), s.ece[i] - s.ece[base], CT.pct(s.ece[base]));
     n.slider.value = String(this.index);
     CT.setText(n.readout, CT.temp(t));
     CT.setAttrs(n.slider, { "aria-valuetext": CT.fill(this.text.valuetext,
       { t: CT.temp(t), nll: CT.score(s.nll[i]), ece: CT.pct(s.ece[i]) }) });
   };
 
-  /* One score's value and its change from T = 1 (a lower score is better; no verdict at T = 1 itself). */
-  Hero.prototype.score = function (node, value, change, written) {
+  /* One score's value and what it was at T = 1 (a lower score is better; no verdict at T = 1 itself). */
+  Hero.prototype.score = function (node, value, change, before) {
     var verdict = change < 0 ? "better" : (change > 0 ? "worse" : "");
     CT.setText(node.querySelector(".hero-value"), value);
     CT.setText(node.querySelector(".hero-change"), verdict ? CT.fill(this.text.change,
-      { change: written, verdict: this.text[verdict] }) : "");
+      { from: before, verdict: this.text[verdict] }) : "");
     CT.setAttrs(node, { "class": "hero-score" + (verdict ? " " + verdict : "") });
   };
 

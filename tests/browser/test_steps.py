@@ -62,7 +62,31 @@ def test_the_paradox_steps_cross_the_edges(open_page, engine, expect):
     for href, _ in step_links(page, "paradox", "pdx"):
         page.locator(f'#paradox a[href="{href}"]').click()
         page.wait_for_timeout(100)
-        labels.append(page.locator("#pdx .hero-bin-label").all_inner_texts())
+        labels.append(page.locator("#pdx .hero-bin-label").all_text_contents())
     t1, before1, after1, before2, after2, fit = labels
     assert before1 != after1 and before2 != after2 and after1 == before2 and after2 == fit, labels
     assert t1 == before1
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_lab_keeps_its_controls_and_scores_on_one_screen(open_page, lang):
+    """The lab (#explorer, the main explorer) at 1280 × 800: with its top at the top of the window, every control
+    (dataset, temperature, buttons, bins) and every score card is on screen; after scrolling to its last
+    figure, the controls are still there (their column is sticky)."""
+    page = open_page(lang=lang, viewport={"width": 1280, "height": 800})
+    page.wait_for_function("() => document.documentElement.classList.contains('js-ready')")
+    page.evaluate("() => document.getElementById('ex1').dispatchEvent(new FocusEvent('focusin', {bubbles: 1}))")
+    page.wait_for_function("() => (document.getElementById('ex1').explorer || {state: {}}).state.model")
+    page.evaluate("() => document.getElementById('ex1').scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    boxes = page.evaluate("""() => Array.from(document.querySelectorAll(
+        '#ex1 .lab-side select, #ex1 .lab-side input, #ex1 .lab-side button, #ex1 .card'))
+        .filter(e => e.getClientRects().length).map(e => { const b = e.getBoundingClientRect();
+          return [e.id || e.className || e.tagName, b.top, b.bottom]; })""")
+    assert len(boxes) >= 15, boxes
+    off = [b for b in boxes if b[1] < 0 or b[2] > 800]
+    assert not off, f"{lang}: off the first screen of the lab: {off}"
+    page.evaluate("() => document.querySelector('#ex1 .sweep').scrollIntoView({block: 'end'})")
+    page.wait_for_timeout(300)
+    slider = page.locator("#ex1-t").bounding_box()
+    assert 0 <= slider["y"] and slider["y"] + slider["height"] <= 800, slider
