@@ -251,7 +251,7 @@ def test_an_unknown_explorer_panel_names_the_instance_panel_and_template(tmp_pat
 def test_an_unknown_explorer_scheme_is_refused(tmp_path, precomputed):
     root = sources(tmp_path)
     component = root / "templates" / "components" / "bin-sweep.html.j2"
-    edit(component, 'bins=15)', 'bins=15, scheme="equal-mass")')
+    edit(component, 'bins=15, fallback=fallback)', 'bins=15, fallback=fallback, scheme="equal-mass")')
     assert "explorer bs1: unknown scheme equal-mass" in page_error(root, precomputed)
 
 
