@@ -15,9 +15,9 @@ from sitegen.content.sections import load_strings
 ROOT = Path(__file__).resolve().parents[1]
 
 LANGUAGES = {"en": "", "es": "es/"}
-# chart → the section and the deep dive it belongs to (the bin sweep's is the live chart's fallback)
+# chart → the deep dive (or the section) it belongs to (the bin sweep's is the live chart's fallback)
 CHARTS = {"compare": "beyond-compare-more", "rows": "beyond-rows-more", "risk-coverage": "beyond-decide-more",
-          "bin-sweep": "bins-more"}
+          "bin-sweep": "bins-more", "held-out": "held-out"}
 
 
 @pytest.fixture(scope="module")
@@ -27,6 +27,10 @@ def pages(built_site):
 
 
 def dive(html, ident):
+    """The deep dive ``ident``'s element, or the section ``ident`` (the core's chart is not in a dive)."""
+    if f'<section id="{ident}"' in html:
+        start = html.index(f'<section id="{ident}"')
+        return html[start:html.index("</section>", start)]
     start = html.index(f'<details class="deep-dive" id="{ident}"')
     depth = 0
     for match in re.finditer(r"<details\b|</details>", html[start:]):

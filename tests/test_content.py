@@ -40,7 +40,8 @@ _DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
 SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "paradox", "held-out",
             "explorer", "chance", "bins", "smooth", "groups", "beyond",
             "contract", "reproduce", "equations", "data", "sources", "terms")
-COMPONENTS = {"hero": "00-intro.md", "paradox-figure": "05-paradox.md",
+COMPONENTS = {"hero": "00-intro.md", "paradox-figure": "05-paradox.md", "one-bin": "01-promise.md",
+              "held-out-chart": "06-held-out.md",
               "softmax-demo": "02-temperature.md", "nll-curve": "03-fitting.md",
               "reliability-demo": "04-reliability.md", "paradox-bins": "16-data.md",
               "worked-bins-t1": "05-paradox.md", "worked-bins-fit": "05-paradox.md",

@@ -8,7 +8,10 @@ shown to every reader as an image (JavaScript or not), with its numbers in a tab
   (``an.overconfident.rep``: its median and 95th percentile);
 * ``risk-coverage``: the error rate among the rows answered against the share answered, at T = 1 and at the
   fitted T (``by.decide``);
-* ``rows``: the fitted T's spread against the number of calibration rows (``by.rows``).
+* ``rows``: the fitted T's spread against the number of calibration rows (``by.rows``);
+* ``held-out`` (the core's #held-out): each split dataset's NLL improvement from T = 1 to its fitted T on the
+  calibration rows (where T was fitted) and on the test rows, with the paired range (``nll_gain``,
+  ``an.<dataset>.rep.paired.nll``).
 
 Styles, colours and the way text and ticks are written are static_svg's (one home for the figures' look);
 every word is the page language's ``[charts]`` table, every number written with its ``[format]``.
@@ -33,8 +36,12 @@ from sitegen.figures.static_svg import (
 
 __all__ = ["chart_figures", "CHARTS"]
 
-CHARTS = ("compare", "bin-sweep", "risk-coverage", "rows")
+CHARTS = ("held-out", "compare", "bin-sweep", "risk-coverage", "rows")
 _DATASET_COLOURS = (MODEL, GAP, ACCENT)
+# The one-panel charts: drawn narrow with large text, so that on a 390 px phone, where the image fills the column,
+# their text is still at least 12 CSS pixels (a 4.4 in figure shown 370 px wide scales 12 pt to about 14 px).
+_BIG = {**_STYLE, "font.size": 12, "legend.fontsize": 11, "axes.labelsize": 12}
+_NARROW = 4.4  # inches
 _PERCENT_SCORES = ("ece_w", "ece_a", "cw_ece", "smooth")  # drawn in percentage points
 
 
@@ -99,8 +106,8 @@ def bin_sweep_chart(rep, text, decimal, t_label):
     dashed, shaded up to its 95th percentile)."""
     plt = _pyplot()
     counts = sorted(rep.fit.ece_w)
-    with plt.rc_context(_STYLE):
-        fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    with plt.rc_context(_BIG):
+        fig, ax = plt.subplots(figsize=(_NARROW, 4.2))
         hi = [rep.fit.floor_sweep_w[b].hi * 100 for b in counts]
         mid = [rep.fit.floor_sweep_w[b].mid * 100 for b in counts]
         ax.fill_between(counts, 0, hi, color=IDEAL, alpha=0.18, linewidth=0, label=text["band"])
@@ -108,7 +115,7 @@ def bin_sweep_chart(rep, text, decimal, t_label):
         ax.plot(counts, [rep.t1.ece_w[b] * 100 for b in counts], color=MUTED, linewidth=1.6, label=text["at_t1"])
         ax.plot(counts, [rep.fit.ece_w[b] * 100 for b in counts], color=MODEL, linewidth=2, label=t_label)
         ax.set(xlim=(counts[0], counts[-1]), ylim=(0, None), xlabel=text["bins"], ylabel=text["ece_pct"])
-        ax.legend(frameon=False, fontsize=8, loc="upper left")
+        ax.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=2, fontsize=11)
         _axes_style(ax, decimal)
         fig.tight_layout()
         return svg_of(fig, "chart-bins")
@@ -117,14 +124,14 @@ def bin_sweep_chart(rep, text, decimal, t_label):
 def risk_coverage_chart(decide, text, decimal, t_label):
     """The error rate among the answered rows against the share answered, at T = 1 and at the fitted T."""
     plt = _pyplot()
-    with plt.rc_context(_STYLE):
-        fig, ax = plt.subplots(figsize=(5.2, 3.4))
+    with plt.rc_context(_BIG):
+        fig, ax = plt.subplots(figsize=(_NARROW, 3.4))
         for view, colour, style, label in ((decide.t1, MUTED, "--", text["at_t1"]), (decide.fit, MODEL, "-", t_label)):
             coverage, risk = zip(*sorted(view.curve.items()))
             ax.plot(np.array(coverage) * 100, np.array(risk) * 100, color=colour, linestyle=style, linewidth=1.8,
                     label=label)
         ax.set(xlim=(0, 100), ylim=(0, None), xlabel=text["answered_pct"], ylabel=text["error_pct"])
-        ax.legend(frameon=False, fontsize=8, loc="upper left")
+        ax.legend(frameon=False, loc="upper left")
         _axes_style(ax, decimal)
         fig.tight_layout()
         return svg_of(fig, "chart-rc")
@@ -135,8 +142,8 @@ def rows_chart(rows, text, decimal, all_label, thousands):
     all of them."""
     plt = _pyplot()
     sizes = list(rows.sizes)
-    with plt.rc_context(_STYLE):
-        fig, ax = plt.subplots(figsize=(5.2, 3.2))
+    with plt.rc_context(_BIG):
+        fig, ax = plt.subplots(figsize=(_NARROW, 3.3))
         mids = [rows.at[s].t.mid for s in sizes]
         ax.vlines(sizes, [rows.at[s].t.lo for s in sizes], [rows.at[s].t.hi for s in sizes], color=MODEL,
                   linewidth=2.2, label=text["t_range"])
@@ -146,10 +153,36 @@ def rows_chart(rows, text, decimal, all_label, thousands):
         ax.set_xticks(sizes, [thousands(s) for s in sizes])
         ax.minorticks_off()
         ax.set(xlabel=text["cal_rows"], ylabel=text["fitted_t"])
-        ax.legend(frameon=False, fontsize=8, loc="upper right")
+        ax.legend(frameon=False, loc="upper right")
         _axes_style(ax, decimal, x=False)
         fig.tight_layout()
         return svg_of(fig, "chart-rows")
+
+
+def held_out_chart(facts, text, names, decimal):
+    """The NLL improvement on the calibration rows (hollow) and on the test rows (filled, with its paired range)
+    for each split dataset; a dashed line at no improvement."""
+    plt = _pyplot()
+    keys = ("sim_60", "sim_600", "overconfident")
+    with plt.rc_context(_BIG):
+        fig, ax = plt.subplots(figsize=(_NARROW, 3.2))
+        y = np.arange(len(keys))[::-1]
+        ax.axvline(0, color=MUTED, linestyle="--", linewidth=1)
+        for yi, key in zip(y, keys):
+            gain, paired = facts[key].nll_gain, getattr(facts["an"], key).rep.paired.nll
+            ax.plot([paired.gain_lo, paired.gain_hi], [yi - 0.12] * 2, color=MODEL, linewidth=2)
+            ax.plot(gain.test, yi - 0.12, "o", color=MODEL, markersize=6,
+                    label=text["test_rows"] if yi == y[0] else None)
+            ax.plot(gain.cal, yi + 0.12, "o", markerfacecolor="none", markeredgecolor=GAP, markeredgewidth=1.6,
+                    markersize=6, label=text["cal_rows_fit"] if yi == y[0] else None)
+        ax.set_yticks(y, [names[k] for k in keys])
+        ax.set_ylim(-0.6, len(keys) - 0.4)
+        ax.set_xlabel(text["nll_gain"])
+        fig.legend(frameon=False, loc="upper center", ncol=1, bbox_to_anchor=(0.55, 1.0))
+        _axes_style(ax, decimal, y=False)
+        ax.grid(False, axis="y")
+        fig.tight_layout(rect=(0, 0, 1, 0.78))
+        return svg_of(fig, "chart-held")
 
 
 def chart_figures(facts, strings):
@@ -172,7 +205,10 @@ def chart_figures(facts, strings):
     fitted = text["at_fit"].replace("{t}", number["temp"](by.decide.t))
     fitted_sweep = text["at_fit"].replace("{t}", number["temp"](facts["overconfident"].fitted_t))
     all_rows = text["all_rows"].replace("{n}", number["thousands"](by.rows.n_full))
+    split_names = {"sim_60": strings["datasets"]["sim-60"]["short"], "sim_600": strings["datasets"]["sim-600"]["short"],
+                   "overconfident": strings["datasets"]["overconfident"]["short"]}
     return {
+        "held-out": held_out_chart(facts, text, split_names, decimal),
         "compare": compare_chart(by, text, names, decimal),
         "bin-sweep": bin_sweep_chart(an.overconfident.rep, text, decimal, fitted_sweep),
         "risk-coverage": risk_coverage_chart(by.decide, text, decimal, fitted),

@@ -83,8 +83,43 @@ def _log(d0, d1, r0, r1):
     return lambda v: r0 + (math.log(v) - math.log(d0)) / (math.log(d1) - math.log(d0)) * (r1 - r0)
 
 
+PATH_TOLERANCE = 0.3  # SVG units: a curve's point closer than this to the line through its neighbours kept is dropped
+
+
+def _simplified(points, tolerance=PATH_TOLERANCE):
+    """``points`` with every point dropped whose distance from the chord of the points kept around it is below
+    ``tolerance`` (Ramer–Douglas–Peucker): the curve as drawn, in far fewer bytes; a jump's ends stay."""
+    points = np.asarray(points, dtype=float)
+    keep = np.zeros(len(points), bool)
+    keep[[0, -1]] = True
+    stack = [(0, len(points) - 1)]
+    while stack:
+        a, b = stack.pop()
+        if b - a < 2:
+            continue
+        (x0, y0), (x1, y1) = points[a], points[b]
+        inner = points[a + 1:b]
+        length = math.hypot(x1 - x0, y1 - y0) or 1.0
+        distance = np.abs((x1 - x0) * (y0 - inner[:, 1]) - (x0 - inner[:, 0]) * (y1 - y0)) / length
+        worst = int(np.argmax(distance))
+        if distance[worst] > tolerance:
+            keep[a + 1 + worst] = True
+            stack += [(a, a + 1 + worst), (a + 1 + worst, b)]
+    return points[keep]
+
+
 def _path(xs, ys):
-    return "".join(f"{'L' if i else 'M'}{x:.1f} {y:.1f}" for i, (x, y) in enumerate(zip(xs, ys)))
+    """An SVG path through the simplified points: the first absolute, then relative steps (fewer bytes)."""
+    points = np.round(_simplified(np.column_stack([xs, ys])), 1)
+    steps = np.diff(points, axis=0)
+    return f"M{_num(points[0][0])} {_num(points[0][1])}l" + " ".join(f"{_num(dx)} {_num(dy)}" for dx, dy in steps)
+
+
+def _num(value):
+    """A coordinate written short: one decimal, no trailing ".0", no leading zero."""
+    text = f"{value:.1f}".rstrip("0").rstrip(".")
+    text = "0" if text == "-0" else text
+    return text.replace("0.", ".", 1) if text.startswith(("0.", "-0.")) else text
 
 
 def _round(value):

@@ -5,7 +5,7 @@
  * the grid's temperatures from data-start to data-stop) and moves the marks, with the scales the figure
  * states in its data-scale-* attributes. Its state is one grid index: the slider, the step buttons, a drag
  * along the curves, and links of the form #<place>/state/…&widget=<its id>&t=<T> (hash.js) set it. The page
- * has two: the hero (#hero) and the paradox's figure (#pdx). */
+ * has two: the hero (#hero) and the paradox's figure (#pdx), a copy of the hero's markup made here. */
 (function (CT) {
   "use strict";
   var PLAY_MS = 1600;  // a play from T = 1 to the fitted T
@@ -157,10 +157,30 @@
   };
 
   CT.steps = CT.steps || {};
-  /* Start the page's bins figures, the hero and the paradox's (main.js calls this after the first paint). */
+  /* A copy of the figure `slot` names (data-copy-of: the hero) in its place, with the slot's id (and ids inside
+   * prefixed with it), its caption, and the figure's opening state: one figure's markup serves two places. */
+  function copyInto(slot) {
+    var source = document.getElementById(slot.getAttribute("data-copy-of"));
+    if (!source) return;
+    var copy = source.cloneNode(true), from = source.id + "-", to = slot.id;
+    copy.id = to;
+    all(copy, "[id], [for], [aria-labelledby]").forEach(function (node) {
+      ["id", "for", "aria-labelledby"].forEach(function (name) {
+        var value = node.getAttribute(name);
+        if (value && value.indexOf(from) === 0) node.setAttribute(name, to + "-" + value.slice(from.length));
+      });
+    });
+    copy.querySelector("figcaption").textContent = slot.getAttribute("data-caption");
+    copy.querySelector('input[type="range"]').value = copy.getAttribute("data-fitted");
+    slot.parentNode.replaceChild(copy, slot);
+  }
+
+  /* Start the page's bins figures, the hero and the paradox's copy of it (main.js calls this after the first
+   * paint, before the reader can have moved the hero). */
   CT.startHero = function () {
     if (!CT.core || !CT.core.hero) return;
-    Array.prototype.forEach.call(document.querySelectorAll('[data-component="bins-figure"]'), function (root) {
+    all(document, "[data-copy-of]").forEach(copyInto);
+    all(document, '[data-component="bins-figure"]').forEach(function (root) {
       if (!root.hero) root.hero = new Hero(root);
     });
   };
