@@ -68,6 +68,7 @@ TIERS = {
     "test_lint.py": ("build",),
     "test_beyond.py": ("build",),
     "test_distributed.py": ("build",),
+    "test_charts.py": ("build",),
 }
 ORDER = ("unit", "build", "browser")
 # The files that take longest, longest first: each starts first within its tier, so that with pytest -n (whole

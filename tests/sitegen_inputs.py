@@ -8,7 +8,7 @@ _CACHE = {}
 
 
 def page_inputs(precomputed):
-    """``(analyses, facts, figures)`` for the session's ``precomputed`` fixture (English figures)."""
+    """``(analyses, facts, figures)`` for the session's ``precomputed`` fixture (English figures and charts)."""
     if id(precomputed) not in _CACHE:
         from shared_values import shared_value
 
@@ -29,6 +29,7 @@ def _compute(precomputed):
     from sitegen.facts.exercise_facts import build_exercise_facts
     from sitegen.facts.results import build_facts
     from sitegen.facts.uncertainty_facts import build_analysis_facts
+    from sitegen.figures.charts import chart_figures
     from sitegen.figures.static_svg import render_figures
 
     # keyed as build.py keys it: the session's build has usually cached them already
@@ -40,4 +41,4 @@ def _compute(precomputed):
     facts.update(cached_step("beyond", (), build_beyond_facts))  # by.*
     facts.update(cached_step("evidence", (), build_evidence_facts))  # ev.*
     english = load_strings(content / "en")
-    return analyses, facts, render_figures(precomputed, english)
+    return analyses, facts, {**render_figures(precomputed, english), **chart_figures(facts, english)}

@@ -38,14 +38,16 @@ _MARKDOWN_SYNTAX = re.compile(r"\[\^[^\]]+\]|\{:?[#.][^}]*\}|\[\[component:[a-z0
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+")
 
-SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "paradox", "explorer",
-            "held-out", "chance", "bins", "smooth", "groups", "beyond",
+SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "paradox", "held-out",
+            "explorer", "chance", "bins", "smooth", "groups", "beyond",
             "contract", "reproduce", "equations", "data", "sources", "terms")
-COMPONENTS = {"teaser": "00-intro.md", "softmax-demo": "02-temperature.md", "nll-curve": "03-fitting.md",
-              "reliability-demo": "04-reliability.md", "paradox-bins": "05-paradox.md",
+COMPONENTS = {"hero": "00-intro.md", "paradox-figure": "05-paradox.md", "one-bin": "01-promise.md",
+              "held-out-chart": "06-held-out.md",
+              "softmax-demo": "02-temperature.md", "nll-curve": "03-fitting.md",
+              "reliability-demo": "04-reliability.md", "paradox-bins": "16-data.md",
               "worked-bins-t1": "05-paradox.md", "worked-bins-fit": "05-paradox.md",
-              "explorer": "06-explorer.md",
-              "split-table": "07-held-out.md", "test-tube": "07-held-out.md", "chance-demo": "08-chance.md",
+              "explorer": "07-explorer.md",
+              "split-table": "06-held-out.md", "test-tube": "09-bins.md", "chance-demo": "08-chance.md",
               "bin-sweep": "09-bins.md", "smooth-demo": "10-smooth.md", "subgroups": "11-groups.md",
               "reproduce": "14-reproduce.md", "downloads": "14-reproduce.md", "twelve-examples": "16-data.md",
               "beyond-compare": "12-beyond.md", "calibration-test": "08-chance.md", "beyond-rows": "12-beyond.md",
@@ -179,10 +181,10 @@ def test_components_placed_once_where_they_belong():
 
 
 def test_test_tube_sits_in_its_subsection():
-    """The test-tube component belongs under "Guo et al. in a test tube", after the split table."""
+    """The test-tube component belongs under "Guo et al. in a test tube", which opens the bins section."""
     text = (CONTENT / COMPONENTS["test-tube"]).read_text(encoding="utf-8")
     heading = text.index("### Guo et al. in a test tube")
-    assert text.index("[[component:split-table]]") < heading < text.index("[[component:test-tube]]")
+    assert text.index("\n## ") < heading < text.index("[[component:test-tube]]") < text.index("[[component:bin-sweep]]")
     assert "\n## " not in text[heading:] and "\n### " not in text[heading + 4:text.index("[[component:test-tube]]")]
 
 
@@ -304,7 +306,9 @@ def test_fitting_quotes_the_six_table(page, facts):
     six = facts["six"]
     text = section_text(page, "fitting")
     assert fixed(six.fitted_t, 5) in text
-    assert fixed(six.t1.brier, 3) in text and fixed(six.fit.brier, 3) in text
+    # the Brier score's disagreement is told where the two scores' disagreement is (#paradox)
+    paradox = section_text(page, "paradox")
+    assert fixed(six.t1.brier, 3) in paradox and fixed(six.fit.brier, 3) in paradox
     for e in six.examples:
         assert fixed(e.conf_t1, 3) in text and fixed(e.conf_fit, 3) in text
 
@@ -384,8 +388,8 @@ def test_gap_is_the_difference_of_printed_values(facts):
 
 
 def test_held_out_quotes_the_engine(page):
-    """The test tube and the calibration/test gaps, recomputed here from calib: load, fit, score."""
-    text = section_text(page, "held-out")
+    """The test tube (now opening #bins) and the calibration/test gaps, recomputed here from calib: load, fit, score."""
+    text = section_text(page, "held-out") + section_text(page, "bins")
     data, cal, t = _split("overconfident")
     before, after = (_scores(data.logits[~cal], data.labels[~cal], temp) for temp in (1.0, t))
     # a temperature: three significant digits pct(before["conf"], 1), pct(after["conf"], 1),
@@ -448,8 +452,8 @@ def test_analysis_sections_quote_the_engine(page, facts):
         "groups": [fixed(an.mixed.balance.up.slope, 3), fixed(an.mixed.balance.rest.slope, 3),
                    fixed(an.mixed.balance.up.curvature, 2), fixed(an.mixed.balance.rest.curvature, 2),
                    fixed(an.mixed.balance.ratio, 1)],
-        "fitting": [fixed(an.six.balance.up.slope, 3), fixed(an.six.balance.rest.slope, 3),
-                    fixed(facts["ev"].brier_t.overconfident, 4), fixed(facts["ev"].brier_t.mixed, 4),
+        "fitting": [fixed(an.six.balance.up.slope, 3), fixed(an.six.balance.rest.slope, 3)],
+        "paradox": [fixed(facts["ev"].brier_t.overconfident, 4), fixed(facts["ev"].brier_t.mixed, 4),
                     fixed(facts["ev"].brier_t.six, 4), fixed(facts["overconfident"].fitted_t, 4)],
         "bins": [pct(aoc.fit.ece_w[5], 1), pct(aoc.fit.ece_w[an.max_bins], 1),
                  pct(aoc.fit.floor_sweep_w[an.max_bins].mid, 1), pct(aoc.t1.ece_w[an.max_bins], 1)],
@@ -464,7 +468,7 @@ def test_analysis_sections_quote_the_engine(page, facts):
 
 # The sections (or parts) issue 12 rewrote, which a translation follows: words and {{ … }} expressions only.
 TRANSLATABLE = {"03-fitting.md": None, "05-paradox.md": ("### Why the two scores disagree", "### Three statements"),
-                "07-held-out.md": ("What the fit can claim", "So report the test rows"),
+                "06-held-out.md": ("What the fit can claim", "So report the test rows"),
                 "08-chance.md": None, "09-bins.md": None, "10-smooth.md": None, "11-groups.md": None,
                 "12-beyond.md": None, "13-contract.md": None, "14-reproduce.md": ("### In scikit-learn", None),
                 "17-sources.md": None}

@@ -188,7 +188,7 @@ def test_a_missing_ui_string_names_the_strings_file_the_key_and_the_templates(tm
     message = page_error(root, precomputed)
     assert f"{strings}: [ui] has no key 'button_pin'" in message
     assert re.search(r"components/explorer\.html\.j2:\d+: templates/components/_explorer\.html\.j2:\d+: ", message)
-    assert "06-explorer.md: [[component:explorer]]" in message
+    assert "07-explorer.md: [[component:explorer]]" in message
 
 
 def test_a_missing_ui_string_that_only_a_script_reads_names_the_key_and_the_script(tmp_path, precomputed):
@@ -233,9 +233,9 @@ def test_a_dataset_without_a_summary_names_the_dataset_table(tmp_path, precomput
 
 def test_an_unknown_component_names_the_section_and_the_component(tmp_path, precomputed):
     root = sources(tmp_path)
-    edit(root / "content" / "en" / "06-explorer.md", "[[component:explorer]]", "[[component:explorre]]")
+    edit(root / "content" / "en" / "07-explorer.md", "[[component:explorer]]", "[[component:explorre]]")
     message = page_error(root, precomputed)
-    assert "06-explorer.md: [[component:explorre]]: unknown component" in message
+    assert "07-explorer.md: [[component:explorre]]: unknown component" in message
     assert "templates/components/explorre.html.j2" in message
 
 
@@ -251,7 +251,7 @@ def test_an_unknown_explorer_panel_names_the_instance_panel_and_template(tmp_pat
 def test_an_unknown_explorer_scheme_is_refused(tmp_path, precomputed):
     root = sources(tmp_path)
     component = root / "templates" / "components" / "bin-sweep.html.j2"
-    edit(component, 'bins=15)', 'bins=15, scheme="equal-mass")')
+    edit(component, 'bins=15, fallback=fallback)', 'bins=15, fallback=fallback, scheme="equal-mass")')
     assert "explorer bs1: unknown scheme equal-mass" in page_error(root, precomputed)
 
 
@@ -268,10 +268,10 @@ def test_malformed_tex_in_a_section_names_the_file_line_and_expression(tmp_path,
 
 def test_a_template_syntax_error_names_the_template_and_line(tmp_path, precomputed):
     root = sources(tmp_path)
-    teaser = root / "templates" / "components" / "teaser.html.j2"
+    teaser = root / "templates" / "components" / "test-tube.html.j2"
     edit(teaser, '<p class="teaser-note">{{ ', '<p class="teaser-note">{{ ( ')
     message = page_error(root, precomputed)
-    assert re.search(r"templates/components/teaser\.html\.j2:\d+: TemplateSyntaxError: ", message), message
+    assert re.search(r"templates/components/test-tube\.html\.j2:\d+: TemplateSyntaxError: ", message), message
 
 
 # --- inlined static files ---------------------------------------------------------------------

@@ -30,9 +30,9 @@ from sitegen.assemble.one_file import one_file_links, tutorial_path, widget_one_
 from sitegen.common.cache import cached
 from sitegen.common.errors import BuildError
 from sitegen.common.numbers import number_filters as localised_number_filters
-from sitegen.common.settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, REFERENCE_SECTIONS, USER_SLUG
+from sitegen.common.settings import CHART_TABLE_BINS, DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, PARTS, USER_SLUG
 from sitegen.content.glossary import glossary_names, load_glossary
-from sitegen.content.reading_time import reading_minutes, section_tasks, section_words, working_minutes
+from sitegen.content.reading_time import count_words, section_minutes, section_tasks
 from sitegen.content.sections import render_section, require_strings
 from sitegen.embeds.box import box_context, resizer_path, resizer_script
 from sitegen.embeds.pages import embed_snippet, oembed_json, page_widgets, render_embed
@@ -42,6 +42,7 @@ from sitegen.render.analysis_payload import analysis_payload
 from sitegen.render.assets import APP_SCRIPT, inline_script, read_script, read_static, shipped
 from sitegen.render.deferred import defer_markup, markup_file, markup_script
 from sitegen.render.downloads import data_csv, metrics_csv
+from sitegen.render.hero import hero_series, hero_view
 from sitegen.render.methods_payload import methods_payload
 from sitegen.render.page_strings import filled_strings, require_script_strings
 from sitegen.render.page_strings import strings_json as make_strings_json
@@ -258,6 +259,7 @@ def _edition_context(root, env, precomputed, analyses, facts, edition, languages
     require_script_strings(js, strings)
     shared = page_context({
         "lang": edition.lang, "t": strings, "figures": edition.figures, "core": core,
+        "hero": hero_view(hero_series(precomputed), precomputed.grid), "chart_table_bins": CHART_TABLE_BINS,
         "datasets": precomputed.datasets, "default_dataset": DEFAULT_DATASET,
         # the main explorer opens on the reader's model when there is one; the prose's small explorers do not
         "main_dataset": USER_SLUG if user is not None else DEFAULT_DATASET,
@@ -304,12 +306,33 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
     rendered = []
     for s in edition.sections:
         section_html = render_section(s, content_env, shared, render_component, strings)
-        words = section_words(section_html)
-        rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html),
-                         "words": words, "minutes": reading_minutes(words), "tasks": section_tasks(section_html)})
-    main_text = [s for s in rendered if s["slug"] not in REFERENCE_SECTIONS]
-    words = sum(s["words"] for s in main_text)
-    total = reading_minutes(words)
-    working = working_minutes(words, sum(s["tasks"][0] for s in main_text), sum(s["tasks"][1] for s in main_text))
-    return render_template(env, "index.html.j2", dict(shared, sections=rendered, strings_json=strings_json,
-                                                      reading_total=total, working_total=working, **page))
+        words, (exercises, figures) = count_words(section_html), section_tasks(section_html)
+        rendered.append({"slug": s.slug, "path": s.path, "html": section_html, "title": heading_text(section_html),
+                         "words": words, "minutes": section_minutes(words, exercises, figures)})
+    parts = page_parts(rendered)
+    return render_template(env, "index.html.j2", dict(shared, parts=parts, sections=rendered, strings_json=strings_json,
+                                                      total_minutes=sum(p["minutes"] for p in parts), **page))
+
+
+def page_parts(sections):
+    """The sections grouped into the page's parts (settings ``PARTS``), in order: ``[{name, number, sections,
+    minutes}]``, a part's minutes the sum of its sections' (as the contents print them). A section that no part
+    names, or one out of the parts' order, stops the build."""
+    where = {slug: (i, name) for i, (name, slugs) in enumerate(PARTS) for slug in slugs}
+    parts, last = [], -1
+    for section in sections:
+        if section["slug"] not in where:
+            raise BuildError(f"{section['path']}: section {section['slug']!r} belongs to no part "
+                             "(add it to PARTS in sitegen/common/settings.py)")
+        index, name = where[section["slug"]]
+        if index < last:
+            raise BuildError(f"{section['path']}: section {section['slug']!r} of part {name!r} comes after part "
+                             f"{parts[-1]['name']!r} (its file name orders it)")
+        if index != last:
+            parts.append({"name": name, "sections": [], "minutes": 0})
+            last = index
+        parts[-1]["sections"].append(section)
+        parts[-1]["minutes"] += section["minutes"]
+    for number, part in enumerate(parts, 1):
+        part["number"] = number
+    return parts

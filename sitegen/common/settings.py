@@ -34,7 +34,7 @@ __all__ = [
     "SHOWCASE_SIZE", "EXAMPLE_LIST_MAX_ROWS", "WORKED_EXAMPLE_BINS", "SOFTMAX_SHARP_T", "SOFTMAX_SOFT_T",
     "ANALYSIS_SEED", "RESAMPLES", "DRAWS", "SWEEP_DRAWS", "SUBGRID_STEP", "SUBGRID_ROWS", "CURVE_POINTS",
     "QUOTED_RESAMPLES", "MONTE_CARLO_LEVEL", "FIT_SPREAD_TRUTH", "FIT_RESAMPLES", "TRUTH_DRAWS", "FIT_SPREAD_QUANTILES",
-    "REFIT_TOLERANCE", "LARGE_PART_ROWS", "QUOTED_ROW_BUDGET", "WORDS_PER_MINUTE", "REFERENCE_SECTIONS",
+    "REFIT_TOLERANCE", "LARGE_PART_ROWS", "QUOTED_ROW_BUDGET",
 ]
 
 # --- datasets -----------------------------------------------------------------------------------
@@ -75,6 +75,12 @@ SUBGROUP_BIN_COUNTS = (5, 10, 15, 20)  # bin counts of the subgroup table's ECEs
 SHOWCASE_SIZE = 6               # examples whose probability bars the explorer shows
 EXAMPLE_LIST_MAX_ROWS = 12      # a dataset this small lists every example (six and twelve)
 WORKED_EXAMPLE_BINS = 4         # equal-width bins of the worked example's figures, bins and bin jumps
+# The hero (sitegen/render/hero.py): the worked example over the grid's temperatures in this range, its T axis
+# labelled at these temperatures
+HERO_T_RANGE = (0.5, 3.0)
+HERO_T_TICKS = (0.5, 1.0, 2.0, 3.0)
+CHART_TABLE_BINS = (1, 2, 3, 4, 5, 10, 15, 20, 30, 40, 50)  # rows of the ECE-against-bins chart's table
+__all__ += ["HERO_T_RANGE", "HERO_T_TICKS", "CHART_TABLE_BINS"]
 SOFTMAX_SHARP_T = 0.5           # the softmax walk-through's sharpening temperature
 SOFTMAX_SOFT_T = 2.0            # … and its softening one
 
@@ -162,11 +168,22 @@ __all__ += ["USER_MCE_MIN_ROWS", "USER_CLASS_ROWS", "USER_SPREAD_BUDGET", "USER_
             "USER_THREADED_VALUES"]
 
 # --- reading time and the core path (sitegen.content.reading_time) -------------------------------------------
-WORDS_PER_MINUTE = 230          # the contents show each section's reading time at this pace, rounded up
-# The time with the exercises and widgets: an allowance for each, outside the closed deep dives, on top of
-# the reading time. Set so the core path comes to about the 55 minutes two first-year students took with
-# the exercises and widgets (issue 17), where the prose alone reads in about 24.
-EXERCISE_MINUTES = 2.5          # trying one exercise and reading its answer
-WIDGET_MINUTES = 2.0            # trying one widget
-__all__ += ["EXERCISE_MINUTES", "WIDGET_MINUTES"]
-REFERENCE_SECTIONS = ("sources", "terms")  # look-up lists, left out of the main text's total reading time
+# The contents time each section as its words at this pace, plus an allowance for each figure and each exercise
+# outside the closed deep dives, rounded to whole minutes; a part's and the page's times are the sums of those.
+# The pace is a student's on technical prose: first-year readers of issue 26 read about 6,600 words of this page
+# in about 45 minutes (about 147 words a minute) with its figures.
+WORDS_PER_MINUTE = 160
+FIGURE_MINUTES = 1.0            # looking at one figure: a widget or a static chart
+EXERCISE_MINUTES = 2.0          # trying one exercise and reading its answer
+CORE_WORD_BUDGET = 3500         # English words of the core part by the counting rule (tests/browser/test_core_words.py)
+__all__ += ["WORDS_PER_MINUTE", "FIGURE_MINUTES", "EXERCISE_MINUTES", "CORE_WORD_BUDGET"]
+# The page's parts, in order, each one element marked data-part around its sections (by slug, the name of
+# content/<lang>/NN-name.md): the core a student reads first, then measuring honestly, beyond one temperature, and
+# the reference. "yours" (the reader's model, only with --data) follows the introduction.
+PARTS = (
+    ("core", ("intro", "yours", "promise", "temperature", "fitting", "reliability", "paradox", "held-out")),
+    ("measuring", ("explorer", "chance", "bins", "smooth")),
+    ("beyond", ("groups", "beyond", "contract")),
+    ("reference", ("reproduce", "equations", "data", "sources", "terms")),
+)
+__all__ += ["PARTS"]

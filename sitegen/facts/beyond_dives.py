@@ -69,7 +69,7 @@ from sitegen.common.settings import ANALYSIS_SEED, REFIT_TOLERANCE, TABLE_BINS
 from sitegen.facts.results import fact_key
 
 __all__ = ["COMPARED_DATASETS", "ROW_SIZES", "T_DRAWS", "AFFINE_DRAWS", "ABSTAIN_THRESHOLD", "RC_COVERAGES",
-           "build_beyond_facts", "comparison_view", "rows_study", "delta_method_se", "selective",
+           "RC_CURVE_POINTS", "build_beyond_facts", "comparison_view", "rows_study", "delta_method_se", "selective",
            "vector_settles", "offdiagonal_share"]
 
 COMPARED_DATASETS = ("overconfident", "mixed", "sim-600")  # the comparison's datasets, in table order
@@ -92,6 +92,7 @@ BIN_CONTRASTS = (5, 10, 15, 20, 50)  # bin counts of the binned-ECE contrast
 SB_BIN_COUNTS = (5, 10, 15, 20, 30)  # scaling-binning's bins per class tried on the mixed set (the page keeps 15)
 ABSTAIN_THRESHOLD = 0.8          # abstain when the top-label confidence is below this
 RC_COVERAGES = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)  # coverages of the risk–coverage table
+RC_CURVE_POINTS = 100  # the risk–coverage chart: the error rate at every 1/100 of the rows answered
 
 
 def _generator(purpose):
@@ -289,8 +290,11 @@ def selective(zt, yt, temperature, threshold=ABSTAIN_THRESHOLD):
     order = np.argsort(-conf, kind="stable")
     errors = np.cumsum(~hits[order]) / np.arange(1, yt.size + 1)  # risk when answering the k most confident
     risk = {c: float(errors[int(round(c * yt.size)) - 1]) for c in RC_COVERAGES}
+    # the whole curve for the chart (sitegen/figures/charts.py): every hundredth of the rows
+    curve = {c / RC_CURVE_POINTS: float(errors[int(round(c / RC_CURVE_POINTS * yt.size)) - 1])
+             for c in range(1, RC_CURVE_POINTS + 1)}
     return SimpleNamespace(coverage=float(keep.mean()), accuracy=float(hits[keep].mean()),
-                           conf=float(conf[keep].mean()), answered=int(keep.sum()), risk=risk,
+                           conf=float(conf[keep].mean()), answered=int(keep.sum()), risk=risk, curve=curve,
                            aurc=float(errors.mean()))
 
 

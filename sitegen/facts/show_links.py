@@ -14,6 +14,9 @@ from sitegen.common.settings import WORKED_EXAMPLE_BINS
 __all__ = ["MAIN_EXPLORER", "state_link", "show_links"]
 
 MAIN_EXPLORER = "ex1"   # the explorer that keeps its state in the URL (templates/components/explorer.html.j2)
+HERO = "hero"  # the figure at the top of the page (templates/components/hero.html.j2, static/js/hero.js)
+PARADOX_FIGURE = "pdx"  # the paradox's step figure (templates/components/paradox-figure.html.j2)
+SOFTMAX_DEMO, NLL_CURVE = "sm1", "fit1"  # templates/components/softmax-demo.html.j2, nll-curve.html.j2
 RELIABILITY_DEMO = "rel1"  # the worked example's reliability diagram (templates/components/reliability-demo.html.j2)
 
 
@@ -48,7 +51,22 @@ def show_links(datasets, facts):
     jumps = [SimpleNamespace(before=state_link(six, j.before, worked, place=at),
                              after=state_link(six, j.after, worked, place=at))
              for j in f_six.jumps_to_fit]
+    # the hero's states (templates/components/hero.html.j2): the worked example, four equal-width bins
+    hero, pdx = dict(widget=HERO, place=HERO), dict(widget=PARADOX_FIGURE, place=PARADOX_FIGURE)
+    f_soft = facts["softmax_example"]
     return SimpleNamespace(
+        hero_t1=state_link(six, 1.0, worked, **hero), hero_fit=state_link(six, six.fitted_t, worked, **hero),
+        # the paradox's figure, the same one stepped through: T = 1, each side of each jump, the fitted T
+        pdx_t1=state_link(six, 1.0, worked, **pdx), pdx_fit=state_link(six, six.fitted_t, worked, **pdx),
+        pdx_jumps=[SimpleNamespace(before=state_link(six, j.before, worked, **pdx),
+                                   after=state_link(six, j.after, worked, **pdx)) for j in f_six.jumps_to_fit],
+        # the section figures' own states: the softmax demo, the NLL curve, the reliability diagram
+        sm_sharp=state_link(six, f_soft.sharp.t, worked, widget=SOFTMAX_DEMO),
+        sm_t1=state_link(six, 1.0, worked, widget=SOFTMAX_DEMO),
+        sm_fit=state_link(six, six.fitted_t, worked, widget=SOFTMAX_DEMO),
+        sm_soft=state_link(six, f_soft.soft.t, worked, widget=SOFTMAX_DEMO),
+        fit1_t1=state_link(six, 1.0, worked, widget=NLL_CURVE),
+        fit1_fit=state_link(six, six.fitted_t, worked, widget=NLL_CURVE),
         six_fit_rel=state_link(six, six.fitted_t, worked, widget=RELIABILITY_DEMO),
         six_t1_rel=state_link(six, 1.0, worked, widget=RELIABILITY_DEMO),
         six_fit=state_link(six, six.fitted_t, worked),

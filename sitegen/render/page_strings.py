@@ -14,6 +14,7 @@ import markupsafe
 
 from sitegen.common.errors import BuildError
 from sitegen.common.numbers import number_filters
+from sitegen.common.settings import EXERCISE_MINUTES, FIGURE_MINUTES, WORDS_PER_MINUTE
 from sitegen.content.sections import _missing
 from sitegen.render.assets import script_files
 
@@ -36,6 +37,9 @@ def engine_constants(facts, filters):
         "sim_logit_range": filters["interval"]((0, recipe.sim_logit_range)),
         "sim_60_n": filters["thousands"](facts["sim_60"].n),
         "overconfident_sharpness": filters["num"](recipe.overconfident_sharpness),
+        # the contents' timing rule (sitegen.content.reading_time)
+        "pace": filters["thousands"](WORDS_PER_MINUTE), "figure_minutes": filters["num"](FIGURE_MINUTES),
+        "exercise_minutes": filters["num"](EXERCISE_MINUTES),
     }
 
 

@@ -27,7 +27,9 @@ PANELS_MARK = "<panels>"           # the line of static/<kind>/order.txt where t
 SLOTS = ("head", "buttons", "body")  # the explorer's own slots, in page order
 KINDS = ("panel", "control")
 PRINTS_ECE = ("always", "offered")  # a panel prints the ECE at the slider's T: always, or at the offered bin counts
-_FIELDS = {"name", "kind", "markup", "reads", "writes", "script", "style", "prints_ece", "doc"}
+_FIELDS = {"name", "kind", "markup", "reads", "writes", "script", "style", "prints_ece", "lab", "doc"}
+# where the lab's wide layout puts a panel: beside the figures with the controls (side), or among them (main)
+LAB_COLUMNS = ("side", "main")
 
 
 class Entry(NamedTuple):
@@ -41,6 +43,7 @@ class Entry(NamedTuple):
     script: str      # its view, static/js/<script> ("" for none)
     style: str       # its stylesheet, static/css/<style> ("" for none)
     prints_ece: str  # "always" / "offered" when it prints the ECE at the slider's T (the slider says it then), else ""
+    lab: str         # the lab's column on wide screens: "side" (with the controls, sticky) or "main" (the figures)
 
 
 def _entry(record, where):
@@ -56,12 +59,15 @@ def _entry(record, where):
     prints = record.get("prints_ece", "")
     if prints and prints not in PRINTS_ECE:
         raise BuildError(f"{where}: panel {name}: prints_ece must be one of {', '.join(PRINTS_ECE)}, not {prints!r}")
+    lab = record.get("lab", "main")
+    if lab not in LAB_COLUMNS:
+        raise BuildError(f"{where}: panel {name}: lab must be one of {', '.join(LAB_COLUMNS)}, not {lab!r}")
     markup = record.get("markup", {})
     if not isinstance(markup, dict):
         raise BuildError(f"{where}: panel {name}: markup must be a table {{slot = \"template\"}}")
     return Entry(name=name, kind=kind, markup=dict(markup), reads=tuple(record.get("reads", ())),
                  writes=tuple(record.get("writes", ())), script=record.get("script", ""),
-                 style=record.get("style", ""), prints_ece=prints)
+                 style=record.get("style", ""), prints_ece=prints, lab=lab)
 
 
 def load_manifest(root):
@@ -103,7 +109,8 @@ def template_globals(templates_dir):
     include in ``slot`` for those panels, each once), ``panels_reading(panels, key)`` (those of ``panels``
     whose view reads state ``key``), ``panels_printing_ece(panels, offered)`` (whether one of them prints
     the ECE at the slider's T; ``offered``: the bin count shown is an offered one) and
-    ``panels_of_markup(panels, template)`` (those of ``panels`` whose markup is ``template``)."""
+    ``panels_of_markup(panels, template)`` (those of ``panels`` whose markup is ``template``) and
+    ``lab_column(panels, template)`` (the lab layout's column of that markup: "side" or "main")."""
     entries, _ = load_manifest(Path(templates_dir).parent)
     by_name = {e.name: e for e in entries}
 
@@ -126,8 +133,12 @@ def template_globals(templates_dir):
     def names_of(panels, template):
         return [e.name for e in entries if e.name in panels and template in e.markup.values()]
 
+    def column_of(panels, template):
+        return "side" if any(e.lab == "side" for e in entries if e.name in panels and template in e.markup.values()) \
+            else "main"
+
     return {"explorer_panels": tuple(by_name), "explorer_markup": markup, "panels_reading": reading,
-            "panels_printing_ece": printing_ece, "panels_of_markup": names_of}
+            "panels_printing_ece": printing_ece, "panels_of_markup": names_of, "lab_column": column_of}
 
 
 def expand_order(root, kind, names):

@@ -37,6 +37,7 @@ from sitegen.common.settings import (
 )
 from sitegen.common.units import shares_summing_to, to_units
 from sitegen.render.codec import delta_encode, pack, pack_rows
+from sitegen.render.hero import hero_payload, hero_series
 
 __all__ = [
     "SCHEMA_VERSION", "grid_series", "core_payload", "dataset_payload",
@@ -301,7 +302,8 @@ def opening_bins(rows):
 
 def core_payload(precomputed, default_dataset):
     """What every page needs before any dataset, in every language: the grid, T = 1's index, units, the
-    registered metrics (:func:`sitegen.common.metrics.script_metrics`), the dataset list and
+    registered metrics (:func:`sitegen.common.metrics.script_metrics`), the hero's small series
+    (:func:`sitegen.render.hero.hero_payload`), the dataset list and
     ``default_dataset``, the one the main explorer opens on. (Words, such as each dataset's description, are
     in the page's own strings.)"""
     if default_dataset not in precomputed.datasets:
@@ -316,6 +318,7 @@ def core_payload(precomputed, default_dataset):
         "offered_bin_counts": list(OFFERED_BIN_COUNTS),
         "schemes": list(SCHEMES),
         "metrics": script_metrics(),
+        "hero": hero_payload(hero_series(precomputed)),
         "datasets": [
             {
                 "name": name,

@@ -23,7 +23,8 @@ from sitegen.figures.static_svg import figure_size
 from sitegen.render.panels import template_globals
 
 __all__ = ["template_environment", "content_environment", "render_template", "page_context", "math_filters",
-           "inline_svg", "static_figure", "figure_path", "FIGURE_FOLDER", "heading_text", "TemplateFailure"]
+           "inline_svg", "static_figure", "chart_figure", "figure_path", "FIGURE_FOLDER", "heading_text",
+           "TemplateFailure"]
 
 
 def inline_svg(svg, instance, label):
@@ -52,6 +53,20 @@ def static_figure(context, name, instance, label):
     src = markupsafe.escape(context["site_root"] + figure_path(name, context["lang"]))
     return markupsafe.Markup(f'<noscript><img src="{src}" alt="{markupsafe.escape(label)}" '
                              f'width="{width}" height="{height}"></noscript>')
+
+
+@jinja2.pass_context
+def chart_figure(context, name, label):
+    """The chart ``name`` (sitegen/figures/charts.py) with the text alternative ``label``, for every reader: on
+    the site's pages an ``<img>`` of its file, loaded when near (the charts sit in deep dives), elsewhere
+    inlined."""
+    svg = context["figures"][name]
+    if context["embed_page"] or not context["figure_files"]:
+        return inline_svg(svg, f"chart-{name}", label)
+    width, height = figure_size(svg)
+    src = markupsafe.escape(context["site_root"] + figure_path(name, context["lang"]))
+    return markupsafe.Markup(f'<img class="chart" src="{src}" alt="{markupsafe.escape(label)}" width="{width}" '
+                             f'height="{height}" loading="lazy" decoding="async">')
 
 
 def heading_text(html):
@@ -100,6 +115,7 @@ def template_environment(templates_dir):
     env.filters["inline_svg"] = inline_svg
     env.globals["fail"] = _fail
     env.globals["static_figure"] = static_figure
+    env.globals["chart_figure"] = chart_figure
     env.globals.update(template_globals(templates_dir))  # the explorer's panels (sitegen/render/panels.py)
     env.globals["metric_cards"] = cards_of  # the metric registry (sitegen/common/metrics.py)
     env.globals["compared_metrics"] = compared
@@ -144,7 +160,7 @@ def _relative(file, base):
 # Names only the page template receives (see sitegen.assemble.page.assemble_files); no fact may take them either.
 _INDEX_NAMES = ("sections", "inline_css", "app_script", "strings_json", "favicon_href", "inline_scripts",
                 "edition_note", "widget", "widget_html", "embed_script", "full_page", "explorer_id", "main_explorer",
-                "snippet", "base_url", "reading_total", "working_total")
+                "snippet", "base_url", "parts", "total_minutes")
 
 
 def page_context(page, facts):

@@ -160,6 +160,13 @@
    * place (or at that explorer): what a "show me" link, or going back to one, asks. */
   function show() {
     var now = current();
+    // a figure that is not an explorer (the hero, a section's step figure) registers how it shows a state
+    var step = now.fields && now.fields.widget && CT.steps && CT.steps[now.fields.widget];
+    if (step) {
+      step(now.fields);
+      if (!go(now.place)) go(now.fields.widget);
+      return;
+    }
     if (!now.fields || !CT.Explorer) return;
     var root = Array.prototype.filter.call(document.querySelectorAll('[data-component="explorer"]'), isFor)[0];
     if (!root) return;

@@ -94,11 +94,27 @@
         if (current) current.removeAttribute("aria-current");
         link.setAttribute("aria-current", "location");
         current = link;
+        progress(box, link);
       });
     }, { rootMargin: "-33% 0px -66% 0px" });
     Object.keys(links).forEach(function (id) {
       var section = document.getElementById(id);
       if (section) observer.observe(section);
+    });
+  }
+
+  /* The progress marker: which part the section being read belongs to, and how many of that part's minutes
+   * (as the contents print them) come before it, in words and as a bar. */
+  function progress(box, link) {
+    var marker = box.querySelector(".toc-progress"), part = link.closest(".toc-part");
+    if (!marker || !part) return;
+    var d = part.dataset, before = Number(link.dataset.before), minutes = Number(d.minutes);
+    marker.querySelector(".toc-progress-text").textContent = CT.fill(marker.dataset.template,
+      {number: d.number, count: d.count, part: d.title, done: before, minutes: minutes});
+    marker.querySelector(".toc-progress-bar > span").style.width = (minutes ? 100 * before / minutes : 0) + "%";
+    marker.hidden = false;
+    Array.prototype.forEach.call(box.querySelectorAll(".toc-part"), function (other) {
+      other.classList.toggle("current", other === part);
     });
   }
 
@@ -132,6 +148,7 @@
 
   function start() {
     document.documentElement.classList.add("js-ready");
+    if (CT.startHero) CT.startHero();
     startContents();
     if (CT.core) startExplorers();
   }

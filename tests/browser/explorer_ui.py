@@ -6,6 +6,9 @@ import re
 from urllib.parse import unquote, urlsplit
 
 HASH_PREFIX = "#state/"
+# the state hash, at no place or at one (#<id>/state/…: a link followed, or the language switcher carrying
+# the section being read; static/js/hash.js)
+STATE_HASH = r"#(?:[^/#&=]+/)?state/"
 
 
 def named(text):
@@ -101,14 +104,15 @@ class Explorer:
         return int(self.slider.input_value())
 
     def hash_state(self):
-        """The URL's ``#state/`` hash as a dict (as it is now)."""
+        """The URL's ``#state/`` hash (``#<place>/state/`` at a place) as a dict of its fields (as it is now)."""
         fragment = "#" + urlsplit(self.page.url).fragment
-        assert fragment.startswith(HASH_PREFIX), f"hash {fragment!r} lacks the {HASH_PREFIX} prefix"
-        return dict(pair.split("=", 1) for pair in unquote(fragment[len(HASH_PREFIX):]).split("&") if pair)
+        head = re.match(STATE_HASH, fragment)
+        assert head, f"hash {fragment!r} lacks the {HASH_PREFIX} prefix"
+        return dict(pair.split("=", 1) for pair in unquote(fragment[head.end():]).split("&") if pair)
 
     def expect_hash(self, **want):
         """Wait until the URL's hash carries every ``key=value`` of ``want`` (the explorer writes it a
         moment after the controls settle); returns the whole hash as a dict."""
         fields = "".join(f"(?=(?:.*&)?{re.escape(key)}={re.escape(str(value))}(?:&|$))" for key, value in want.items())
-        self.expect(self.page).to_have_url(re.compile(re.escape(HASH_PREFIX) + fields))
+        self.expect(self.page).to_have_url(re.compile(STATE_HASH + fields))
         return self.hash_state()

@@ -1,0 +1,66 @@
+"""The core part's length by the counting rule of issue 26, in a browser: after every widget of the core part
+has been built, with every <details> closed, the words of the text the browser renders there, counted by the
+page's one counter (sitegen/content/reading_time.py ``count_words``, which also times the contents).
+
+The browser's part of the rule: an element it does not render (``display: none``, ``visibility: hidden``, a
+<select>'s options other than the chosen one, an SVG <title>) is marked ``hidden`` before the part's HTML goes to
+the counter, which then leaves out what the rule leaves out (script, style, template, code, pre; a closed
+<details> but its summary; a <math> is one word).
+"""
+
+import pytest
+
+from sitegen.common.settings import CORE_WORD_BUDGET
+from sitegen.content.reading_time import count_words
+
+# Start every widget of the part (as a reader scrolling by does), then report whether all have been built.
+START = """part => {
+  const roots = Array.from(document.querySelectorAll(`[data-part="${part}"] [data-component]`));
+  roots.forEach(root => root.dispatchEvent(new FocusEvent('focusin', {bubbles: true})));
+  return roots.length;
+}"""
+BUILT = """part => Array.from(document.querySelectorAll(`[data-part="${part}"] [data-component]`))
+  .every(root => root.dataset.component !== 'explorer' || (root.explorer && root.explorer.state.model))"""
+# Close every <details>, mark what the browser does not render, and hand back the part's HTML.
+RENDERED = """part => {
+  document.querySelectorAll('details[open]').forEach(d => { d.open = false; });
+  const root = document.querySelector(`[data-part="${part}"]`);
+  for (const el of root.querySelectorAll('*')) {
+    const style = getComputedStyle(el);
+    if (style.display === 'none' || style.visibility === 'hidden' || style.visibility === 'collapse'
+        || (el.tagName === 'OPTION' && !el.selected) || el.tagName.toLowerCase() === 'title') {
+      el.setAttribute('hidden', '');
+    }
+  }
+  return root.outerHTML;
+}"""
+
+
+def core_words(page):
+    page.wait_for_function("() => window.CalibTutorial && document.documentElement.classList.contains('js-ready')")
+    count = page.evaluate(START, "core")
+    assert count >= 3, f"the core part has {count} widgets"
+    page.wait_for_function(BUILT, arg="core", timeout=30_000)
+    page.wait_for_timeout(200)  # the widgets' first draw
+    return count_words(page.evaluate(RENDERED, "core"))
+
+
+@pytest.fixture(scope="module")
+def words(browser, site_url):
+    found = {}
+    for lang, path in (("en", ""), ("es", "es/")):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(site_url + path, wait_until="load")
+        found[lang] = core_words(page)
+        context.close()
+    return found
+
+
+def test_the_english_core_part_fits_its_budget(words):
+    assert words["en"] <= CORE_WORD_BUDGET, f"the English core part has {words['en']} words (budget {CORE_WORD_BUDGET})"
+
+
+def test_the_spanish_core_part_follows_its_english(words):
+    # the same blocks in Spanish, which takes more words for the same sentences: not a quarter more
+    assert words["es"] <= 1.25 * words["en"], words
