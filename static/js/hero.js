@@ -175,13 +175,43 @@
     slot.parentNode.replaceChild(copy, slot);
   }
 
-  /* Start the page's bins figures, the hero and the paradox's copy of it (main.js calls this after the first
-   * paint, before the reader can have moved the hero). */
+  /* The copy `slot` asks for, built now (once) and started; returns it. */
+  function build(slot) {
+    if (!slot.parentNode) return document.getElementById(slot.id);
+    copyInto(slot);
+    var root = document.getElementById(slot.id);
+    if (!root.hero) root.hero = new Hero(root);
+    return root;
+  }
+
+  /* Start the page's bins figures (main.js calls this after the first paint, before the reader can have moved
+   * the hero): the hero at once; a copy of it (the paradox's) when it comes near the viewport, on a first
+   * event inside it, or when a link asks for its state. Until then its slot keeps the hero's height. */
   CT.startHero = function () {
     if (!CT.core || !CT.core.hero) return;
-    all(document, "[data-copy-of]").forEach(copyInto);
+    var slots = all(document, "[data-copy-of]");
     all(document, '[data-component="bins-figure"]').forEach(function (root) {
       if (!root.hero) root.hero = new Hero(root);
     });
+    slots.forEach(function (slot) {
+      var source = document.getElementById(slot.getAttribute("data-copy-of"));
+      if (source) slot.style.minHeight = source.offsetHeight + "px";
+      CT.steps[slot.id] = function (fields) { build(slot).hero.showState(fields); };
+      slot.addEventListener("focusin", function () { build(slot); });
+    });
+    var fields = CT.stateHash.parse(window.location.hash).fields;
+    slots.forEach(function (slot) {
+      if (fields && fields.widget === slot.id) {
+        build(slot);
+        if (!CT.stateHash.go(CT.stateHash.place())) CT.stateHash.go(slot.id);
+      }
+    });
+    if (!("IntersectionObserver" in window)) { slots.forEach(build); return; }
+    var observer = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (entry.isIntersecting) { observer.unobserve(entry.target); build(entry.target); }
+      });
+    }, { rootMargin: "800px 0px" });
+    slots.forEach(function (slot) { if (slot.parentNode) observer.observe(slot); });
   };
 })(window.CalibTutorial);

@@ -19,8 +19,12 @@ START = """part => {
   roots.forEach(root => root.dispatchEvent(new FocusEvent('focusin', {bubbles: true})));
   return roots.length;
 }"""
-BUILT = """part => Array.from(document.querySelectorAll(`[data-part="${part}"] [data-component]`))
-  .every(root => root.dataset.component !== 'explorer' || (root.explorer && root.explorer.state.model))"""
+BUILT = """part => Array.from(document.querySelectorAll(`[data-part="${part}"] [data-component]`)).every(root => {
+  const kind = root.dataset.component;
+  if (kind === 'explorer') return !!(root.explorer && root.explorer.state.model);
+  if (kind === 'bins-figure') return !!root.hero;
+  return kind !== 'bins-figure-copy';  // a copy of the hero not made yet
+})"""
 # Close every <details>, mark what the browser does not render, and hand back the part's HTML.
 RENDERED = """part => {
   document.querySelectorAll('details[open]').forEach(d => { d.open = false; });
@@ -64,3 +68,21 @@ def test_the_english_core_part_fits_its_budget(words):
 def test_the_spanish_core_part_follows_its_english(words):
     # the same blocks in Spanish, which takes more words for the same sentences: not a quarter more
     assert words["es"] <= 1.25 * words["en"], words
+
+
+def test_the_contents_mark_the_part_being_read(open_page):
+    """Reading a section of the measuring part, the contents name that part and how many of its minutes come
+    before the section (the sum of the times they print above it)."""
+    page = open_page(viewport={"width": 1280, "height": 900})
+    page.wait_for_function("() => document.documentElement.classList.contains('js-ready')")
+    page.evaluate("() => document.getElementById('bins').scrollIntoView({block: 'start'})")
+    page.wait_for_function("() => document.querySelector('.toc-part.current')")
+    part = page.locator(".toc-part.current")
+    assert part.get_attribute("data-part") == "measuring"
+    before = sum(int(t) for t in page.evaluate("""() => {
+        const items = Array.from(document.querySelectorAll('.toc-part.current .toc-list > li'));
+        const at = items.findIndex(li => li.querySelector('a[href="#bins"]'));
+        return items.slice(0, at).map(li => li.querySelector('.toc-time').textContent.match(/\\d+/)[0]);
+    }"""))
+    text = page.locator(".toc-progress-text").inner_text()
+    assert part.get_attribute("data-title") in text and f" {before} " in f" {text} ", (text, before)

@@ -147,3 +147,24 @@ def test_without_javascript_the_hero_is_a_static_figure(open_page, engine, lang)
     _, _, nll, ece = reference(engine.grid[engine.index_of(six.fitted_t)])
     assert hero.locator('[data-score="nll"] .hero-value').inner_text() == filters["fixed"](nll, 5)
     assert hero.locator('[data-score="ece"] .hero-value').inner_text() == filters["pct"](ece, 1)
+
+
+def test_dragging_along_the_curves_sets_t(open_page, engine):
+    """A press on the curves at T = 1's place (read from the figure's own T scale) sets T = 1; dragging to the
+    right end sets the window's last temperature."""
+    page = open_page(viewport={"width": 1280, "height": 800})
+    page.wait_for_function("() => document.getElementById('hero').hero")
+    curves = page.locator("#hero .hero-curves")
+    box = curves.bounding_box()
+    t0, t1, r0, r1 = map(float, curves.get_attribute("data-scale-t").split())
+    view = page.evaluate("() => document.querySelector('#hero .hero-curves').viewBox.baseVal.width")
+    def x_of(t):
+        return box["x"] + (r0 + (np.log(t) - np.log(t0)) / (np.log(t1) - np.log(t0)) * (r1 - r0)) / view * box["width"]
+
+    y = box["y"] + box["height"] * 0.4
+    page.mouse.move(x_of(1.0), y)
+    page.mouse.down()
+    assert shown(page)["index"] == engine.t1_index
+    page.mouse.move(x_of(t1) + 40, y, steps=5)
+    page.mouse.up()
+    assert shown(page)["index"] == int(page.locator("#hero-t").get_attribute("max"))

@@ -57,10 +57,11 @@ def test_the_paradox_steps_cross_the_edges(open_page, engine, expect):
     """Between "just before" and "just after" a jump the figure's bin counts change; T = 1 and the fitted T
     differ in the ECE as the engine computes it."""
     page = open_page(viewport={"width": 1280, "height": 900})
-    page.wait_for_function("() => document.getElementById('pdx').hero")
+    page.wait_for_function("() => document.documentElement.classList.contains('js-ready')")
     labels = []
     for href, _ in step_links(page, "paradox", "pdx"):
         page.locator(f'#paradox a[href="{href}"]').click()
+        page.wait_for_function("() => (document.getElementById('pdx') || {}).hero")
         page.wait_for_timeout(100)
         labels.append(page.locator("#pdx .hero-bin-label").all_text_contents())
     t1, before1, after1, before2, after2, fit = labels
