@@ -43,11 +43,13 @@ from .page_strings import strings_json as make_strings_json
 from .payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from .reading import reading_minutes, section_tasks, section_words, working_minutes
 from .reproduce import run_reproduction
+from .reserve import reserve_css
 from .settings import DEFAULT_DATASET, EXAMPLE_LIST_MAX_ROWS, REFERENCE_SECTIONS, USER_SLUG
 from .showme import show_links
 from .tables import build_tables
 from .templating import (
     content_environment,
+    contents_text,
     figure_path,
     heading_text,
     math_filters,
@@ -165,7 +167,8 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
         shared["one_files"] = one_file_links(files, edition.lang, widgets, site_root)
         page = _render_page(
             root, env, shared, strings, number_filters, edition, widgets, strings_json,
-            inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
+            inline_css=shipped(css) + reserve_css(root, edition.lang), app_script=APP_SCRIPT,
+            favicon_href=f"{site_root}favicon.svg",
             inline_scripts=None, edition_note=None)
         # the widgets of the deep dives: their markup loads when they start (sitegen/deferred.py)
         files[_page_path(edition)], deferred = defer_markup(page)
@@ -229,7 +232,8 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
         markupsafe.Markup(f"<script>\n{inline_script(text)}</script>\n") for text in scripts)
     note = markupsafe.Markup(render_template(env, "single-file-note.html.j2", dict(shared, base_url=base_url)))
     return _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
-                        inline_css=shipped(css), app_script=None, inline_scripts=inline, edition_note=note,
+                        inline_css=shipped(css) + reserve_css(root, edition.lang), app_script=None,
+                        inline_scripts=inline, edition_note=note,
                         favicon_href=_favicon_data_url(root))
 
 
@@ -301,6 +305,7 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
         section_html = render_section(s, content_env, shared, render_component, strings)
         words = section_words(section_html)
         rendered.append({"slug": s.slug, "html": section_html, "title": heading_text(section_html),
+                         "short": contents_text(section_html),
                          "words": words, "minutes": reading_minutes(words), "tasks": section_tasks(section_html)})
     main_text = [s for s in rendered if s["slug"] not in REFERENCE_SECTIONS]
     words = sum(s["words"] for s in main_text)

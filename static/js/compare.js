@@ -13,12 +13,14 @@
     this.values = null;   // {nll, brier, ece: decoded series, accuracy}
   }
 
+  /* A row: its label, then five cells, each naming its column (data-label: on a phone the table stacks into
+   * label–value pairs, base.css table.stack). */
   function row(body, label) {
-    var tr = document.createElement("tr"), th = document.createElement("th");
+    var tr = document.createElement("tr"), th = document.createElement("th"), heads = body.parentNode.tHead.rows[0].cells;
     th.scope = "row";
     th.textContent = label;
     tr.appendChild(th);
-    for (var c = 0; c < 5; c++) tr.appendChild(document.createElement("td"));
+    for (var c = 0; c < 5; c++) tr.appendChild(document.createElement("td")).setAttribute("data-label", heads[c + 1].textContent);
     body.appendChild(tr);
     return tr;
   }
