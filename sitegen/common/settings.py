@@ -160,3 +160,7 @@ EXERCISE_MINUTES = 2.5          # trying one exercise and reading its answer
 WIDGET_MINUTES = 2.0            # trying one widget
 __all__ += ["EXERCISE_MINUTES", "WIDGET_MINUTES"]
 REFERENCE_SECTIONS = ("sources", "terms")  # look-up lists, left out of the main text's total reading time
+# Sections of look-up tables: on a phone their wide tables scroll in their region (with a shadow at the hidden
+# edge); every other table of four or more columns stacks into label–value rows (sitegen/content/article.py).
+SCROLLING_TABLE_SECTIONS = ("reproduce", "equations", "data", "sources", "terms")
+__all__ += ["SCROLLING_TABLE_SECTIONS"]
