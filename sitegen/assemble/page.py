@@ -48,9 +48,11 @@ from sitegen.render.page_strings import filled_strings, require_script_strings
 from sitegen.render.page_strings import strings_json as make_strings_json
 from sitegen.render.payload import bins_payload, core_payload, dataset_payload, groups_payload, to_script
 from sitegen.render.reproduce import run_reproduction
+from sitegen.render.reserve import reserve_css
 from sitegen.render.tables import build_tables
 from sitegen.render.templating import (
     content_environment,
+    contents_text,
     figure_path,
     heading_text,
     math_filters,
@@ -169,7 +171,8 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
         shared["one_files"] = one_file_links(files, edition.lang, widgets, site_root)
         page = _render_page(
             root, env, shared, strings, number_filters, edition, widgets, strings_json,
-            inline_css=shipped(css), app_script=APP_SCRIPT, favicon_href=f"{site_root}favicon.svg",
+            inline_css=shipped(css) + reserve_css(root, edition.lang), app_script=APP_SCRIPT,
+            favicon_href=f"{site_root}favicon.svg",
             inline_scripts=None, edition_note=None)
         # the widgets of the deep dives: their markup loads when they start (sitegen/render/deferred.py)
         files[_page_path(edition)], deferred = defer_markup(page)
@@ -233,7 +236,8 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
         markupsafe.Markup(f"<script>\n{inline_script(text)}</script>\n") for text in scripts)
     note = markupsafe.Markup(render_template(env, "single-file-note.html.j2", dict(shared, base_url=base_url)))
     return _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
-                        inline_css=shipped(css), app_script=None, inline_scripts=inline, edition_note=note,
+                        inline_css=shipped(css) + reserve_css(root, edition.lang), app_script=None,
+                        inline_scripts=inline, edition_note=note,
                         favicon_href=_favicon_data_url(root))
 
 
@@ -308,6 +312,7 @@ def _render_page(root, env, shared, strings, number_filters, edition, widgets, s
         section_html = render_section(s, content_env, shared, render_component, strings)
         words, (exercises, figures) = count_words(section_html), section_tasks(section_html)
         rendered.append({"slug": s.slug, "path": s.path, "html": section_html, "title": heading_text(section_html),
+                         "short": contents_text(section_html),
                          "words": words, "minutes": section_minutes(words, exercises, figures)})
     parts = page_parts(rendered)
     return render_template(env, "index.html.j2", dict(shared, parts=parts, sections=rendered, strings_json=strings_json,

@@ -187,3 +187,7 @@ PARTS = (
     ("reference", ("reproduce", "equations", "data", "sources", "terms")),
 )
 __all__ += ["PARTS"]
+# Sections of look-up tables: on a phone their wide tables scroll in their region (with a shadow at the hidden
+# edge); every other table of four or more columns stacks into label–value rows (sitegen/content/article.py).
+SCROLLING_TABLE_SECTIONS = ("reproduce", "equations", "data", "sources", "terms")
+__all__ += ["SCROLLING_TABLE_SECTIONS"]

@@ -147,15 +147,46 @@ def _unwrap_rows(parent):
             parent[index] = only
 
 
+_LARGE_OPERATORS = frozenset("∑∏∫∮⋃⋂")
+_LIMIT_NAMES = frozenset({"max", "min", "lim", "sup", "inf", "argmax", "argmin"})
+_PRIMES = frozenset("′″‴")
+
+
+def _for_the_body_font(parent, display):
+    """Below ``parent``, what lets a formula be drawn in the page's body font (base.css, which sets a letter
+    in its italic): a name of several letters (``ln``, ``conf``) marked upright, a display formula's large
+    operator marked ``large-op`` (base.css enlarges it), a display formula's ``\\max_{…}`` with its limit under
+    it (as TeX sets it: latex2mathml writes a subscript), and a prime as an operator after its letter instead
+    of a superscript (the body font's prime is raised already)."""
+    for index, child in enumerate(list(parent)):
+        _for_the_body_font(child, display)
+        text = (child.text or "").strip()
+        if child.tag == "mi" and len(text) > 1 and "mathvariant" not in child.attrib:
+            child.set("mathvariant", "normal")
+        elif child.tag == "mo" and display and text in _LARGE_OPERATORS:
+            child.set("class", "large-op")
+        elif (child.tag == "msub" and display and len(child) == 2 and child[0].tag == "mo"
+              and (child[0].text or "").strip() in _LIMIT_NAMES):
+            child.tag = "munder"
+        elif (child.tag == "msup" and len(child) == 2 and child[0].tag == "mi" and child[1].tag in ("mi", "mo")
+              and (child[1].text or "") in _PRIMES):
+            base, prime = child
+            prime.tag, prime.attrib = "mo", {}
+            base.tail, prime.tail = None, child.tail
+            parent[index:index + 1] = [base, prime]
+
+
 def _tidy_mathml(mathml, tex):
     """The same formula in fewer bytes, laid out the same by MathML Core: characters instead of
     character references (``&``, ``<`` and ``>`` stay escaped), no one-child ``<mrow>``, no ``<mrow>``
-    around the whole formula (``<math>`` is a row itself), no ``display="inline"`` (the default)."""
+    around the whole formula (``<math>`` is a row itself), no ``display="inline"`` (the default); and
+    marked for the body font (:func:`_for_the_body_font`)."""
     try:
         root = ElementTree.fromstring(mathml)
     except ElementTree.ParseError as error:
         raise TexError(tex, f"unreadable MathML ({error})") from None
     _unwrap_rows(root)
+    _for_the_body_font(root, root.get("display") == "block")
     if len(root) == 1 and root[0].tag == "mrow" and not root[0].attrib and not (root.text or "").strip():
         row = root[0]
         root.remove(row)

@@ -25,6 +25,8 @@ import markdown
 
 from sitegen.common.errors import BuildError, template_lines
 from sitegen.common.numbers import FORMAT_KEYS
+from sitegen.common.settings import SCROLLING_TABLE_SECTIONS
+from sitegen.content.article import MarginNotes, stack_tables
 from sitegen.content.mathml import DISPLAY_MATH, INLINE_MATH, TexError, inline_formula, tex_to_mathml_core
 
 __all__ = ["Section", "MissingName", "content_folder", "load_strings", "require_strings", "load_sections",
@@ -219,6 +221,24 @@ def load_sections(content_dir):
     return sections
 
 
+def _display_parts(tex):
+    """A display formula's parts: split where ``\\qquad`` joins two of them at the top level (outside braces and
+    ``\\left … \\right``), so that each is a formula of its own and they wrap onto lines of their own where the
+    column is narrow (base.css ``.math-block``)."""
+    parts, depth, start = [], 0, 0
+    for match in re.finditer(r"\\left\b|\\right\b|\\qquad\b|\\[{}]|[{}]", tex):
+        token = match.group(0)
+        if token in ("{", "\\left"):
+            depth += 1
+        elif token in ("}", "\\right"):
+            depth -= 1
+        elif token == "\\qquad" and depth == 0:
+            parts.append(tex[start:match.start()])
+            start = match.end()
+    parts.append(tex[start:])
+    return [part.strip() for part in parts if part.strip()]
+
+
 def _protect_math(text, number_format=None):
     """Swap math for placeholder tokens (so Markdown cannot touch it); return the text and the token table."""
     table = {}
@@ -228,8 +248,10 @@ def _protect_math(text, number_format=None):
         table[token] = html
         return token
 
-    text = DISPLAY_MATH.sub(
-        lambda m: "\n\n" + stash(tex_to_mathml_core(m.group(1), True, number_format)) + "\n\n", text)
+    def display(tex):
+        return "".join(tex_to_mathml_core(part, True, number_format) for part in _display_parts(tex))
+
+    text = DISPLAY_MATH.sub(lambda m: "\n\n" + stash(display(m.group(1))) + "\n\n", text)
     text = INLINE_MATH.sub(lambda m: stash(inline_formula(m.group(1), number_format)), text)
     return text, table
 
@@ -281,8 +303,8 @@ def render_section(section, env, context, render_component, strings):
     except TexError as error:
         line = _line_of(section.source, error.tex)
         raise BuildError(f"{section.path}{f':{line}' if line else ''}: {error}") from None
-    html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes", "md_in_html"],
-                             output_format="html")
+    html = markdown.markdown(text, extensions=["tables", "attr_list", "fenced_code", "footnotes", "md_in_html",
+                                               MarginNotes()], output_format="html")
     html = _ROW.sub(_without_default_alignment, html)
     equation = html_escape(strings["meta"]["equation"], quote=True)
     for token, mathml in math.items():
@@ -313,4 +335,7 @@ def render_section(section, env, context, render_component, strings):
         except BuildError as error:
             raise BuildError(f"{section.path}: [[component:{match.group(1)}]]: {error}") from None
 
-    return _COMPONENT.sub(component, html)
+    html = _COMPONENT.sub(component, html)
+    # Tables of four or more columns stack on a phone (sitegen/content/article.py), except the look-up sections',
+    # which scroll in their region (with a shadow at the hidden edge) as a reference table may.
+    return html if section.slug in SCROLLING_TABLE_SECTIONS else stack_tables(html)

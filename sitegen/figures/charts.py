@@ -13,15 +13,15 @@ shown to every reader as an image (JavaScript or not), with its numbers in a tab
   calibration rows (where T was fitted) and on the test rows, with the paired range (``nll_gain``,
   ``an.<dataset>.rep.paired.nll``).
 
-Styles, colours and the way text and ticks are written are static_svg's (one home for the figures' look);
-every word is the page language's ``[charts]`` table, every number written with its ``[format]``.
+Sizes, widths and colours are sitegen/common/style_tokens.toml's, through static_svg (one home for the
+figures' look); every word is the page language's ``[charts]`` table, every number written with its ``[format]``.
 """
 
 import numpy as np
 
 from sitegen.common.numbers import number_filters
+from sitegen.common.style import load_tokens
 from sitegen.figures.static_svg import (
-    _STYLE,
     ACCENT,
     GAP,
     GRID,
@@ -30,6 +30,7 @@ from sitegen.figures.static_svg import (
     MODEL,
     MUTED,
     _pyplot,
+    _style,
     local_formatter,
     svg_of,
 )
@@ -38,10 +39,15 @@ __all__ = ["chart_figures", "CHARTS"]
 
 CHARTS = ("held-out", "compare", "bin-sweep", "risk-coverage", "rows")
 _DATASET_COLOURS = (MODEL, GAP, ACCENT)
-# The one-panel charts: drawn narrow with large text, so that on a 390 px phone, where the image fills the column,
-# their text is still at least 12 CSS pixels (a 4.4 in figure shown 370 px wide scales 12 pt to about 14 px).
-_BIG = {**_STYLE, "font.size": 12, "legend.fontsize": 11, "axes.labelsize": 12}
+# The one-panel charts: drawn narrow, so that on a 390 px phone, where the image fills the column, their text
+# (sitegen/common/style_tokens.toml's chart sizes, 12 pt and up) is still at least 12 CSS pixels (a 4.4 in
+# figure shown 370 px wide scales 12 pt to about 14 px).
 _NARROW = 4.4  # inches
+
+
+def _chart_style():
+    """matplotlib's settings for a chart: the figures' one style source (sitegen/common/style_tokens.toml)."""
+    return _style(load_tokens())
 _PERCENT_SCORES = ("ece_w", "ece_a", "cw_ece", "smooth")  # drawn in percentage points
 
 
@@ -50,7 +56,7 @@ def _axes_style(ax, decimal, x=True, y=True):
         ax.xaxis.set_major_formatter(local_formatter(decimal))
     if y:
         ax.yaxis.set_major_formatter(local_formatter(decimal))
-    ax.grid(True, color=GRID, linewidth=0.6)
+    ax.grid(True, color=GRID, linewidth=load_tokens()["chart"]["grid"])
     ax.set_axisbelow(True)
 
 
@@ -62,7 +68,7 @@ def compare_chart(by, text, names, decimal):
     tables = [getattr(by.cmp, k) for k in keys]
     methods = [row.method for row in tables[0].rows if row.method != "temperature"]
     scores = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")
-    with plt.rc_context(_STYLE):
+    with plt.rc_context(_chart_style()):
         fig, axes = plt.subplots(2, 3, figsize=(8.4, 5.6), sharey=True)
         y = np.arange(len(methods))[::-1]
         for ax, score in zip(axes.ravel(), scores):
@@ -106,7 +112,7 @@ def bin_sweep_chart(rep, text, decimal, t_label):
     dashed, shaded up to its 95th percentile)."""
     plt = _pyplot()
     counts = sorted(rep.fit.ece_w)
-    with plt.rc_context(_BIG):
+    with plt.rc_context(_chart_style()):
         fig, ax = plt.subplots(figsize=(_NARROW, 4.2))
         hi = [rep.fit.floor_sweep_w[b].hi * 100 for b in counts]
         mid = [rep.fit.floor_sweep_w[b].mid * 100 for b in counts]
@@ -124,7 +130,7 @@ def bin_sweep_chart(rep, text, decimal, t_label):
 def risk_coverage_chart(decide, text, decimal, t_label):
     """The error rate among the answered rows against the share answered, at T = 1 and at the fitted T."""
     plt = _pyplot()
-    with plt.rc_context(_BIG):
+    with plt.rc_context(_chart_style()):
         fig, ax = plt.subplots(figsize=(_NARROW, 3.4))
         for view, colour, style, label in ((decide.t1, MUTED, "--", text["at_t1"]), (decide.fit, MODEL, "-", t_label)):
             coverage, risk = zip(*sorted(view.curve.items()))
@@ -142,7 +148,7 @@ def rows_chart(rows, text, decimal, all_label, thousands):
     all of them."""
     plt = _pyplot()
     sizes = list(rows.sizes)
-    with plt.rc_context(_BIG):
+    with plt.rc_context(_chart_style()):
         fig, ax = plt.subplots(figsize=(_NARROW, 3.3))
         mids = [rows.at[s].t.mid for s in sizes]
         ax.vlines(sizes, [rows.at[s].t.lo for s in sizes], [rows.at[s].t.hi for s in sizes], color=MODEL,
@@ -164,7 +170,7 @@ def held_out_chart(facts, text, names, decimal):
     for each split dataset; a dashed line at no improvement."""
     plt = _pyplot()
     keys = ("sim_60", "sim_600", "overconfident")
-    with plt.rc_context(_BIG):
+    with plt.rc_context(_chart_style()):
         fig, ax = plt.subplots(figsize=(_NARROW, 3.2))
         y = np.arange(len(keys))[::-1]
         ax.axvline(0, color=MUTED, linestyle="--", linewidth=1)

@@ -23,6 +23,7 @@ import numpy as np
 
 from sitegen.common.numbers import number_filters
 from sitegen.common.settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS
+from sitegen.common.style import figure_inches, load_tokens, mark, rc_params
 
 __all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures", "figure_colours",
            "figure_file", "figure_size"]
@@ -42,22 +43,17 @@ PALETTE = {
 }
 INK, MUTED, GRID, MODEL, GAP, IDEAL, ACCENT, BAR = PALETTE
 
-_STYLE = {
-    "svg.fonttype": "none",
-    "svg.hashsalt": "calibration-tutorial",
-    "font.family": "sans-serif",
-    "font.size": 10,
-    "axes.edgecolor": MUTED,
-    "axes.labelcolor": INK,
-    "xtick.color": MUTED,
-    "ytick.color": MUTED,
-    "text.color": INK,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "figure.facecolor": "none",
-    "axes.facecolor": "none",
-    "savefig.facecolor": "none",
-}
+_SENTINEL = {variable[2:]: sentinel for sentinel, variable in PALETTE.items()}  # "fig-muted" → its sentinel
+
+
+def _sentinel(name):
+    """The sentinel colour drawn for the figure colour ``name`` (``fig-muted``), rewritten to its variable."""
+    return _SENTINEL[name]
+
+
+def _style(tokens):
+    """matplotlib's settings for a figure: sitegen/common/style_tokens.toml's chart sizes, widths and colours."""
+    return rc_params(tokens, _sentinel)
 
 
 def _pyplot():
@@ -90,6 +86,9 @@ def svg_of(fig, prefix):
     svg = re.sub(r'(id="|url\(#|href="#)', lambda m: m.group(1) + prefix + "-", svg)
     for sentinel, variable in PALETTE.items():
         svg = svg.replace(sentinel, f"var({variable})")
+    # its text in the page's body font (sitegen/common/style_tokens.toml), as the live charts write theirs
+    body = load_tokens()["font"]["body"].replace('"', "'")
+    svg = re.sub(r"font-family: [^;\"]+", lambda m: "font-family: " + body, svg)
     svg = re.sub(r"<!--.*?-->\s*", "", svg, flags=re.S)
     svg = re.sub(r"\s*\n\s*(?=[LMCQz])", " ", svg)  # path data on one line
     svg = re.sub(r"\n\s*", "\n", svg)
@@ -110,10 +109,9 @@ def local_formatter(decimal):
     return LocalFormatter()
 
 
-def _localise_ticks(ax, decimal, log_x=False):
-    """Tick labels of ``ax`` with ``decimal`` as decimal mark (a log axis keeps its powers of ten)."""
-    if not log_x:
-        ax.xaxis.set_major_formatter(local_formatter(decimal))
+def _localise_ticks(ax, decimal):
+    """Tick labels of ``ax`` with ``decimal`` as decimal mark, plain numbers on a log axis too."""
+    ax.xaxis.set_major_formatter(local_formatter(decimal))
     ax.yaxis.set_major_formatter(local_formatter(decimal))
 
 
@@ -122,50 +120,83 @@ def reliability_figure(bins, grid_index, title, prefix, labels, decimal="."):
 
     ``bins`` is a :class:`calib.ReliabilityBins` over the grid; row ``grid_index`` is drawn. ``labels``
     holds the legend and axis texts (``ideal``, ``gap``, ``bin``, ``accuracy``, ``confidence``, ``count``).
+    Drawn ``figure_width`` CSS pixels wide with the chart sizes and marks of sitegen/common/style_tokens.toml.
     """
     plt = _pyplot()
-    with plt.rc_context(_STYLE):
+    tokens = load_tokens()
+    with plt.rc_context(_style(tokens)):
         fig, (top, bottom) = plt.subplots(
-            2, 1, figsize=(3.6, 4.4), gridspec_kw={"height_ratios": [3.2, 1]}, sharex=True)
+            2, 1, figsize=figure_inches(tokens, 1.3), gridspec_kw={"height_ratios": [3.4, 1]}, sharex=True)
         lower, upper = bins.lower[grid_index], bins.upper[grid_index]
         count = bins.count[grid_index]
         filled = count > 0
         conf, acc = bins.confidence[grid_index][filled], bins.accuracy[grid_index][filled]
         for edge in np.unique(np.concatenate([lower, upper])):
-            top.axvline(edge, color=GRID, linewidth=0.8, zorder=0)
-        top.plot([0, 1], [0, 1], color=IDEAL, linestyle="--", linewidth=1.2, label=labels["ideal"])
-        top.vlines(conf, np.minimum(conf, acc), np.maximum(conf, acc), color=GAP, linewidth=2.2, label=labels["gap"])
-        top.plot(conf, acc, "o", color=MODEL, markersize=6, label=labels["bin"])
+            top.axvline(edge, color=GRID, linewidth=tokens["chart"]["grid"], zorder=0)
+        top.plot([0, 1], [0, 1], label=labels["ideal"], **mark(tokens, "diagonal", _sentinel))
+        top.vlines(conf, np.minimum(conf, acc), np.maximum(conf, acc), color=GAP, linewidth=3, label=labels["gap"])
+        top.plot(conf, acc, "o", color=MODEL, markersize=7, label=labels["bin"])
         top.set(xlim=(0, 1), ylim=(0, 1), ylabel=labels["accuracy"], title=title)
         top.set_aspect("equal")
-        top.legend(loc="upper left", frameon=False, fontsize=8)
+        top.legend(loc="upper left", frameon=False, handlelength=1.4, borderaxespad=0.2)
         bottom.bar((lower + upper) / 2, count, width=np.maximum(upper - lower, 0.01) * 0.9, color=BAR)
         bottom.set(xlabel=labels["confidence"], ylabel=labels["count"], xlim=(0, 1))
+        for ax in (top, bottom):
+            ax.xaxis.set_major_locator(_ticks([0, 0.5, 1]))
+        bottom.yaxis.set_major_locator(_max_ticks(3))
         _localise_ticks(top, decimal)
         _localise_ticks(bottom, decimal)
+        fig.align_ylabels((top, bottom))
         return svg_of(fig, prefix)
+
+
+def _ticks(values):
+    from matplotlib.ticker import FixedLocator
+
+    return FixedLocator(values)
+
+
+def _max_ticks(n):
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(nbins=n, integer=True)
 
 
 def curves_figure(grid, series, markers, prefix, xlabel, decimal="."):
-    """Small multiples of scores against T (log axis), each with its own vertical scale.
+    """Small multiples of scores against T (log axis), stacked on one shared T axis, each with its own
+    vertical scale: a figure ``figure_width`` CSS pixels wide whose text stays legible on a phone.
 
-    ``series`` is a list of ``(label, values (G,))``; ``markers`` a dict with
-    grid indices ``t1`` (dashed line), ``current`` (dot) and ``argmin`` (ring); ``xlabel`` names the axis.
+    ``series`` is a list of ``(label, values (G,))``; ``markers`` a dict with grid indices ``t1`` (the T = 1
+    rule), ``current`` (the dot) and ``argmin`` (the fitted T's ring): the marks of sitegen/common/style_tokens.toml;
+    ``xlabel`` names the axis.
     """
     plt = _pyplot()
-    with plt.rc_context(_STYLE):
-        fig, axes = plt.subplots(1, len(series), figsize=(2.6 * len(series), 2.4))
-        for ax, (label, values) in zip(np.atleast_1d(axes), series):
-            ax.plot(grid, values, color=MODEL, linewidth=1.6)
-            ax.axvline(grid[markers["t1"]], color=MUTED, linestyle="--", linewidth=1)
-            ax.plot(grid[markers["current"]], values[markers["current"]], "o", color=GAP, markersize=6)
-            ax.plot(grid[markers["argmin"]], values[markers["argmin"]], "o", markerfacecolor="none",
-                    markeredgecolor=IDEAL, markersize=10, markeredgewidth=1.8)
-            ax.set(xscale="log", xlabel=xlabel, title=label)
-            ax.grid(True, color=GRID, linewidth=0.6)
-            _localise_ticks(ax, decimal, log_x=True)
-        fig.tight_layout()
+    tokens = load_tokens()
+    with plt.rc_context(_style(tokens)):
+        fig, axes = plt.subplots(len(series), 1, figsize=figure_inches(tokens, 0.42 * len(series)), sharex=True)
+        axes = np.atleast_1d(axes)
+        ticks = [t for t in (0.25, 0.5, 1, 2, 4, 8, 16) if grid[0] <= t <= grid[-1]]
+        for ax, (label, values) in zip(axes, series):
+            ax.plot(grid, values, color=MODEL)
+            ax.axvline(grid[markers["t1"]], **mark(tokens, "t1", _sentinel))
+            ax.plot(grid[markers["current"]], values[markers["current"]], **mark(tokens, "current", _sentinel))
+            ax.plot(grid[markers["argmin"]], values[markers["argmin"]], **mark(tokens, "fitted", _sentinel))
+            ax.set_xscale("log")
+            ax.set_title(label, loc="left")
+            ax.yaxis.set_major_locator(_nice(3))
+            ax.grid(True, axis="y")
+            ax.xaxis.set_major_locator(_ticks(ticks))
+            ax.xaxis.set_minor_locator(_ticks([]))
+            _localise_ticks(ax, decimal)
+        axes[-1].set_xlabel(xlabel)
+        fig.tight_layout(h_pad=0.6)
         return svg_of(fig, prefix)
+
+
+def _nice(n):
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(nbins=n)
 
 
 def render_figures(precomputed, strings, dataset=WORKED_EXAMPLE, n_bins=WORKED_EXAMPLE_BINS):
@@ -196,7 +227,7 @@ def render_figures(precomputed, strings, dataset=WORKED_EXAMPLE, n_bins=WORKED_E
 
 
 _DARK_SCHEME = "@media (prefers-color-scheme: dark)"
-_FIGURE_COLOUR = re.compile(r"(--fig-[a-z-]+)\s*:\s*([^;}]+?)\s*[;}]")
+_FIGURE_COLOUR = re.compile(r"(--fig-[a-z-]+)\s*:\s*([^;}]+?)\s*(?:[;}]|$)")
 
 
 def _block_after(css, start):

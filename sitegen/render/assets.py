@@ -14,6 +14,7 @@ import rjsmin
 
 from sitegen.common.cache import memoized
 from sitegen.common.errors import BuildError
+from sitegen.common.style import TOKENS_MARK, css_properties, load_tokens
 from sitegen.render.panels import expand_order
 
 __all__ = ["APP_SCRIPT", "minify", "read_static", "read_script", "shipped", "script_files", "inline_script"]
@@ -40,7 +41,8 @@ def minify(kind, text, name):
 
 def read_static(root):
     """The stylesheet and the script, each concatenated in its ``order.txt`` order and minified, with a
-    ``/* css/<file> */`` or ``/* js/<file> */`` header before each file."""
+    ``/* css/<file> */`` or ``/* js/<file> */`` header before each file. The stylesheet's ``<tokens>`` line
+    is the custom properties of sitegen/common/style_tokens.toml (:func:`sitegen.common.style.css_properties`)."""
     parts = {}
     for kind in ("css", "js"):
         folder = Path(root) / "static" / kind
@@ -52,6 +54,9 @@ def read_static(root):
         names = expand_order(root, kind, names)  # "<panels>": the manifest's scripts or stylesheets
         chunks = []
         for name in names:
+            if kind == "css" and name == TOKENS_MARK:  # the custom properties of sitegen/common/style_tokens.toml
+                chunks.append("/* css/tokens */\n" + minify(kind, css_properties(load_tokens()), "tokens") + "\n")
+                continue
             path = folder / name
             if not path.exists():
                 raise BuildError(f"{order_file}: lists {name}, which does not exist")

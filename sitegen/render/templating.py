@@ -24,7 +24,7 @@ from sitegen.render.panels import template_globals
 
 __all__ = ["template_environment", "content_environment", "render_template", "page_context", "math_filters",
            "inline_svg", "static_figure", "chart_figure", "figure_path", "FIGURE_FOLDER", "heading_text",
-           "TemplateFailure"]
+           "contents_text", "TemplateFailure"]
 
 
 def inline_svg(svg, instance, label):
@@ -73,6 +73,13 @@ def heading_text(html):
     """The plain text of a section's first h1/h2 (for the table of contents); empty if it has none."""
     match = re.search(r"<h[12]\b[^>]*>(.*?)</h[12]>", html, re.S)
     return markupsafe.Markup(re.sub(r"<[^>]+>", "", match.group(1))).unescape().strip() if match else ""
+
+
+def contents_text(html):
+    """A section's entry in the contents: its first h1/h2's ``data-toc`` (a short title the Markdown gives
+    with ``{: data-toc="…" }``, docs/design.md), else that heading's text."""
+    match = re.search(r"<h[12]\b[^>]*\bdata-toc=\"([^\"]*)\"", html)
+    return markupsafe.Markup(match.group(1)).unescape().strip() if match else heading_text(html)
 
 
 def math_filters(number_format):

@@ -27,12 +27,14 @@
     this.values = null;   // {series (decoded, by key), constants, t}
   }
 
+  /* A row: its label, then a cell for T and one per metric column, each naming its column (data-label:
+   * on a phone the table stacks into label–value pairs, base.css table.stack). */
   function row(body, label) {
-    var tr = document.createElement("tr"), th = document.createElement("th");
+    var tr = document.createElement("tr"), th = document.createElement("th"), heads = body.parentNode.tHead.rows[0].cells;
     th.scope = "row";
     th.textContent = label;
     tr.appendChild(th);
-    for (var c = 0; c <= columns().length; c++) tr.appendChild(document.createElement("td"));
+    for (var c = 0; c <= columns().length; c++) tr.appendChild(document.createElement("td")).setAttribute("data-label", heads[c + 1].textContent);
     body.appendChild(tr);
     return tr;
   }

@@ -10,7 +10,7 @@
   var clips = 0;    // clip-path ids, unique on the page
 
   function Panel(parent, title) {
-    var svg = S.el("svg", { viewBox: "0 0 " + W + " " + H, class: "chart curve", role: "img" }, parent);
+    var svg = S.chart(parent, W, H, "curve");
     this.title = S.el("title", {}, svg);
     this.label = S.text("text", { x: 4, y: 14, class: "chart-title" }, title, svg);
     S.el("line", { x1: M.l, x2: W - M.r, y1: H - M.b, y2: H - M.b, class: "axis" }, svg);

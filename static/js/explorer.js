@@ -248,6 +248,17 @@
       });
     }, { rootMargin: "150px 0px" });
     this.views.forEach(function (v) { if (v.watch) observer.observe(v.watch); });
+    // The observer reports after a frame is painted: a view a jump (a link, a key, a fast scroll) brings into
+    // view would show its old state for that frame. Scroll events come before the frame's paint: a stale view
+    // near the viewport by then catches up at once.
+    window.addEventListener("scroll", function () {
+      var height = window.innerHeight;
+      self.views.forEach(function (v) {
+        if (!v.stale) return;
+        var box = v.watch.getBoundingClientRect();
+        if (box.bottom > -150 && box.top < height + 150 && box.height > 0) { v.stale = false; v.off = false; self.render(true, v); }
+      });
+    }, { passive: true });
   };
 
   /* ---- rendering ---- */

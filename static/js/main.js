@@ -95,6 +95,7 @@
         link.setAttribute("aria-current", "location");
         current = link;
         progress(box, link);
+        follow(link);
       });
     }, { rootMargin: "-33% 0px -66% 0px" });
     Object.keys(links).forEach(function (id) {
@@ -116,6 +117,17 @@
     Array.prototype.forEach.call(box.querySelectorAll(".toc-part"), function (other) {
       other.classList.toggle("current", other === part);
     });
+  }
+
+  /* The contents' column scrolls on its own (base.css): the section being read stays in sight there, a
+   * third of the way down, whichever way the reader moved through the page. */
+  function follow(link) {
+    var column = link.closest(".toc");
+    if (!column || column.scrollHeight <= column.clientHeight + 1) return;
+    var box = link.getBoundingClientRect(), frame = column.getBoundingClientRect();
+    if (box.top < frame.top + box.height || box.bottom > frame.bottom - box.height) {
+      column.scrollTop += box.top - frame.top - column.clientHeight / 3;
+    }
   }
 
   /* Narrow screens show the contents once, at the top of a long page: past them, a small fixed button

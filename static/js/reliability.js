@@ -14,7 +14,7 @@
     ONE = CT.core.units.rate;
     x = S.linear(0, ONE, L, L + P);
     y = S.linear(0, ONE, T + P, T);
-    var svg = S.el("svg", { viewBox: "0 0 " + W + " " + (histBottom + 34), class: "chart reliability", role: "img" });
+    var svg = S.chart(null, W, histBottom + 34, "reliability");
     figure.insertBefore(svg, figure.firstChild);
     this.title = S.el("title", {}, svg);
     S.el("rect", { x: L, y: T, width: P, height: P, class: "plot-frame" }, svg);

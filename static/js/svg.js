@@ -33,5 +33,19 @@
     for (var i = 0; i < xs.length; i++) parts.push((i ? "L" : "M") + xs[i].toFixed(1) + " " + ys[i].toFixed(1));
     return parts.join("");
   }
-  CT.svg = { NS: NS, el: el, set: set, text: text, linear: linear, log: log, polyline: polyline };
+  /* A chart: an <svg class="chart …"> drawn in a W × H viewBox, scaled to the width it gets. Its text keeps
+   * the chart sizes of sitegen/common/style_tokens.toml in CSS pixels whatever that width: --k, the viewBox units per
+   * CSS pixel, multiplies them in explorer.css (one observer for every chart; a chart not yet laid out keeps 1). */
+  var sized = "ResizeObserver" in window ? new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var svg = entry.target, width = entry.contentRect.width;
+      if (width > 0) svg.style.setProperty("--k", (svg.viewBox.baseVal.width / width).toFixed(3));
+    });
+  }) : null;
+  function chart(parent, W, H, cls) {
+    var svg = el("svg", { viewBox: "0 0 " + W + " " + H, class: "chart " + cls, role: "img" }, parent);
+    if (sized) sized.observe(svg);
+    return svg;
+  }
+  CT.svg = { NS: NS, el: el, set: set, text: text, linear: linear, log: log, polyline: polyline, chart: chart };
 })(window.CalibTutorial);

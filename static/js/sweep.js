@@ -14,7 +14,7 @@
     var narrow = host.clientWidth > 0 && host.clientWidth < 520;
     var W = this.W = narrow ? 340 : 640, H = this.H = narrow ? 230 : 250;
     var X_TICKS = this.X_TICKS = narrow ? [1, 10, 20, 30, 40, 50] : [1, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50];
-    var svg = this.svg = S.el("svg", { viewBox: "0 0 " + W + " " + H, class: "chart sweep", role: "img" }, host);
+    var svg = this.svg = S.chart(host, W, H, "sweep");
     this.title = S.el("title", {}, svg);
     this.grid = S.el("g", { class: "grid" }, svg);
     this.yTicks = S.el("g", {}, svg);
