@@ -23,7 +23,7 @@ import numpy as np
 
 from .numbers import number_filters
 from .settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS
-from .style import figure_inches, load_tokens, mark, rc_params
+from .style import FIGURE_DPI, FIGURE_PAD, figure_inches, load_tokens, mark, rc_params
 
 __all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures", "figure_colours",
            "figure_file", "figure_size"]
@@ -71,7 +71,8 @@ def svg_of(fig, prefix):
     """The figure as SVG text, deterministic, with ids prefixed by ``prefix`` and colours as CSS variables."""
     plt = _pyplot()
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight",
+                pad_inches=FIGURE_PAD / FIGURE_DPI)
     plt.close(fig)
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg"):]  # drop the XML prolog and DOCTYPE so it can be inlined
@@ -126,7 +127,8 @@ def reliability_figure(bins, grid_index, title, prefix, labels, decimal="."):
     tokens = load_tokens()
     with plt.rc_context(_style(tokens)):
         fig, (top, bottom) = plt.subplots(
-            2, 1, figsize=figure_inches(tokens, 1.3), gridspec_kw={"height_ratios": [3.4, 1]}, sharex=True)
+            2, 1, figsize=figure_inches(tokens, 1.3), gridspec_kw={"height_ratios": [3.4, 1]}, sharex=True,
+            layout="constrained")
         lower, upper = bins.lower[grid_index], bins.upper[grid_index]
         count = bins.count[grid_index]
         filled = count > 0
@@ -146,7 +148,6 @@ def reliability_figure(bins, grid_index, title, prefix, labels, decimal="."):
         bottom.yaxis.set_major_locator(_max_ticks(3))
         _localise_ticks(top, decimal)
         _localise_ticks(bottom, decimal)
-        fig.align_ylabels((top, bottom))
         return svg_of(fig, prefix)
 
 
@@ -173,7 +174,8 @@ def curves_figure(grid, series, markers, prefix, xlabel, decimal="."):
     plt = _pyplot()
     tokens = load_tokens()
     with plt.rc_context(_style(tokens)):
-        fig, axes = plt.subplots(len(series), 1, figsize=figure_inches(tokens, 0.42 * len(series)), sharex=True)
+        fig, axes = plt.subplots(len(series), 1, figsize=figure_inches(tokens, 0.42 * len(series)), sharex=True,
+                                 layout="constrained")
         axes = np.atleast_1d(axes)
         ticks = [t for t in (0.25, 0.5, 1, 2, 4, 8, 16) if grid[0] <= t <= grid[-1]]
         for ax, (label, values) in zip(axes, series):
@@ -189,7 +191,6 @@ def curves_figure(grid, series, markers, prefix, xlabel, decimal="."):
             ax.xaxis.set_minor_locator(_ticks([]))
             _localise_ticks(ax, decimal)
         axes[-1].set_xlabel(xlabel)
-        fig.tight_layout(h_pad=0.6)
         return svg_of(fig, prefix)
 
 

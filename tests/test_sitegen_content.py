@@ -295,7 +295,11 @@ def test_tidied_mathml_keeps_every_element_but_redundant_rows_and_writes_charact
         return [(e.tag, (e.text or "").strip(), sorted(e.attrib.items())) for e in root.iter()
                 if e.tag not in ("mrow", "math")]
 
-    assert elements(tidy) == elements(raw)  # same tokens, same order, same attributes
+    def upright(element):  # a name of several letters (ln) is marked upright, for the body font (base.css)
+        tag, text, attrs = element
+        return (tag, text, sorted(attrs + [("mathvariant", "normal")])) if tag == "mi" and len(text) > 1 and not attrs else element
+
+    assert elements(tidy) == [upright(e) for e in elements(raw)]  # same tokens, same order, same attributes
     assert sum(e.tag == "mrow" for e in tidy.iter()) < sum(e.tag == "mrow" for e in raw.iter())
     assert all(len(row) > 1 for row in tidy.iter("mrow")), "a one-child row is left"
     assert "&#x" not in tidy_text and "∑" in tidy_text and "&lt;" in tidy_text
