@@ -9,8 +9,6 @@ import pytest
 
 from sitegen.settings import SCROLLING_TABLE_SECTIONS
 
-from .explorer_ui import Explorer, near
-
 NARROW = {"width": 390, "height": 844}
 WIDE = {"width": 1280, "height": 900}
 
@@ -44,13 +42,17 @@ def open_disclosures(page):
 BLOCK_WIDTHS = """() => {
     // every figure-like block of the article (not a paragraph), and the text column's width
     const blocks = Array.from(document.querySelectorAll(
-        'main section > :is(figure, .figure-pair, .table-wrap, .table-block, .table-pair, .explorer-wrap, .teaser, .math-block),'
+        'main section > :is(figure, .figure-pair, .table-wrap, .table-block, .table-pair, .explorer-wrap, .teaser,'
+        + ' .math-block),'
         + ' main .glossed > :is(figure, .table-wrap, .table-block, .math-block)'))
         .filter(e => e.getClientRects().length);
     const text = document.querySelector('#promise > p').getBoundingClientRect();
     return {text: Math.round(text.width), textLeft: Math.round(text.left),
-            blocks: blocks.map(e => [e.closest('section').id + ' ' + e.tagName.toLowerCase() + '.' + e.className,
-                                     Math.round(e.getBoundingClientRect().width), Math.round(e.getBoundingClientRect().left)])};
+            blocks: blocks.map(e => {
+                const box = e.getBoundingClientRect();
+                return [e.closest('section').id + ' ' + e.tagName.toLowerCase() + '.' + e.className,
+                        Math.round(box.width), Math.round(box.left)];
+            })};
 }"""
 
 
@@ -89,13 +91,15 @@ def test_margin_notes_sit_in_the_gutter_on_wide_screens_and_inline_below(open_pa
     assert 'class="glossed"' in html, "no margin note on the page"
     page = open_page(viewport=WIDE)
     found = page.evaluate("""() => Array.from(document.querySelectorAll('main .glossed')).map(g => {
-        const glossed = g.firstElementChild.getBoundingClientRect(), note = g.querySelector('.marginnote').getBoundingClientRect();
+        const glossed = g.firstElementChild.getBoundingClientRect();
+        const note = g.querySelector('.marginnote').getBoundingClientRect();
         return [note.left - glossed.right, note.top - glossed.top, note.width];
     })""")
     assert found and all(gap >= 16 and abs(top) <= 8 and width >= 150 for gap, top, width in found), found
     page = open_page(viewport=NARROW)
     found = page.evaluate("""() => Array.from(document.querySelectorAll('main .glossed')).map(g => {
-        const glossed = g.firstElementChild.getBoundingClientRect(), note = g.querySelector('.marginnote').getBoundingClientRect();
+        const glossed = g.firstElementChild.getBoundingClientRect();
+        const note = g.querySelector('.marginnote').getBoundingClientRect();
         return [note.top - glossed.bottom, note.left - glossed.left];
     })""")
     assert found and all(0 <= below <= 40 and abs(left) <= 1 for below, left in found), found
@@ -103,8 +107,8 @@ def test_margin_notes_sit_in_the_gutter_on_wide_screens_and_inline_below(open_pa
 
 GAPS = """() => {
     // vertical gaps between consecutive visible boxes of the article, in reading order
-    const sel = 'main :is(p, h1, h2, h3, li, summary, table, figure, svg, .math-block, pre, img, dt, dd, label, input, select,'
-        + ' button, output, .bar-row)';
+    const sel = 'main :is(p, h1, h2, h3, li, summary, table, figure, svg, .math-block, pre, img, dt, dd, label,'
+        + ' input, select, button, output, .bar-row)';
     const boxes = Array.from(document.querySelectorAll(sel)).filter(e => e.getClientRects().length
         && getComputedStyle(e).visibility !== 'hidden').map(e => [e, e.getBoundingClientRect()])
         .filter(([, r]) => r.height > 0).sort((a, b) => a[1].top - b[1].top);
@@ -143,11 +147,12 @@ def test_the_contents_column_fits_a_900_px_window_and_follows_the_section(open_p
     report = toc.evaluate(f"""nav => {{
         const lines = {LINES};
         return {{
-            height: nav.getBoundingClientRect().height, scroll: nav.scrollHeight, overflow: getComputedStyle(nav).overflowY,
-            long: Array.from(nav.querySelectorAll('.toc-list a')).filter(a => lines(a) > 1 || a.scrollWidth > a.clientWidth + 1)
-                .map(a => a.textContent),
-            times: Array.from(nav.querySelectorAll('.toc-time')).filter(t => lines(t) > 1 || t.scrollWidth > t.clientWidth + 1)
-                .map(t => t.textContent),
+            height: nav.getBoundingClientRect().height, scroll: nav.scrollHeight,
+            overflow: getComputedStyle(nav).overflowY,
+            long: Array.from(nav.querySelectorAll('.toc-list a'))
+                .filter(a => lines(a) > 1 || a.scrollWidth > a.clientWidth + 1).map(a => a.textContent),
+            times: Array.from(nav.querySelectorAll('.toc-time'))
+                .filter(t => lines(t) > 1 || t.scrollWidth > t.clientWidth + 1).map(t => t.textContent),
         }};
     }}""")
     assert report["long"] == [], f"contents entries wrapped or cut: {report['long']}"
@@ -188,7 +193,8 @@ def test_the_contents_tab_on_a_phone_never_covers_the_text(open_page, edition_st
         const r = b.getBoundingClientRect();
         return Array.from(document.querySelectorAll('main section > *, main .glossed > *')).filter(e => {
             const s = e.getBoundingClientRect();
-            return s.height > 0 && s.right > r.left + 0.5 && s.left < r.right - 0.5 && s.bottom > r.top && s.top < r.bottom;
+            return s.height > 0 && s.right > r.left + 0.5 && s.left < r.right - 0.5
+                && s.bottom > r.top && s.top < r.bottom;
         }).map(e => e.tagName + '.' + e.className);
     }""")
     assert covered == []
@@ -246,13 +252,14 @@ def test_formulas_are_set_in_the_body_text(open_page):
             return (base.top - hat.bottom) / parseFloat(getComputedStyle(m).fontSize);
         });
         return {size: style.fontSize, colour: style.color, family: style.fontFamily, hats,
-                maths: maths.map(m => [getComputedStyle(m).fontSize, getComputedStyle(m).color, getComputedStyle(m).fontFamily,
+                maths: maths.map(m => [getComputedStyle(m).fontSize, getComputedStyle(m).color,
+                                       getComputedStyle(m).fontFamily,
                                        Array.from(m.querySelectorAll('mi:not([mathvariant])'))
                                            .map(mi => getComputedStyle(mi).fontStyle)])};
     }""")
     assert found["maths"]
     for size, colour, family, letters in found["maths"]:
-        assert (size, colour, family) == (found["size"], found["colour"], found["family"]), (found, size, colour, family)
+        assert (size, colour, family) == (found["size"], found["colour"], found["family"]), (size, colour, family)
         assert set(letters) <= {"italic"}, letters
     # a hat sits on its letter: at most a fifth of an em above the letter's box (the math font's floated)
     assert found["hats"] and all(-0.5 <= gap <= 0.2 for gap in found["hats"]), found["hats"]
@@ -353,17 +360,22 @@ PHONE_TABLES = """reference => {
         if (!visible(table)) continue;
         const section = table.closest('section').id, wrap = table.closest('.table-wrap') || table.parentElement;
         if (!reference.includes(section) && wrap.scrollWidth > wrap.clientWidth + 1)
-            scrolled.push(section + ' ' + table.className + ': ' + (wrap.scrollWidth - wrap.clientWidth) + ' px hidden');
+            scrolled.push(`${section} ${table.className}: ${wrap.scrollWidth - wrap.clientWidth} px hidden`);
         for (const cell of table.querySelectorAll('th, td')) {
-            if (!visible(cell) || getComputedStyle(cell.closest('thead') || cell).clip === 'rect(0px, 0px, 0px, 0px)') continue;
-            if (cell.scrollWidth > cell.clientWidth + 1) spilled.push(section + ': "' + cell.textContent.trim().slice(0, 25) + '"');
-            if (cell.tagName === 'TH' && cell.closest('thead') && lines(cell) > 3) tall.push(section + ': "' + cell.textContent.trim() + '"');
+            const text = `${section}: "${cell.textContent.trim().slice(0, 25)}"`;
+            const unseen = getComputedStyle(cell.closest('thead') || cell).clip === 'rect(0px, 0px, 0px, 0px)';
+            if (!visible(cell) || unseen) continue;
+            if (cell.scrollWidth > cell.clientWidth + 1) spilled.push(text);
+            if (cell.tagName === 'TH' && cell.closest('thead') && lines(cell) > 3) tall.push(text);
         }
-        for (const range of table.querySelectorAll('.range')) if (visible(range) && lines(range) > 1) ranges.push(range.textContent);
+        for (const range of table.querySelectorAll('.range')) {
+            if (visible(range) && lines(range) > 1) ranges.push(range.textContent);
+        }
     }
     for (const block of document.querySelectorAll('main .math-block')) {
         const section = block.closest('section').id;
-        if (visible(block) && !reference.includes(section) && block.scrollWidth > block.clientWidth + 1) cut.push(section);
+        const hidden = block.scrollWidth - block.clientWidth;
+        if (visible(block) && !reference.includes(section) && hidden > 1) cut.push(section);
     }
     return {scrolled, spilled, tall, ranges, cut};
 }"""
@@ -389,7 +401,11 @@ def test_the_page_keeps_its_height_while_it_is_scrolled(open_page, lang, viewpor
     """Each widget holds its measured height before it is built (sitegen/reserve.py): scrolled from top to
     bottom, the page ends within 2% of its height at load (issue 26: from 24,500 to 30,000 px)."""
     page = open_page(lang=lang, viewport=viewport, wait="networkidle")
-    at_load = page.evaluate("() => document.documentElement.scrollHeight")
+    # loaded: parsed, its scripts started (main.js marks the page js-ready) and a frame drawn since
+    page.wait_for_function("() => document.readyState === 'complete'"
+                           " && document.documentElement.classList.contains('js-ready')")
+    at_load = page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame("
+                            "() => done(document.documentElement.scrollHeight))))")
     y = 0
     while y < page.evaluate("() => document.documentElement.scrollHeight"):
         y += viewport["height"] * 0.8
