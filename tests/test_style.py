@@ -89,5 +89,5 @@ def test_marks_follow_their_tokens():
     assert ring["markerfacecolor"] == "none" and ring["markersize"] == 2 * tokens["chart"]["mark"]["fitted"]["radius"]
     rule = style.mark(tokens, "t1", str)
     width = tokens["chart"]["mark"]["t1"]["width"]
-    dash = tokens["chart"]["mark"]["t1"]["dash"]
-    assert rule["linewidth"] == width and [d * width for d in rule["linestyle"][1]] == dash
+    assert rule["linewidth"] == width
+    assert [d * width for d in rule["linestyle"][1]] == tokens["chart"]["mark"]["t1"]["dash"]

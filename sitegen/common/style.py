@@ -16,11 +16,12 @@ from pathlib import Path
 from sitegen.common.errors import BuildError
 
 __all__ = ["TOKENS", "load_tokens", "css_properties", "rc_params", "mark", "step_size", "figure_inches",
-           "FIGURE_DPI"]
+           "FIGURE_DPI", "FIGURE_PAD"]
 
 TOKENS = Path(__file__).with_name("style_tokens.toml")
 TOKENS_MARK = "<tokens>"  # the line of static/css/order.txt the custom properties go at
 FIGURE_DPI = 72  # matplotlib's SVG unit is the point: 72 to the inch, one CSS pixel at the figure's own size
+FIGURE_PAD = 4  # CSS px of margin around a figure's tight box (matplotlib's pad_inches), inside figure_width
 _DARK = '@media (prefers-color-scheme: dark){:root:not([data-theme="light"]){'
 
 
@@ -140,6 +141,7 @@ def mark(tokens, name, sentinel):
 
 
 def figure_inches(tokens, height_ratio):
-    """A static figure's size in inches: ``figure_width`` CSS pixels wide, ``height_ratio`` times as tall."""
-    width = tokens["chart"]["figure_width"] / FIGURE_DPI
+    """A static figure's size in inches: ``figure_width`` CSS pixels wide with its margins (:data:`FIGURE_PAD`
+    each side), ``height_ratio`` times as tall. Drawn with ``layout="constrained"``, its labels stay inside."""
+    width = (tokens["chart"]["figure_width"] - 2 * FIGURE_PAD) / FIGURE_DPI
     return width, width * height_ratio

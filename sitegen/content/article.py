@@ -3,9 +3,10 @@
 * Margin notes: a paragraph a section writes as ``{: .marginnote }`` right after the paragraph, list, heading or
   formula it glosses is wrapped with it in ``<div class="glossed">`` (:class:`MarginNotes`, a Markdown
   extension): from 75rem the note sits in the gutter beside that block, below it inline.
-* Stacked tables: a table of four or more columns gets ``class="stack"`` and, on every body cell after
-  the first, a ``data-label`` naming its column (:func:`stack_tables`): on a phone each row becomes a
-  block of label–value pairs instead of a table wider than the screen.
+* Tables (:func:`arrange_tables`): one of :data:`WIDE_MIN_COLUMNS` or more columns spans the page rather than
+  the text column; one of :data:`STACK_MIN_COLUMNS` or more gets ``class="stack"`` and, on every body cell
+  after the first, a ``data-label`` naming its column: on a phone each row becomes a block of label–value
+  pairs instead of a table wider than the screen.
 """
 
 import re
@@ -15,10 +16,11 @@ from html import escape, unescape
 from markdown.extensions import Extension
 from markdown.treeprocessors import Treeprocessor
 
-__all__ = ["MarginNotes", "stack_tables", "STACK_MIN_COLUMNS"]
+__all__ = ["MarginNotes", "arrange_tables", "STACK_MIN_COLUMNS", "WIDE_MIN_COLUMNS"]
 
 NOTE = "marginnote"  # the class a margin note's paragraph is given: {: .marginnote }
 STACK_MIN_COLUMNS = 4  # a table this wide stacks on a phone; a narrower one fits the column as it is
+WIDE_MIN_COLUMNS = 6   # a table this wide spans the page on a wider screen (its region: base.css .wide)
 _COMPONENT_PARAGRAPH = re.compile(r"^\[\[component:[^\]]*\]\]$")
 _GLOSSABLE = frozenset({"p", "ul", "ol", "h3", "h4", "blockquote", "dl"})
 
@@ -51,7 +53,7 @@ class MarginNotes(Extension):
         md.treeprocessors.register(_Notes(md), "margin-notes", 5)  # after attr_list (8) set the classes
 
 
-_TABLE = re.compile(r"<table\b([^>]*)>(.*?)</table>", re.S)
+_TABLE = re.compile(r'(<div class="table-wrap"[^>]*>\s*)?<table\b([^>]*)>(.*?)</table>', re.S)
 _ROW = re.compile(r"<tr\b[^>]*>(.*?)</tr>", re.S)
 _CELL = re.compile(r"<(t[hd])\b([^>]*)>(.*?)</\1>", re.S)
 _SPAN = re.compile(r'\b(colspan|rowspan)="(\d+)"')
@@ -103,24 +105,29 @@ def _label_cells(body, labels):
     return _ROW.sub(row, body)
 
 
-def stack_tables(html):
-    """``html`` with every table of :data:`STACK_MIN_COLUMNS` or more columns marked ``stack`` and its body
-    cells labelled (``data-label``, the column's header text) unless a table already says how it stacks
-    (``stack`` or ``no-stack`` in its class) or is a widget's own (``bin-table``, ``compare``)."""
+def arrange_tables(html, stack=True):
+    """``html`` with its tables arranged for the grid: a table of :data:`WIDE_MIN_COLUMNS` or more columns in
+    a region of its own (``<div class="table-wrap">``) marks that region ``wide``; with ``stack``, a table of
+    :data:`STACK_MIN_COLUMNS` or more is marked ``stack`` and its body cells labelled (``data-label``, the
+    column's header text), unless it says how it stacks itself (``stack`` or ``no-stack``). A widget's own
+    table (``bin-table``, ``compare``) is left as it is."""
     def table(match):
-        attrs, inner = match.groups()
+        region, attrs, inner = match.groups()
+        region = region or ""
         classes = (re.search(r'\bclass="([^"]*)"', attrs) or [None, ""])[1].split()
-        if {"stack", "no-stack", "bin-table", "compare"} & set(classes):
+        if {"bin-table", "compare"} & set(classes):
             return match.group(0)
         head = re.search(r"<thead\b[^>]*>(.*?)</thead>", inner, re.S)
         labels = _column_labels(head.group(1)) if head else []
-        if len(labels) < STACK_MIN_COLUMNS:
-            return match.group(0)
+        if len(labels) >= WIDE_MIN_COLUMNS and region:
+            region = region.replace('class="table-wrap"', 'class="table-wrap wide"', 1)
+        if not stack or len(labels) < STACK_MIN_COLUMNS or {"stack", "no-stack"} & set(classes):
+            return f"{region}<table{attrs}>{inner}</table>"
         if classes:
             attrs = re.sub(r'\bclass="([^"]*)"', lambda m: f'class="{m.group(1)} stack"', attrs, count=1)
         else:
             attrs += ' class="stack"'
         inner = re.sub(r"<(tbody|tfoot)\b[^>]*>.*?</\1>", lambda m: _label_cells(m.group(0), labels), inner, flags=re.S)
-        return f"<table{attrs}>{inner}</table>"
+        return f"{region}<table{attrs}>{inner}</table>"
 
     return _TABLE.sub(table, html)

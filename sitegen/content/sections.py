@@ -26,7 +26,7 @@ import markdown
 from sitegen.common.errors import BuildError, template_lines
 from sitegen.common.numbers import FORMAT_KEYS
 from sitegen.common.settings import SCROLLING_TABLE_SECTIONS
-from sitegen.content.article import MarginNotes, stack_tables
+from sitegen.content.article import MarginNotes, arrange_tables
 from sitegen.content.mathml import DISPLAY_MATH, INLINE_MATH, TexError, inline_formula, tex_to_mathml_core
 
 __all__ = ["Section", "MissingName", "content_folder", "load_strings", "require_strings", "load_sections",
@@ -336,6 +336,7 @@ def render_section(section, env, context, render_component, strings):
             raise BuildError(f"{section.path}: [[component:{match.group(1)}]]: {error}") from None
 
     html = _COMPONENT.sub(component, html)
-    # Tables of four or more columns stack on a phone (sitegen/content/article.py), except the look-up sections',
-    # which scroll in their region (with a shadow at the hidden edge) as a reference table may.
-    return html if section.slug in SCROLLING_TABLE_SECTIONS else stack_tables(html)
+    # Tables of six or more columns span the page; of four or more, stack on a phone (sitegen/content/article.py),
+    # except the look-up sections', which scroll in their region (with a shadow at the hidden edge) as a reference
+    # table may.
+    return arrange_tables(html, stack=section.slug not in SCROLLING_TABLE_SECTIONS)

@@ -23,7 +23,7 @@ import numpy as np
 
 from sitegen.common.numbers import number_filters
 from sitegen.common.settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS
-from sitegen.common.style import figure_inches, load_tokens, mark, rc_params
+from sitegen.common.style import FIGURE_DPI, FIGURE_PAD, figure_inches, load_tokens, mark, rc_params
 
 __all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures", "figure_colours",
            "figure_file", "figure_size"]
@@ -71,7 +71,8 @@ def svg_of(fig, prefix):
     """The figure as SVG text, deterministic, with ids prefixed by ``prefix`` and colours as CSS variables."""
     plt = _pyplot()
     buffer = io.StringIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
+    fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight",
+                pad_inches=FIGURE_PAD / FIGURE_DPI)
     plt.close(fig)
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg"):]  # drop the XML prolog and DOCTYPE so it can be inlined
@@ -109,9 +110,15 @@ def local_formatter(decimal):
     return LocalFormatter()
 
 
-def _localise_ticks(ax, decimal):
-    """Tick labels of ``ax`` with ``decimal`` as decimal mark, plain numbers on a log axis too."""
-    ax.xaxis.set_major_formatter(local_formatter(decimal))
+def _localise_ticks(ax, decimal, log_x=False):
+    """Tick labels of ``ax`` with ``decimal`` as decimal mark; on a log axis plain numbers without trailing
+    zeros (0.25, 0.5, 1, 2), not powers of ten."""
+    if log_x:
+        from matplotlib.ticker import FuncFormatter
+
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, pos: f"{x:g}".replace(".", decimal)))
+    else:
+        ax.xaxis.set_major_formatter(local_formatter(decimal))
     ax.yaxis.set_major_formatter(local_formatter(decimal))
 
 
@@ -126,7 +133,8 @@ def reliability_figure(bins, grid_index, title, prefix, labels, decimal="."):
     tokens = load_tokens()
     with plt.rc_context(_style(tokens)):
         fig, (top, bottom) = plt.subplots(
-            2, 1, figsize=figure_inches(tokens, 1.3), gridspec_kw={"height_ratios": [3.4, 1]}, sharex=True)
+            2, 1, figsize=figure_inches(tokens, 1.5), gridspec_kw={"height_ratios": [3.4, 1]}, sharex=True,
+            layout="constrained")
         lower, upper = bins.lower[grid_index], bins.upper[grid_index]
         count = bins.count[grid_index]
         filled = count > 0
@@ -135,10 +143,11 @@ def reliability_figure(bins, grid_index, title, prefix, labels, decimal="."):
             top.axvline(edge, color=GRID, linewidth=tokens["chart"]["grid"], zorder=0)
         top.plot([0, 1], [0, 1], label=labels["ideal"], **mark(tokens, "diagonal", _sentinel))
         top.vlines(conf, np.minimum(conf, acc), np.maximum(conf, acc), color=GAP, linewidth=3, label=labels["gap"])
-        top.plot(conf, acc, "o", color=MODEL, markersize=7, label=labels["bin"])
+        top.plot(conf, acc, "o", color=MODEL, markersize=7, label=labels["bin"], clip_on=False)
         top.set(xlim=(0, 1), ylim=(0, 1), ylabel=labels["accuracy"], title=title)
         top.set_aspect("equal")
-        top.legend(loc="upper left", frameon=False, handlelength=1.4, borderaxespad=0.2)
+        # the legend under the figure, clear of the dots whatever their place
+        fig.legend(loc="outside lower left", frameon=False, handlelength=1.4, ncols=1)
         bottom.bar((lower + upper) / 2, count, width=np.maximum(upper - lower, 0.01) * 0.9, color=BAR)
         bottom.set(xlabel=labels["confidence"], ylabel=labels["count"], xlim=(0, 1))
         for ax in (top, bottom):
@@ -146,7 +155,6 @@ def reliability_figure(bins, grid_index, title, prefix, labels, decimal="."):
         bottom.yaxis.set_major_locator(_max_ticks(3))
         _localise_ticks(top, decimal)
         _localise_ticks(bottom, decimal)
-        fig.align_ylabels((top, bottom))
         return svg_of(fig, prefix)
 
 
@@ -173,7 +181,8 @@ def curves_figure(grid, series, markers, prefix, xlabel, decimal="."):
     plt = _pyplot()
     tokens = load_tokens()
     with plt.rc_context(_style(tokens)):
-        fig, axes = plt.subplots(len(series), 1, figsize=figure_inches(tokens, 0.42 * len(series)), sharex=True)
+        fig, axes = plt.subplots(len(series), 1, figsize=figure_inches(tokens, 0.42 * len(series)), sharex=True,
+                                 layout="constrained")
         axes = np.atleast_1d(axes)
         ticks = [t for t in (0.25, 0.5, 1, 2, 4, 8, 16) if grid[0] <= t <= grid[-1]]
         for ax, (label, values) in zip(axes, series):
@@ -187,9 +196,8 @@ def curves_figure(grid, series, markers, prefix, xlabel, decimal="."):
             ax.grid(True, axis="y")
             ax.xaxis.set_major_locator(_ticks(ticks))
             ax.xaxis.set_minor_locator(_ticks([]))
-            _localise_ticks(ax, decimal)
+            _localise_ticks(ax, decimal, log_x=True)
         axes[-1].set_xlabel(xlabel)
-        fig.tight_layout(h_pad=0.6)
         return svg_of(fig, prefix)
 
 

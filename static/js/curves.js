@@ -18,8 +18,8 @@
     var clip = "ct-curve-clip-" + (++clips);
     S.el("rect", { x: M.l, y: M.t - 6, width: W - M.l - M.r, height: H - M.b - M.t + 6 }, S.el("clipPath", { id: clip }, S.el("defs", {}, svg)));
     this.path = S.el("path", { class: "curve-line", "clip-path": "url(#" + clip + ")" }, svg);
-    this.ring = S.el("circle", { r: 6, class: "ring" }, svg);
-    this.dot = S.el("circle", { r: 4.5, class: "dot" }, svg);
+    this.ring = S.el("circle", { r: S.token("mark-fitted-r"), class: "ring" }, svg);
+    this.dot = S.el("circle", { r: S.token("mark-current-r"), class: "dot" }, svg);
     this.hi = S.el("text", { x: M.l - 5, y: M.t + 8, class: "tick end" }, svg);
     this.lo = S.el("text", { x: M.l - 5, y: H - M.b - 3, class: "tick end" }, svg);
     S.el("line", { x1: M.l, x2: M.l, y1: M.t, y2: H - M.b, class: "axis" }, svg);

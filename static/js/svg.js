@@ -47,5 +47,8 @@
     if (sized) sized.observe(svg);
     return svg;
   }
-  CT.svg = { NS: NS, el: el, set: set, text: text, linear: linear, log: log, polyline: polyline, chart: chart };
+  /* A number of sitegen/common/style_tokens.toml from the stylesheet's custom properties: token("mark-fitted-r") is
+   * the fitted T's ring radius (CSS px, a chart's viewBox unit at its own size). */
+  function token(name) { return parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--" + name)); }
+  CT.svg = { NS: NS, el: el, set: set, text: text, linear: linear, log: log, polyline: polyline, chart: chart, token: token };
 })(window.CalibTutorial);

@@ -27,7 +27,7 @@
     this.readDots = ["ece", "mid", "hi"].map(function (name) {
       return S.el("circle", { r: 3.5, class: "read-dot read-" + name }, svg);
     });
-    this.marker = S.el("circle", { r: 4.5, class: "dot" }, svg);  // the chosen bin count, above the reading
+    this.marker = S.el("circle", { r: S.token("mark-current-r"), class: "dot" }, svg);  // the chosen bin count, above the reading
     this.xTicks = X_TICKS.map(function (b) {
       S.el("line", { y1: H - M.b, y2: H - M.b + 4, class: "axis", "data-b": b }, svg);
       return S.text("text", { y: H - M.b + 16, class: "tick middle" }, String(b), svg);
