@@ -430,8 +430,8 @@ def test_an_embed_pages_first_view_is_within_its_budget(builds):
             assert total <= EMBED_FIRST_VIEW_BUDGET, f"{folder or 'root'}/embed/{name}.html: {total} bytes gzip"
 
 
-# bytes gzip: a language's page, app.js and the favicon (bench/page.py measures it served): issue 17's budget
-FIRST_VIEW_BUDGET = 100_000
+# a language's page, app.js and the favicon (bench/page.py measures it served)
+FIRST_VIEW_BUDGET = 110_000  # bytes gzip, issue 26 (raised from 100,000 for the hero)
 STATIC_FIGURES = {"curves", "reliability-t1", "reliability-fitted"}
 
 
@@ -501,13 +501,14 @@ def test_the_method_choice_data_load_only_when_chosen(builds):
 
 def test_static_figures_are_files_per_language_with_their_own_dark_colours(builds):
     import re
+    import tomllib
 
     from sitegen.common.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
-    css = (ROOT / "static" / "css" / "base.css").read_text(encoding="utf-8")
-    dark_css = css[css.index("@media (prefers-color-scheme: dark)"):]
-    light = dict(re.findall(r"(--fig-[a-z-]+): (#[0-9a-f]+);", css[:css.index("@media (prefers-color-scheme: dark)")]))
-    dark = dict(re.findall(r"(--fig-[a-z-]+): (#[0-9a-f]+);", dark_css[:dark_css.index("}")]))
+    # the figure colours of the one style source, light and dark (the stylesheet's custom properties come from it)
+    tokens = tomllib.loads((ROOT / "sitegen" / "common" / "style_tokens.toml").read_text(encoding="utf-8"))
+    light, dark = ({f"--{name}": value for name, value in tokens["colour"][scheme].items() if name.startswith("fig-")}
+                   for scheme in ("light", "dark"))
     assert light and dark and light != dark
     for lang, folder in LANGUAGES.items():
         index = files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")

@@ -596,8 +596,9 @@ def test_literature_claims_most_and_the_gpt4_report_is_listed(page, facts):
 
 
 def test_canonical_calibration_is_sufficient_and_cited(page, facts):
-    """Correction 11: canonical calibration is sufficient for both other kinds, not the only way; cited."""
-    text = section_text(page, "promise")
+    """Correction 11: canonical calibration is sufficient for both other kinds, not the only way; cited (in the
+    measurement contract, where issue 26's core path moved the kinds of calibration)."""
+    text = section_text(page, "contract")
     assert "only canonical" not in text.lower() and "sufficient for both of the others, not necessary" in text
     assert f"Vaicenavicius et al., {facts['src'].vaicenavicius.year}" in text
 
