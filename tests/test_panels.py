@@ -179,7 +179,7 @@ def test_a_new_panel_needs_only_its_record_markup_and_view(tmp_path, precomputed
     for untouched in ("static/js/explorer.js", "static/js/order.txt", "templates/components/_explorer.html.j2"):
         assert (root / untouched).read_bytes() == (ROOT / untouched).read_bytes()
     files = assemble(root, precomputed)
-    page, script = files["index.html"], files["app.js"]
+    page, script, first = files["index.html"], files["widgets.js"], files["app.js"]
     explorer = page[page.index('id="fit1"'):]
     explorer = explorer.split('<div class="explorer-wrap')[0]
     # the body markup after the curves (manifest order), the button in the button row, and only in fit1
@@ -187,8 +187,9 @@ def test_a_new_panel_needs_only_its_record_markup_and_view(tmp_path, precomputed
     buttons = explorer[explorer.index('<div class="button-row">'):]
     assert buttons.index('id="fit1-fit"') < buttons.index('id="fit1-probe-button"') < buttons.index("</div>")
     assert page.count('class="probe"') == 1
-    # the view ships after the core and the other views, before main.js; its stylesheet is inlined
-    assert 'CT.explorerView("probe"' in script
+    # the view ships in widgets.js after the explorer and the other views (app.js, with main.js, has none);
+    # its stylesheet is inlined
+    assert 'CT.explorerView("probe"' in script and "CT.explorerView(" not in first and "startExplorers" in first
     at = script.index('CT.explorerView("probe"')
-    assert script.index('CT.explorerView("reliability"') < at < script.index("startExplorers")
+    assert script.index("function Explorer(") < script.index('CT.explorerView("reliability"') < at
     assert ".probe{outline:3pxsolidrgb(1,2,3)" in re.sub(r"\s+", "", page)

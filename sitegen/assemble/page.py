@@ -39,7 +39,7 @@ from sitegen.embeds.pages import embed_snippet, oembed_json, page_widgets, rende
 from sitegen.facts.show_links import show_links
 from sitegen.figures.static_svg import figure_colours, figure_file
 from sitegen.render.analysis_payload import analysis_payload
-from sitegen.render.assets import APP_SCRIPT, inline_script, read_script, read_static, shipped
+from sitegen.render.assets import APP_SCRIPT, WIDGET_SCRIPT, inline_script, read_script, read_static, shipped, split_widgets
 from sitegen.render.deferred import defer_markup, markup_file, markup_script
 from sitegen.render.downloads import data_csv, metrics_csv
 from sitegen.render.hero import hero_series, hero_view
@@ -62,7 +62,7 @@ from sitegen.render.templating import (
 )
 from sitegen.yours import model as user_model
 
-__all__ = ["Edition", "app_script", "assemble_files", "assemble_single_file"]
+__all__ = ["Edition", "app_script", "site_scripts", "assemble_files", "assemble_single_file"]
 
 
 class Edition(NamedTuple):
@@ -77,11 +77,20 @@ class Edition(NamedTuple):
 
 
 def app_script(core, js):
-    """The site's one script, shared by every language and loaded with ``defer`` so that nothing runs
-    before the first paint: the core payload and the front end in ``order.txt`` order. The interface
-    strings are each page's own (``<script type="application/json" id="ct-strings">``); datasets are
-    not in it either: each explorer loads ``data/<name>.js`` when it starts."""
+    """The whole front end as one script, for a page that inlines it (the one-file editions): the core
+    payload and every script in ``order.txt`` order. The interface strings are each page's own
+    (``<script type="application/json" id="ct-strings">``); datasets are not in it either: each explorer
+    loads ``data/<name>.js`` when it starts."""
     return to_script("core", core) + shipped(js)
+
+
+def site_scripts(core, js):
+    """``{file: text}``, the site's two script files, shared by every language: ``app.js`` (the core payload
+    and the scripts before order.txt's ``<widgets>`` line, loaded with ``defer`` so that nothing runs before
+    the first paint) and ``widgets.js`` (the explorer and its panels, which the course page's first widget
+    to start loads: the first view parses only what it shows; an embed page loads both)."""
+    first, widgets = split_widgets(js)
+    return {APP_SCRIPT: to_script("core", core) + shipped(first), WIDGET_SCRIPT: shipped(widgets)}
 
 
 @cached("data-files")  # language-neutral: keyed by the engine's cached results
@@ -156,7 +165,7 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
     reproduce = run_reproduction(root / "content" / "reproduce.py")
     core = core_payload(precomputed, DEFAULT_DATASET)
     files = _data_files(precomputed, analyses, user)
-    files[APP_SCRIPT] = app_script(core, js)
+    files.update(site_scripts(core, js))
     embed_script = read_script(root, "embed.js")
     colours = figure_colours(css)
     for edition in editions:
@@ -172,7 +181,7 @@ def assemble_files(root, precomputed, analyses, facts, editions, base_url=None, 
         page = _render_page(
             root, env, shared, strings, number_filters, edition, widgets, strings_json,
             inline_css=shipped(css) + reserve_css(root, edition.lang), app_script=APP_SCRIPT,
-            favicon_href=f"{site_root}favicon.svg",
+            widget_script=WIDGET_SCRIPT, favicon_href=f"{site_root}favicon.svg",
             inline_scripts=None, edition_note=None)
         # the widgets of the deep dives: their markup loads when they start (sitegen/render/deferred.py)
         files[_page_path(edition)], deferred = defer_markup(page)
@@ -236,7 +245,7 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
         markupsafe.Markup(f"<script>\n{inline_script(text)}</script>\n") for text in scripts)
     note = markupsafe.Markup(render_template(env, "single-file-note.html.j2", dict(shared, base_url=base_url)))
     return _render_page(root, env, shared, strings, number_filters, edition, widgets, strings_json,
-                        inline_css=shipped(css) + reserve_css(root, edition.lang), app_script=None,
+                        inline_css=shipped(css) + reserve_css(root, edition.lang), app_script=None, widget_script=None,
                         inline_scripts=inline, edition_note=note,
                         favicon_href=_favicon_data_url(root))
 

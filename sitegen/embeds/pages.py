@@ -19,7 +19,7 @@ from sitegen.common.settings import EMBED_WIDTH
 from sitegen.content.sections import _missing
 from sitegen.embeds.heights import snippet_height
 from sitegen.embeds.theme import themed_css
-from sitegen.render.assets import APP_SCRIPT, inline_script, shipped
+from sitegen.render.assets import APP_SCRIPT, WIDGET_SCRIPT, inline_script, shipped
 from sitegen.render.templating import render_template
 
 __all__ = ["EMBED_FOLDER", "EMBED_SANDBOX", "Widget", "embeddable_components", "page_widgets", "embed_snippet",
@@ -120,7 +120,7 @@ def render_embed(env, shared, widget, strings_json, css, embed_script, inline_sc
     main_explorer = 'data-hash="on"' in render_template(env, f"components/{widget.name}.html.j2", shared)
     return render_template(env, "embed.html.j2", dict(
         context, widget=widget, widget_html=markupsafe.Markup(html), strings_json=strings_json,
-        inline_css=shipped(themed_css(css)), app_script=APP_SCRIPT,
+        inline_css=shipped(themed_css(css)), app_script=APP_SCRIPT, widget_script=WIDGET_SCRIPT,
         embed_script=markupsafe.Markup(inline_script(embed_script)),
         inline_scripts=inline_scripts, full_page=full_page, favicon_href=favicon_href,
         explorer_id=re.search(r'id="([^"]+)" data-component="explorer"', html).group(1),

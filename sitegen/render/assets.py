@@ -17,9 +17,11 @@ from sitegen.common.errors import BuildError
 from sitegen.common.style import TOKENS_MARK, css_properties, load_tokens
 from sitegen.render.panels import expand_order
 
-__all__ = ["APP_SCRIPT", "minify", "read_static", "read_script", "shipped", "script_files", "inline_script"]
+__all__ = ["APP_SCRIPT", "WIDGET_SCRIPT", "WIDGETS_MARK", "split_widgets", "minify", "read_static", "read_script", "shipped", "script_files", "inline_script"]
 
-APP_SCRIPT = "app.js"  # the site's one script file, shared by every language (sitegen.assemble.page.app_script)
+APP_SCRIPT = "app.js"  # the site's first script, shared by every language (sitegen.assemble.page.site_scripts)
+WIDGET_SCRIPT = "widgets.js"  # the widgets' code, loaded by the first widget that starts (static/js/core.js)
+WIDGETS_MARK = "<widgets>"  # the line of static/js/order.txt after which the scripts go to WIDGET_SCRIPT
 
 
 @memoized("minify")  # pure: keyed by the kind, the source text and its name
@@ -54,6 +56,9 @@ def read_static(root):
         names = expand_order(root, kind, names)  # "<panels>": the manifest's scripts or stylesheets
         chunks = []
         for name in names:
+            if kind == "js" and name == WIDGETS_MARK:  # where widgets.js starts (split_widgets)
+                chunks.append(f"/* js/{WIDGETS_MARK} */\n")
+                continue
             if kind == "css" and name == TOKENS_MARK:  # the custom properties of sitegen/common/style_tokens.toml
                 chunks.append("/* css/tokens */\n" + minify(kind, css_properties(load_tokens()), "tokens") + "\n")
                 continue
@@ -63,6 +68,13 @@ def read_static(root):
             chunks.append(f"/* {kind}/{name} */\n" + minify(kind, path.read_text(encoding="utf-8"), name) + "\n")
         parts[kind] = "".join(chunks)
     return parts["css"], parts["js"]
+
+
+def split_widgets(script):
+    """``(first, widgets)``: the concatenated script of :func:`read_static` cut where order.txt's
+    ``<widgets>`` line stands (all of it first when there is none)."""
+    first, _, widgets = script.partition(f"/* js/{WIDGETS_MARK} */\n")
+    return first, widgets
 
 
 def read_script(root, name):

@@ -214,6 +214,40 @@
     document.head.appendChild(script);
   };
 
+  /* The widgets' code (widgets.js: the explorer and its panels) is not in app.js: the course page names it
+   * (<html data-widgets>) and the first widget that starts loads it, so the first view parses only what it
+   * shows. An embed page loads it with app.js, and a one-file page inlines it: CT.Explorer is there at once.
+   * Nothing is called if the script is missing (the widgets stay unbuilt, as without JavaScript). */
+  var codeWaiting = null;
+  CT.withCode = function (done) {
+    var src = document.documentElement.getAttribute("data-widgets");
+    if (CT.Explorer || !src) { if (CT.Explorer) done(); return; }
+    if (codeWaiting) { codeWaiting.push(done); return; }
+    codeWaiting = [done];
+    var script = document.createElement("script");
+    script.src = src;
+    script.onload = function () {
+      var waiting = codeWaiting;
+      codeWaiting = null;
+      if (CT.Explorer) waiting.forEach(function (fn) { fn(); });
+    };
+    script.onerror = function () { codeWaiting = null; };
+    document.head.appendChild(script);
+  };
+  /* The key (and data/ file name) of this edition's deferred widget markup (sitegen/render/deferred.py). */
+  CT.markupKey = function () { return "markup-" + document.documentElement.lang; };
+  /* Call done() once `root` can be built: its code loaded, then its deferred markup (explorer.js build). Nothing
+   * is called if either script is missing (the widget stays unbuilt, as without JavaScript). */
+  CT.withMarkup = function (root, done) {
+    CT.withCode(function () {
+      var deferred = root.querySelector(":scope > template[data-widget-markup][data-deferred]");
+      if (!deferred) { done(); return; }
+      CT.load("markup", CT.markupKey(), function (error) {
+        if (!error && CT.markupData[CT.markupKey()].widgets[root.id] != null) done();
+      });
+    });
+  };
+
   CT.datasetInfo = function (name) {
     var list = CT.core.datasets;
     for (var i = 0; i < list.length; i++) if (list[i].name === name) return list[i];

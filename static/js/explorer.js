@@ -25,34 +25,22 @@
 
   CT.explorerView = function (name, start) { registry.push([name, start]); };
 
-  /* A widget's interactive markup may wait in a <template data-widget-markup> (the course page,
-   * templates/components/_explorer.html.j2), so the page loads with few elements: an explorer builds it first,
-   * whoever starts it (main.js near the viewport, hash.js for a #state/ link). Inside a deep dive the template
-   * is empty and marked data-deferred: the markup is in data/markup-<lang>.js (sitegen/render/deferred.py), which
-   * CT.withMarkup loads before the explorer is made. */
+  /* A widget's interactive markup waits in a <template data-widget-markup> (templates/components/_explorer.html.j2),
+   * so the page loads with few elements: an explorer builds it first, whoever starts it (main.js near the
+   * viewport, hash.js for a #state/ link). On the course page the template is empty and marked data-deferred:
+   * the markup is in data/markup-<lang>.js (sitegen/render/deferred.py), which CT.withMarkup (core.js) loads
+   * before the explorer is made. */
   function build(root) {
     var markup = root.querySelector(":scope > template[data-widget-markup]");
     if (!markup) return;
     var content = markup.content;
     if (markup.hasAttribute("data-deferred")) {
       var filled = document.createElement("template");
-      filled.innerHTML = CT.markupData[markupKey()].widgets[root.id];  // the build's own markup, escaped there
+      filled.innerHTML = CT.markupData[CT.markupKey()].widgets[root.id];  // the build's own markup, escaped there
       content = filled.content;
     }
     root.replaceChild(document.importNode(content, true), markup);
   }
-  function markupKey() { return "markup-" + document.documentElement.lang; }
-
-  /* Call done() once `root` can be built: at once, or after its deferred markup has loaded. Nothing is called
-   * if that script is missing (the widget stays unbuilt, as without JavaScript). */
-  CT.withMarkup = function (root, done) {
-    var deferred = root.querySelector(":scope > template[data-widget-markup][data-deferred]");
-    if (!deferred) { done(); return; }
-    CT.load("markup", markupKey(), function (error) {
-      if (!error && CT.markupData[markupKey()].widgets[root.id] != null) done();
-    });
-  };
-
   function Explorer(root) {
     build(root);
     var d = root.dataset;

@@ -167,11 +167,11 @@
       if (!go(now.place)) go(now.fields.widget);
       return;
     }
-    if (!now.fields || !CT.Explorer) return;
+    if (!now.fields) return;
     var root = Array.prototype.filter.call(document.querySelectorAll('[data-component="explorer"]'), isFor)[0];
     if (!root) return;
     reveal(root);
-    CT.withMarkup(root, function () {  // a deep dive's widget may first load its markup (explorer.js)
+    CT.withMarkup(root, function () {  // the widgets' code and markup may load first (core.js)
       var x = root.explorer;
       if (!x) root.explorer = new CT.Explorer(root);  // a new explorer reads the URL's state itself
       else {
