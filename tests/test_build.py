@@ -477,6 +477,61 @@ def test_every_widget_loads_its_code_and_markup_and_the_embeds_carry_theirs(buil
             assert f'<script defer src="../{up}widgets.js"></script>' in embed, (lang, name)
 
 
+METHOD_DATASETS = {"sim-60", "sim-600", "overconfident", "mixed"}  # the built-in datasets with calibration, test rows
+
+
+def test_the_method_choice_data_load_only_when_chosen(builds):
+    """The other calibrators' scores: one file per dataset that offers them (the core payload lists them), none
+    of it in the first view (index.html or app.js)."""
+    import json
+    files, _ = builds["first_snapshot"]
+    core = json.loads(re.search(r'\.push\(\["core",(.*?)\]\);', files["app.js"].decode("utf-8")).group(1))
+    offering = {d["name"] for d in core["datasets"] if d["methods"]}
+    assert offering == METHOD_DATASETS
+    assert {name[len("data/"):-len("-methods.js")] for name in files if name.endswith("-methods.js")} == offering
+    for d in core["datasets"]:
+        assert d["methods"] in ([], ["vector", "matrix", "dirichlet", "histogram", "isotonic", "scaling-binning",
+                                     "ensemble-temperature"]), d
+    for name in offering:
+        text = files[f"data/{name}-methods.js"].decode("utf-8")
+        payload = json.loads(text[text.index('["methods",') + len('["methods",'):text.rindex("]);")])
+        listed = next(d["methods"] for d in core["datasets"] if d["name"] == name)
+        assert payload["name"] == name and payload["part"] == "test" and set(payload["methods"]) == set(listed)
+        assert '"Histogram binning"' not in text  # numbers only: the words are each page's
+    for page in ("index.html", "es/index.html"):  # (tests/browser/test_methods.py: not requested before a choice)
+        assert not re.search(r'src="[^"]*-methods\.js"', files[page].decode("utf-8"))
+
+
+def test_static_figures_are_files_per_language_with_their_own_dark_colours(builds):
+    import re
+    import tomllib
+
+    from sitegen.common.settings import LANGUAGES
+    files, _ = builds["first_snapshot"]
+    # the figure colours of the one style source, light and dark (the stylesheet's custom properties come from it)
+    tokens = tomllib.loads((ROOT / "sitegen" / "common" / "style_tokens.toml").read_text(encoding="utf-8"))
+    light, dark = ({f"--{name}": value for name, value in tokens["colour"][scheme].items() if name.startswith("fig-")}
+                   for scheme in ("light", "dark"))
+    assert light and dark and light != dark
+    for lang, folder in LANGUAGES.items():
+        index = files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
+        up = "../" if folder else ""
+        assert "<svg" not in index, f"{lang}: a figure is still inlined in the page"
+        for name in STATIC_FIGURES:
+            svg = files[f"figures/{name}.{lang}.svg"].decode("utf-8")
+            assert svg.startswith("<svg ") and 'xmlns="http://www.w3.org/2000/svg"' in svg
+            assert re.search(r'<svg [^>]*width="\d+" height="\d+"', svg), f"{name}.{lang}: no size in pixels"
+            style = re.search(r"<style>(.*?)</style>", svg, re.S).group(1)
+            top, scheme = style.split("@media (prefers-color-scheme: dark)")
+            assert all(f"{variable}:{value}" in top for variable, value in light.items()), (name, lang, top)
+            assert all(f"{variable}:{value}" in scheme for variable, value in dark.items()), (name, lang, scheme)
+            assert "var(--fig-" in svg and not re.search(r"var\(--fig-[a-z-]+, ", svg)
+            # shown by an image inside <noscript> (never fetched when scripts run), sized, with a text alternative
+            img = re.search(rf'<noscript><img src="{up}figures/{name}\.{lang}\.svg" alt="([^"]+)" '
+                            rf'width="\d+" height="\d+"></noscript>', index)
+            assert img, f"{lang}: no <noscript> image of {name}"
+
+
 def test_the_pages_strings_json_holds_what_its_scripts_read_and_no_more(builds):
     import json
     import re

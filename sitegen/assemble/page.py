@@ -39,7 +39,15 @@ from sitegen.embeds.pages import embed_snippet, oembed_json, page_widgets, rende
 from sitegen.facts.show_links import show_links
 from sitegen.figures.static_svg import figure_colours, figure_file
 from sitegen.render.analysis_payload import analysis_payload
-from sitegen.render.assets import APP_SCRIPT, WIDGET_SCRIPT, inline_script, read_script, read_static, shipped, split_widgets
+from sitegen.render.assets import (
+    APP_SCRIPT,
+    WIDGET_SCRIPT,
+    inline_script,
+    read_script,
+    read_static,
+    shipped,
+    split_widgets,
+)
 from sitegen.render.deferred import defer_markup, markup_file, markup_script
 from sitegen.render.downloads import data_csv, metrics_csv
 from sitegen.render.hero import hero_series, hero_view

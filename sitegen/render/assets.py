@@ -17,7 +17,8 @@ from sitegen.common.errors import BuildError
 from sitegen.common.style import TOKENS_MARK, css_properties, load_tokens
 from sitegen.render.panels import expand_order
 
-__all__ = ["APP_SCRIPT", "WIDGET_SCRIPT", "WIDGETS_MARK", "split_widgets", "minify", "read_static", "read_script", "shipped", "script_files", "inline_script"]
+__all__ = ["APP_SCRIPT", "WIDGET_SCRIPT", "WIDGETS_MARK", "split_widgets", "minify", "read_static", "read_script",
+           "shipped", "script_files", "inline_script"]
 
 APP_SCRIPT = "app.js"  # the site's first script, shared by every language (sitegen.assemble.page.site_scripts)
 WIDGET_SCRIPT = "widgets.js"  # the widgets' code, loaded by the first widget that starts (static/js/core.js)
