@@ -166,8 +166,8 @@ def _relative(file, base):
 
 # Names only the page template receives (see sitegen.assemble.page.assemble_files); no fact may take them either.
 _INDEX_NAMES = ("sections", "inline_css", "app_script", "widget_script", "strings_json", "favicon_href",
-                "inline_scripts", "edition_note", "widget", "widget_html", "embed_script", "full_page", "explorer_id", "main_explorer",
-                "snippet", "base_url", "parts", "total_minutes")
+                "inline_scripts", "edition_note", "widget", "widget_html", "embed_script", "full_page", "explorer_id",
+                "main_explorer", "snippet", "base_url", "parts", "total_minutes")
 
 
 def page_context(page, facts):
