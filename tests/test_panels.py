@@ -8,6 +8,7 @@ the page stage places its markup, ships its script and stylesheet, and that the 
 itself; tests/browser/test_panel_recipe.py watches it follow the slider in a browser.
 """
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from sitegen.common.errors import BuildError
+from sitegen.render.assets import WIDGETS_MARK
 from sitegen.render.panels import MANIFEST, PANELS_MARK, expand_order, load_manifest, template_globals, widget_heights
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,7 +113,8 @@ def test_the_script_order_puts_the_views_where_order_txt_says_panels():
     at = listed.index(PANELS_MARK)
     views = list(dict.fromkeys(e.script for e in entries))
     assert order == listed[:at] + views + listed[at + 1:]
-    assert order.index("explorer.js") < order.index(views[0]) and order.index(views[-1]) < order.index("main.js")
+    # the views ship in widgets.js (after order.txt's <widgets> line), after the explorer they extend
+    assert listed.index(WIDGETS_MARK) < order.index("explorer.js") < order.index(views[0])
 
 
 def test_the_widget_heights_are_the_manifests():
@@ -180,13 +183,15 @@ def test_a_new_panel_needs_only_its_record_markup_and_view(tmp_path, precomputed
         assert (root / untouched).read_bytes() == (ROOT / untouched).read_bytes()
     files = assemble(root, precomputed)
     page, script, first = files["index.html"], files["widgets.js"], files["app.js"]
-    explorer = page[page.index('id="fit1"'):]
-    explorer = explorer.split('<div class="explorer-wrap')[0]
+    # every widget's markup waits in data/markup-en.js (sitegen/render/deferred.py) until the widget starts
+    text = files["data/markup-en.js"]
+    markup = json.loads(text[text.index('["markup",') + len('["markup",'):text.rindex("]);")])["widgets"]
+    explorer = markup["fit1"]
     # the body markup after the curves (manifest order), the button in the button row, and only in fit1
     assert explorer.index('id="fit1-curves"') < explorer.index('id="fit1-probe"')
     buttons = explorer[explorer.index('<div class="button-row">'):]
     assert buttons.index('id="fit1-fit"') < buttons.index('id="fit1-probe-button"') < buttons.index("</div>")
-    assert page.count('class="probe"') == 1
+    assert sum(m.count('class="probe"') for m in markup.values()) == 1
     # the view ships in widgets.js after the explorer and the other views (app.js, with main.js, has none);
     # its stylesheet is inlined
     assert 'CT.explorerView("probe"' in script and "CT.explorerView(" not in first and "startExplorers" in first
