@@ -503,6 +503,7 @@ def test_claims_in_words_still_hold(facts):
             (("sim_60", s60), ("sim_600", s600), ("overconfident", oc))}
     assert 0.5 < kept["sim_60"] < 0.65 and kept["overconfident"] > 0.9 and kept["sim_600"] > 1
     assert an.overconfident.gap.fit.nll < 0 < an.sim_600.gap.t1.nll
+    assert an.sim_60.gap.fit.nll > 0 and an.sim_600.gap.fit.nll > 0  # "higher (worse) than the calibration rows'"
     assert pct(oc.fit.conf, 1) == pct(oc.fit.accuracy, 1), (
         "the test tube's confidence should land level with its accuracy")
     # held-out and chance: the paired change cannot tell on sim-60, can on the others; mixed worsens in Brier and ECE
