@@ -110,7 +110,9 @@
     var marker = box.querySelector(".toc-progress"), part = link.closest(".toc-part");
     if (!marker || !part) return;
     var d = part.dataset, before = Number(link.dataset.before), minutes = Number(d.minutes);
-    marker.querySelector(".toc-progress-text").textContent = CT.fill(marker.dataset.template,
+    /* at a part's first section, "about 0 of its minutes" would say nothing: the start has its own sentence */
+    marker.querySelector(".toc-progress-text").textContent = CT.fill(
+      before ? marker.dataset.template : marker.dataset.templateStart,
       {number: d.number, count: d.count, part: d.title, done: before, minutes: minutes});
     marker.querySelector(".toc-progress-bar > span").style.width = (minutes ? 100 * before / minutes : 0) + "%";
     marker.hidden = false;
