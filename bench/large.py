@@ -117,6 +117,7 @@ def write_memmap(folder, rows, k, seed=20261207, block=1_000):
 def peak_memory(command):
     """Run ``command``; return (seconds, peak RssAnon bytes sampled every 20 ms, VmHWM bytes, stdout, CPU seconds of
     the child)."""
+    before = os.times()  # before the child starts: poll() reaps it, adding its CPU time to children_*
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     start, peak, hwm = time.perf_counter(), 0, 0
     status = Path(f"/proc/{process.pid}/status")
@@ -128,7 +129,6 @@ def peak_memory(command):
         except (OSError, KeyError, ValueError):
             pass
         time.sleep(0.02)
-    before = os.times()
     out, err = process.communicate()
     after = os.times()
     if process.returncode:
