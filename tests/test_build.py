@@ -447,34 +447,50 @@ def test_each_languages_page_is_within_the_first_view_budget(builds):
             f"{folder or 'root'}/index.html: {gzip_size(page) + shared}")
 
 
-def test_every_widget_loads_its_code_and_markup_and_the_embeds_carry_theirs(builds):
-    """On the course page every widget has an empty, deferred template, its markup is in data/markup-<lang>.js
-    (sitegen/render/deferred.py) and the page names widgets.js for the first widget to load; app.js holds no
-    explorer code; an embed page keeps its widget's markup and loads both scripts."""
+def test_the_deep_dives_widgets_load_their_markup_and_the_others_carry_it(builds):
+    """A widget inside a <details> has an empty, deferred template, and its markup is in data/markup-<lang>.js
+    (sitegen/render/deferred.py); every other widget keeps its markup in the page; the embed pages keep theirs."""
     import json
 
     from sitegen.common.settings import LANGUAGES
     files, _ = builds["first_snapshot"]
-    assert "CT.explorerView(" in files["widgets.js"].decode("utf-8")
-    assert "CT.explorerView(" not in files["app.js"].decode("utf-8")
-    assert "CT.withCode" in files["app.js"].decode("utf-8")
     for lang, folder in LANGUAGES.items():
         html = files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
-        up = "../" if folder else ""
-        assert f'data-widgets="{up}widgets.js"' in html and "widgets.js\"></script>" not in html
         roots = re.findall(r'<div class="explorer[^"]*" id="(\w+)"[^>]*>(<template data-widget-markup[^>]*>)', html)
-        assert len(roots) >= 7, (lang, roots)
+        inside = set()
+        for widget, _ in roots:  # inside a deep dive: more <details> opened than closed before it
+            before = html[:html.index(f'id="{widget}"')]
+            if len(re.findall(r"<details[\s>]", before)) > before.count("</details>"):
+                inside.add(widget)
+        assert inside == {"ch1", "bs1", "sm2"}, (lang, inside)
         for widget, template in roots:
-            assert "data-deferred" in template and f'id="{widget}-status"' not in html, (lang, widget)
+            deferred = widget in inside
+            assert ("data-deferred" in template) == deferred, (lang, widget)
+            assert (f'id="{widget}-status"' in html) != deferred, (lang, widget)
         script = files[f"data/markup-{lang}.js"].decode("utf-8")
         payload = json.loads(script[script.index('["markup",') + len('["markup",'):script.rindex("]);")])
-        assert payload["name"] == f"markup-{lang}" and set(payload["widgets"]) == {w for w, _ in roots}
+        assert payload["name"] == f"markup-{lang}" and set(payload["widgets"]) == inside
         for widget, markup in payload["widgets"].items():
             assert markup.startswith(f'<p class="status" id="{widget}-status"') and "<template" not in markup
+            assert f'id="{widget}-status"' in embed_pages(files, folder)[
+                {"ch1": "chance-demo", "bs1": "bin-sweep", "sm2": "smooth-demo"}[widget]]
+
+
+def test_the_widgets_code_loads_when_the_first_widget_starts(builds):
+    """app.js holds no explorer code and the course page names widgets.js (<html data-widgets>) without loading
+    it; an embed page loads both scripts (static/js/core.js CT.withCode, sitegen/assemble/page.py site_scripts)."""
+    from sitegen.common.settings import LANGUAGES
+    files, _ = builds["first_snapshot"]
+    first, widgets = files["app.js"].decode("utf-8"), files["widgets.js"].decode("utf-8")
+    assert "CT.explorerView(" in widgets and "function Explorer(" in widgets
+    assert "CT.explorerView(" not in first and "function Explorer(" not in first and "CT.withCode" in first
+    for folder in LANGUAGES.values():
+        html = files[f"{folder}/index.html" if folder else "index.html"].decode("utf-8")
+        up = "../" if folder else ""
+        assert f'data-widgets="{up}widgets.js"' in html and 'widgets.js"></script>' not in html
         for name, embed in embed_pages(files, folder).items():
-            assert "data-deferred" not in embed and 'class="status" id="' in embed, (lang, name)
-            assert f'<script defer src="../{up}app.js"></script>' in embed, (lang, name)
-            assert f'<script defer src="../{up}widgets.js"></script>' in embed, (lang, name)
+            assert f'<script defer src="../{up}app.js"></script>' in embed, (folder, name)
+            assert f'<script defer src="../{up}widgets.js"></script>' in embed, (folder, name)
 
 
 METHOD_DATASETS = {"sim-60", "sim-600", "overconfident", "mixed"}  # the built-in datasets with calibration, test rows

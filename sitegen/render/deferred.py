@@ -1,12 +1,12 @@
-"""The course page's widgets get their interactive markup from a script when they start, not from the page.
+"""Widgets inside a deep dive get their interactive markup from a script when they start, not from the page.
 
-On the course page a widget starts when it comes near the viewport (``static/js/main.js``), and one inside
-a closed deep dive (``<details>``) only when the reader opens it, follows a link into it, or prints. Its
-markup need not be in the page's first view at all, so :func:`defer_markup` takes every widget's markup
-out of the page into one script per edition, ``data/markup-<lang>.js``, leaving an empty
-``<template data-widget-markup data-deferred>``; the explorer loads that script first (``CT.withMarkup``,
-``static/js/explorer.js``). Without JavaScript nothing changes: a template is inert either way. Embed
-pages and the one-file editions keep their markup inline.
+On the course page every widget's markup waits in a ``<template data-widget-markup>`` until the widget
+comes near the viewport (``static/js/main.js``). A widget inside a closed deep dive (``<details>``) waits
+longer: until the reader opens it, follows a link into it, or prints. Its markup need not be in the page's
+first view at all, so :func:`defer_markup` takes it out of the page into one script per edition,
+``data/markup-<lang>.js``, leaving an empty ``<template data-widget-markup data-deferred>``; the explorer
+loads that script first (``CT.withMarkup``, ``static/js/explorer.js``). Without JavaScript nothing
+changes: a template is inert either way. Embed pages and the one-file editions keep their markup inline.
 """
 
 import re
@@ -19,6 +19,7 @@ __all__ = ["defer_markup", "markup_file", "markup_script"]
 # an explorer's root and its template (templates/components/_explorer.html.j2 writes them side by side)
 _WIDGET = re.compile(r'<div class="explorer[^"]*" id="([\w-]+)"[^>]*><template data-widget-markup>(.*?)</template>',
                      re.S)
+_DETAILS = re.compile(r"<details[\s>]|</details>")
 DEFERRED = "<template data-widget-markup data-deferred></template>"
 
 
@@ -32,11 +33,18 @@ def markup_file(lang):
     return f"data/{_markup_key(lang)}.js"
 
 
+def _depth(html, end):
+    """How many ``<details>`` are open at position ``end`` of ``html``."""
+    return sum(1 if tag.startswith("<details") else -1 for tag in _DETAILS.findall(html, 0, end))
+
+
 def defer_markup(html):
-    """``(page, {widget id: markup})``: ``html`` with the markup of every widget taken out (its template left
-    empty and marked ``data-deferred``), and that markup by widget id."""
+    """``(page, {widget id: markup})``: ``html`` with the markup of every widget inside a ``<details>`` taken
+    out (its template left empty and marked ``data-deferred``), and that markup by widget id."""
     parts, markup, last = [], {}, 0
     for match in _WIDGET.finditer(html):
+        if _depth(html, match.start()) <= 0:
+            continue
         widget, inner = match.group(1), match.group(2)
         if "<template" in inner:
             raise BuildError(f"widget {widget}: a <template> inside its markup cannot be deferred")

@@ -27,7 +27,7 @@
 
   /* A widget's interactive markup waits in a <template data-widget-markup> (templates/components/_explorer.html.j2),
    * so the page loads with few elements: an explorer builds it first, whoever starts it (main.js near the
-   * viewport, hash.js for a #state/ link). On the course page the template is empty and marked data-deferred:
+   * viewport, hash.js for a #state/ link). Inside a deep dive the template is empty and marked data-deferred:
    * the markup is in data/markup-<lang>.js (sitegen/render/deferred.py), which CT.withMarkup (core.js) loads
    * before the explorer is made. */
   function build(root) {

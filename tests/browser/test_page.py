@@ -145,7 +145,7 @@ def test_no_output_path_starts_with_underscore(site_dir):
     # the other calibrators' scores, loaded when the explorer's Calibrator picker is first used: every dataset
     # with calibration and test rows
     expected += [f"{n}-methods.js" for n in DATASETS if parts[n] != ["all"]]
-    # the widgets' markup (sitegen/render/deferred.py)
+    # the deep dives' widget markup (sitegen/render/deferred.py)
     expected += [f"markup-{lang}.js" for lang in ("en", "es")]
     assert (site_dir / "app.js").is_file() and (site_dir / "widgets.js").is_file()
     assert sorted(p.name for p in (site_dir / "data").glob("*.js")) == sorted(expected)
