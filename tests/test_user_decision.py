@@ -98,7 +98,7 @@ def test_mce_over_bins_of_enough_rows_is_the_engines_max_gap_without_the_small_b
 def test_per_class_table_and_classwise_ece(built):
     z, y, test, t = built["logits"], built["labels"], built["test"], built["record"]["temperature"]
     page = built["pages"]["en"]
-    table = re.search(r'<table class="yours-classes".*?</table>', page, re.S).group(0)
+    table = re.search(r'<table class="yours-classes[ "].*?</table>', page, re.S).group(0)
     assert table.count("<tr><th scope=\"row\">") == 10
     mean = text_of(re.search(r'<p class="yours-classwise">(.*?)</p>', page, re.S).group(1))
     for value in (classwise_ece(scaled_probs(z[test], 1.0), y[test], 15),
@@ -191,7 +191,7 @@ def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built):
     assert report["split"]["parts"] == {"calibration": 359, "test": 360} and report["skipped"] == {}
     fmt = {"decimal": ".", "percent": "{value}%", "points": "{value} pp"}
     for lang, page in built["pages"].items():
-        table = re.search(r'<table class="beyond-table" aria-labelledby="yours-compare-caption">(.*?)</table>',
+        table = re.search(r'<table class="beyond-table[^"]*" aria-labelledby="yours-compare-caption">(.*?)</table>',
                           page, re.S).group(1)
         assert table.count("<tr data-method=") == len(report["methods"]) == 8, lang
         verdict = re.search(r'<p class="yours-compare-verdict" data-verdict="([a-z]+)">(.*?)</p>', page, re.S)

@@ -541,7 +541,7 @@ def test_the_metrics_csv_marks_the_fitted_row(user_builds):
 def test_the_record_says_its_bin_counts_are_the_non_empty_bins(user_builds):
     for page, words in (("index.html", "non-empty bin"), ("es/index.html", "intervalo no vacío")):
         section = yours_section((user_builds["hostile"] / page).read_text(encoding="utf-8"))
-        table = section[section.index('<table class="yours-bins"'):]
+        table = section[re.search(r'<table class="yours-bins[ "]', section).start():]
         rows = re.findall(r'<tr><th scope="row">', table[:table.index("</table>")])
         cell = section[section.index('id="yours-record-caption"'):]
         binning = re.findall(r'<tr><th scope="row">[^<]*</th><td[^>]*>(.*?)</td></tr>', cell)[4]

@@ -283,15 +283,20 @@ def test_a_link_into_a_widget_stops_below_its_temperature_bar(open_page, lang, v
     panel.wait_for(state="visible")
     page.wait_for_timeout(1000)  # hash.js holds the place for up to 45 frames
     bar = page.locator("#ex1 .slider-row").bounding_box()
-    top = panel.bounding_box()["y"]
-    assert top >= bar["y"] + bar["height"] - 1, (top, bar)
+    box = panel.bounding_box()
+    top = box["y"]
+    # the bar covers the panel only where they share columns (at 1280 px the lab's controls sit in a column
+    # of their own, beside the panels)
+    beside = bar["x"] + bar["width"] <= box["x"] + 1 or box["x"] + box["width"] <= bar["x"] + 1
+    assert beside or top >= bar["y"] + bar["height"] - 1, (top, bar)
     assert top <= viewport["height"] / 3, top
     # and a table's head reached by a link: the explorer's per-bin table
     page.evaluate("() => document.querySelector('#ex1 table.bin-table').scrollIntoView()")
     page.wait_for_timeout(200)
-    head = page.locator("#ex1 table.bin-table").bounding_box()["y"]
+    table = page.locator("#ex1 table.bin-table").bounding_box()
     bar = page.locator("#ex1 .slider-row").bounding_box()
-    assert head >= bar["y"] + bar["height"] - 1, (head, bar)
+    beside = bar["x"] + bar["width"] <= table["x"] + 1 or table["x"] + table["width"] <= bar["x"] + 1
+    assert beside or table["y"] >= bar["y"] + bar["height"] - 1, (table, bar)
 
 
 def test_the_spanish_temperature_bar_keeps_its_label_on_one_line_on_a_phone(open_explorer, lang):

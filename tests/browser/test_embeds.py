@@ -289,7 +289,8 @@ def test_embeds_work_from_disk(open_host, site_dir, tmp_path, engine, edition_st
     host = tmp_path / "course.html"
     host.write_text(HOST, encoding="utf-8")
     page = open_host(host.as_uri())
-    page.monitor.allow(r"Not allowed to load local resource: file://.*/app\.js|request failed: file://.*/app\.js")
+    page.monitor.allow(r"Not allowed to load local resource: file://.*/(app|widgets)\.js"
+                       r"|request failed: file://.*/(app|widgets)\.js")
     plain = re.sub(r' sandbox="[^"]*"', "", offered["softmax-demo"])
     opaque = offered["nll-curve"].replace(" allow-same-origin", "")
     for snippet, name in zip((offered["explorer"], plain, opaque), ("explorer", "softmax-demo", "nll-curve")):
