@@ -20,9 +20,13 @@ LINES = """el => {
 
 
 def start_widgets(page, within="main"):
-    """Build every widget outside a closed <details> (as a reader scrolling by would) and wait for its data."""
-    page.evaluate("""sel => document.querySelectorAll(sel + ' [data-component="explorer"]').forEach(
-        root => root.closest('details:not([open])') || root.dispatchEvent(new FocusEvent('focusin')))""", within)
+    """Build every widget and figure copy (the paradox's copy of the hero) outside a closed <details>, as a
+    reader scrolling by would, and wait for the widgets' data."""
+    page.evaluate("""sel => document.querySelectorAll(sel + ' :is([data-component="explorer"], [data-copy-of])')
+        .forEach(root => root.closest('details:not([open])') || root.dispatchEvent(new FocusEvent('focusin')))""",
+                  within)
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-copy-of]'))
+        .every(slot => slot.closest('details:not([open])') || slot.querySelector('svg'))""")
     page.wait_for_load_state("networkidle")
     page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-component="explorer"]'))
         .filter(root => !root.closest('details:not([open])'))

@@ -448,7 +448,7 @@ def test_panels_in_the_address_keep_only_those_panels(open_page, lang, ui, expec
     def opened(fragment):
         page = open_page(f"embed/explorer.html{fragment}", lang=lang, viewport={"width": 720, "height": 900})
         page.wait_for_function("() => { const e = document.querySelector('#ex1').explorer;"
-                               " return !!(e && e.state.model); }")
+                               " return !!(e && e.state.model); }", timeout=30_000)  # its data, on a busy machine
         return page, Explorer(page, ui, expect)
 
     page, ex = opened("")
