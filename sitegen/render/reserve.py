@@ -16,8 +16,9 @@ from sitegen.common.errors import BuildError
 
 __all__ = ["WIDTHS", "HEIGHTS_FILE", "reserve_css", "write_heights", "read_heights"]
 
-# Viewport widths measured (CSS px): phones, the 40rem, 48rem and 75rem breakpoints from both sides, wide screens.
-WIDTHS = (320, 390, 480, 639, 640, 767, 768, 960, 1199, 1200, 1440, 1920)
+# Viewport widths measured (CSS px): phones, the 40rem, 48rem and 75rem breakpoints from both sides, wide screens
+# (1280 and 1360 too: past 75rem the lab changes its layout as the column widens, not linearly).
+WIDTHS = (320, 390, 480, 639, 640, 767, 768, 960, 1199, 1200, 1280, 1360, 1440, 1920)
 HEIGHTS_FILE = "templates/widget-heights.toml"
 _HEADER = ("# The height of each widget outside a closed deep dive, built, at each viewport width of\n"
            "# sitegen.render.reserve.WIDTHS (CSS pixels): written by tools/widget_heights.py (do not edit by\n"
