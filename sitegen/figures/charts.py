@@ -73,8 +73,11 @@ def compare_chart(by, text, names, decimal):
         y = np.arange(len(methods))[::-1]
         for ax, score in zip(axes.ravel(), scores):
             scale = 100 if score in _PERCENT_SCORES else 1
+            # drawn at the digits the tables print (4 decimals, 0.01 pp): the matrix and vector fits are L-BFGS
+            # runs whose last digits move with numpy's SIMD paths, and the SVG would carry them
+            digits = 2 if scale == 100 else 4
             ax.axvline(0, color=MUTED, linestyle="--", linewidth=1)
-            finite = [bound * scale for table in tables for row in table.rows if row.method != "temperature"
+            finite = [round(bound * scale, digits) for table in tables for row in table.rows if row.method != "temperature"
                       for cell in [getattr(row, score)] if cell.lo_finite and cell.hi_finite and cell.finite
                       for bound in (cell.lo, cell.hi)]
             lo, hi = (min(finite), max(finite)) if finite else (-1, 1)
@@ -88,10 +91,10 @@ def compare_chart(by, text, names, decimal):
                     if not cell.finite:  # an infinite mean NLL (a label got probability zero): an arrow off the edge
                         ax.plot(right, yi + offset, ">", color=colour, markersize=6)
                         continue
-                    a = cell.lo * scale if cell.lo_finite else left
-                    b = cell.hi * scale if cell.hi_finite else right
+                    a = round(cell.lo * scale, digits) if cell.lo_finite else left
+                    b = round(cell.hi * scale, digits) if cell.hi_finite else right
                     ax.plot([max(a, left), min(b, right)], [yi + offset] * 2, color=colour, linewidth=1.6)
-                    ax.plot(np.clip(cell.change * scale, left, right), yi + offset, "o", color=colour,
+                    ax.plot(np.clip(round(cell.change * scale, digits), left, right), yi + offset, "o", color=colour,
                             markersize=4.5, label=names["datasets"][d] if yi == y[0] else None)
             ax.set_xlim(left, right)
             ax.set_title(names["scores"][score] + (text["pp"] if scale == 100 else ""), fontsize=10)

@@ -216,23 +216,26 @@
 
   /* The widgets' code (widgets.js: the explorer and its panels) is not in app.js: the course page names it
    * (<html data-widgets>) and the first widget that starts loads it, so the first view parses only what it
-   * shows. An embed page loads it with app.js, and a one-file page inlines it: CT.Explorer is there at once.
-   * Nothing is called if the script is missing (the widgets stay unbuilt, as without JavaScript). */
-  var codeWaiting = null;
+   * shows. An embed page loads it with its own deferred <script> (it may still be on its way when app.js
+   * starts the widget) and a one-file page inlines it. widgets.js ends by calling CT.codeLoaded (widgets-ready.js),
+   * which runs what waited. Nothing is called if the script is missing (the widgets stay unbuilt, as without
+   * JavaScript). */
+  var codeWaiting = [], codeRequested = false;
   CT.withCode = function (done) {
+    if (CT.Explorer) { done(); return; }
+    codeWaiting.push(done);
     var src = document.documentElement.getAttribute("data-widgets");
-    if (CT.Explorer || !src) { if (CT.Explorer) done(); return; }
-    if (codeWaiting) { codeWaiting.push(done); return; }
-    codeWaiting = [done];
+    if (!src || codeRequested) return;
+    codeRequested = true;
     var script = document.createElement("script");
     script.src = src;
-    script.onload = function () {
-      var waiting = codeWaiting;
-      codeWaiting = null;
-      if (CT.Explorer) waiting.forEach(function (fn) { fn(); });
-    };
-    script.onerror = function () { codeWaiting = null; };
+    script.onerror = function () { codeWaiting = []; };
     document.head.appendChild(script);
+  };
+  CT.codeLoaded = function () {
+    var waiting = codeWaiting;
+    codeWaiting = [];
+    waiting.forEach(function (fn) { fn(); });
   };
   /* The key (and data/ file name) of this edition's deferred widget markup (sitegen/render/deferred.py). */
   CT.markupKey = function () { return "markup-" + document.documentElement.lang; };
