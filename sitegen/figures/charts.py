@@ -77,7 +77,8 @@ def compare_chart(by, text, names, decimal):
             # runs whose last digits move with numpy's SIMD paths, and the SVG would carry them
             digits = 2 if scale == 100 else 4
             ax.axvline(0, color=MUTED, linestyle="--", linewidth=1)
-            finite = [round(bound * scale, digits) for table in tables for row in table.rows if row.method != "temperature"
+            finite = [round(bound * scale, digits) for table in tables for row in table.rows
+                      if row.method != "temperature"
                       for cell in [getattr(row, score)] if cell.lo_finite and cell.hi_finite and cell.finite
                       for bound in (cell.lo, cell.hi)]
             lo, hi = (min(finite), max(finite)) if finite else (-1, 1)
