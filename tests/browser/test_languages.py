@@ -33,7 +33,13 @@ def test_each_page_declares_its_language_and_links_the_others(open_page, lang):
 def test_switching_language_keeps_the_explorer_state(open_explorer, lang, file, expect):
     ex = open_explorer(file=file)
     ex.choose(dataset="sim-600", scheme="adaptive", bins=10)
+    before = ex.expect_hash(dataset="sim-600", scheme="adaptive", bins="10").get("t")
     ex.press("ArrowRight", 3)
+    # the hash follows T a moment after the slider settles: wait for the moved T, not the one before it
+    ex.page.wait_for_function("""before => {
+        const m = decodeURIComponent(location.hash).match(/state\/(.*)$/);
+        const t = m && new URLSearchParams(m[1]).get('t');
+        return t !== null && t !== before; }""", arg=before)
     state = ex.expect_hash(dataset="sim-600", scheme="adaptive", bins="10")
     language_links(ex.page).first.click()
     ex.page.wait_for_load_state("load")
