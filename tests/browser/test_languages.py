@@ -37,7 +37,7 @@ def test_switching_language_keeps_the_explorer_state(open_explorer, lang, file, 
     ex.press("ArrowRight", 3)
     # the hash follows T a moment after the slider settles: wait for the moved T, not the one before it
     ex.page.wait_for_function("""before => {
-        const m = decodeURIComponent(location.hash).match(/state\/(.*)$/);
+        const m = decodeURIComponent(location.hash).match(new RegExp('state/(.*)$'));
         const t = m && new URLSearchParams(m[1]).get('t');
         return t !== null && t !== before; }""", arg=before)
     state = ex.expect_hash(dataset="sim-600", scheme="adaptive", bins="10")
