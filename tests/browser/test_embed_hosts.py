@@ -204,6 +204,27 @@ def wait_fitted(page, index, timeout=15.0):
     return last
 
 
+def wait_posts_settled(page, index, quiet=1.0, timeout=30.0):
+    """Wait until frame ``index`` is built (scripts run, fonts loaded), fits its content and has posted
+    nothing new for ``quiet`` seconds; return how many heights it posted. A loaded machine can post the
+    unbuilt widget's height first (issue 31's CI run saw 395 px before the built 550 px)."""
+    frame = frame_at(page, index)
+    wait_for(lambda: frame.evaluate("() => document.documentElement.classList.contains('js')"
+                                    " && document.fonts.status === 'loaded'"), timeout, "the frame's widget")
+    deadline = time.monotonic() + timeout
+    count, since = -1, time.monotonic()
+    while True:
+        wait_fitted(page, index)
+        now = page.evaluate("window.posts.length")
+        if now != count:
+            count, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            return count
+        if time.monotonic() > deadline:
+            pytest.fail(f"frame {index} kept posting heights: {page.evaluate('window.posts')}")
+        time.sleep(0.2)
+
+
 def test_the_resizer_asks_frames_that_loaded_before_it(open_host, resizer_host, site_dir, site_url):
     """Frames that posted their height before the script arrived are asked again, and fit."""
     page = open_host(resizer_host + "late.html")
@@ -224,9 +245,7 @@ def test_a_frame_coming_back_into_view_posts_its_height_again(open_host, resizer
     """Scrolled away and back, a frame posts its (unchanged) height once more, so a host holding a stale
     height catches up as the reader returns."""
     page = open_host(resizer_host + "with.html")
-    wait_fitted(page, 0)
-    page.wait_for_timeout(600)
-    settled = page.evaluate("window.posts.length")
+    settled = wait_posts_settled(page, 0)
     page.mouse.wheel(0, 5000)
     page.wait_for_timeout(600)
     page.evaluate("() => window.scrollTo(0, 0)")
