@@ -70,7 +70,8 @@ RETRACTED = {
 RETRACTED_STRINGS = {
     "en": ["{n} examples\"",                             # dataset labels say rows, as the tables do
            ],
-    "es": ["Quitar todos los fijados", "{n} ejemplos\"", "ancho de la ventana"],
+    # Spanish dataset labels say ejemplos, as the prose does: one term (issue 28; glossary.md)
+    "es": ["Quitar todos los fijados", "{n} filas\"", "ancho de la ventana"],
 }
 
 REQUIRED = {
