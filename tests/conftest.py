@@ -18,6 +18,7 @@ Shared fixtures, widest first:
 * ``single_file`` — the English one-file edition, ``build.py --single-file``, built once per session;
 * ``site_without_simd`` — the whole site built with numpy's SIMD paths disabled (SSE only);
 * ``digits_report`` — ``build.py --data`` on a scikit-learn digits model (tests/digits_model.py);
+* ``user_builds`` — ``build.py --data`` on the small hostile models of tests/user_inputs.py (four builds);
 * ``precomputed`` — ``sitegen.compute.precompute.precompute_all()``, computed once per session.
 
 The builds are shared by every pytest process of the run (``pytest -n``), and every build of the run, the
@@ -26,6 +27,7 @@ tests' own included, shares one build cache (``$CALIB_BUILD_CACHE``) in the run'
 ``CALIB_TEST_SITE=DIR`` (never in CI) tests a copy of an already built site instead of building one.
 """
 
+import importlib
 import os
 import shlex
 import shutil
@@ -38,6 +40,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+import user_inputs
 
 ROOT = Path(__file__).resolve().parents[1]
 HERE = Path(__file__).resolve().parent
@@ -114,18 +117,39 @@ def pytest_collection_modifyitems(config, items):
 # the SSE paths it runs on the oldest CPU it supports
 NUMPY_WITHOUT_SIMD = {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX512_SPR"}
 
-# fixture name → (folder, output name, options of build.py (OUT stands for the output), extra environment)
+# build name → (folder, output name, options of build.py (OUT stands for the output, DATA for its input file),
+# extra environment)
 SHARED_BUILDS = {
     "built_site": ("site", "site", ("--out", "OUT"), {}),
     "single_file": ("single", "tutorial.html", ("--single-file", "OUT"), {}),
     "site_without_simd": ("site-without-simd", "site", ("--out", "OUT"), NUMPY_WITHOUT_SIMD),
     "digits_report": ("digits-report", "site", ("--data", "DATA", "--out", "OUT"), {}),
+    # the reader's-model builds (user_builds) that tests/test_user_model.py and tests/browser/test_yours.py share
+    "user_hostile": ("user-hostile", "site", ("--out", "OUT", "--data", "DATA", "--name", user_inputs.HOSTILE_NAME,
+                                              "--description", user_inputs.HOSTILE_DESCRIPTION), {}),
+    "user_single": ("user-single", "one.html", ("--single-file", "OUT", "--data", "DATA", "--name",
+                                                user_inputs.HOSTILE_NAME, "--description",
+                                                user_inputs.HOSTILE_DESCRIPTION), {}),
+    "user_bare": ("user-bare", "site", ("--out", "OUT", "--data", "DATA", "--no-examples", "--split", "none",
+                                        "--lang", "en"), {}),
+    "user_warned": ("user-warned", "site", ("--out", "OUT", "--data", "DATA", "--input", "probabilities",
+                                            "--split", "even-odd", "--no-examples"), {}),
 }
-# fixture name → the function (tests/digits_model.py) that writes its ``DATA`` file before the build starts
-SHARED_INPUTS = {"digits_report": "write_digits_data"}
-# fixture name → the shared build it starts after: it then finds the built-in datasets' steps in the run's
-# build cache instead of computing them a second time alongside (the SIMD-free build shares no entry)
-SHARED_AFTER = {"single_file": "built_site", "digits_report": "built_site"}
+# build name → (module of tests/, its function that writes the ``DATA`` file before the build starts, file suffix)
+SHARED_INPUTS = {
+    "digits_report": ("digits_model", "write_digits_data", ".npz"),
+    "user_hostile": ("user_inputs", "model_file", ".npz"),
+    "user_single": ("user_inputs", "model_file", ".npz"),
+    "user_bare": ("user_inputs", "model_file", ".npz"),
+    "user_warned": ("user_inputs", "chance_file", ".csv"),
+}
+# build name → the shared build it starts after: it then finds the built-in datasets' steps (and the one-file
+# edition the model's) in the run's build cache instead of computing them a second time alongside (the
+# SIMD-free build shares no entry)
+# fixture name → the shared builds it reads, when they are not named after it
+FIXTURE_BUILDS = {"user_builds": ("user_hostile", "user_single", "user_bare", "user_warned")}
+SHARED_AFTER = {"single_file": "built_site", "digits_report": "built_site", "user_hostile": "built_site",
+                "user_single": "user_hostile", "user_bare": "built_site", "user_warned": "built_site"}
 
 
 class Build:
@@ -221,10 +245,11 @@ def _start(config, name):
                 shutil.copytree(prebuilt, out)
             _BUILDS[name] = out
         else:
-            data, prepare = folder.parent / f"{folder.name}.npz", None
+            data, prepare = None, None
             if name in SHARED_INPUTS:
-                import digits_model
-                prepare = lambda: getattr(digits_model, SHARED_INPUTS[name])(data)  # noqa: E731
+                module, function, suffix = SHARED_INPUTS[name]
+                data = folder.parent / f"{folder.name}{suffix}"
+                prepare = lambda: getattr(importlib.import_module(module), function)(data)  # noqa: E731
             options = [{"OUT": out, "DATA": data}.get(option, option) for option in options]
             after = _start(config, SHARED_AFTER[name]) if name in SHARED_AFTER else None
             _BUILDS[name] = Build(folder, options, out, env, prepare,
@@ -238,7 +263,7 @@ def pytest_collection_finish(session):
         return
     needed = {name for item in session.items for name in getattr(item, "fixturenames", ())}
     for name in SHARED_BUILDS:
-        if name in needed:
+        if name in needed or any(name in FIXTURE_BUILDS.get(fixture, ()) for fixture in needed):
             _start(session.config, name)
 
 
@@ -288,6 +313,19 @@ def digits_report(pytestconfig):
     pytest.importorskip("sklearn")
     out, done = _finished(pytestconfig, "digits_report")
     return out.parents[1].parent / "digits-report.npz", out, done
+
+
+@pytest.fixture(scope="session")
+def user_builds(pytestconfig):
+    """The reader's-model builds (tests/user_inputs.py), each once per session in the background:
+    ``{"data": the hostile model's file, "hostile": site, "single": one-file edition, "bare": site (English,
+    --no-examples --split none), "warned": site (a model no better than chance), and "<key>_stderr"}``."""
+    out = {}
+    for key in ("hostile", "single", "bare", "warned"):
+        path, done = _finished(pytestconfig, f"user_{key}")
+        out[key], out[f"{key}_stderr"] = path, done.stderr if done is not None else ""
+    out["data"] = _shared_root(pytestconfig) / "user-hostile.npz"
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -3,9 +3,10 @@
 Bad input runs ``build.py`` as a subprocess against an existing output folder
 and checks the exit status, the one stderr line naming the file and the place,
 and that the folder is byte-identical afterwards (bad input is refused before
-anything is computed, so these are quick). One session fixture runs the good
-builds: a small model with hostile display text and groups, the same file with
-``--no-examples --split none``, and a default build (no ``yours`` anywhere).
+anything is computed, so these are quick). The good builds are the session's
+shared ``user_builds`` (tests/conftest.py, inputs from tests/user_inputs.py): a small
+model with hostile display text and groups, its one-file edition, the same file with
+``--no-examples --split none``, and a model no better than chance.
 The payload bound at a larger model is in tests/test_user_payload.py.
 """
 
@@ -22,15 +23,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from user_inputs import HOSTILE_GROUPS, HOSTILE_NAME, model_file
 
 from sitegen.yours.model import _shown_probs, csv_cell, shown_classes
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 900
-HOSTILE_NAME = "</script><img src=x onerror=alert(1)>\u2028<!--<script> {n} =1+1"
-HOSTILE_CLASSES = ["=HYPERLINK(\"x\")", "</script><svg onload=alert(2)>", "<!--<script>", "-3", "@a", "+b"]
-HOSTILE_GROUPS = ("=cmd|'/C calc'!A0", "</title><b id=injected>\u2029")
-HOSTILE_DESCRIPTION = "=rows from <b>ward 3</b>"
 
 
 def run(*options, cwd=ROOT):
@@ -46,20 +44,6 @@ def tree_hash(folder):
         if path.is_file():
             digest.update(path.read_bytes())
     return digest.hexdigest()
-
-
-def model_file(path, n=400, k=12, seed=3, hostile=True, **extra):
-    rng = np.random.default_rng(seed)
-    labels = rng.integers(0, k, n)
-    logits = rng.normal(0, 1.0, (n, k))
-    logits[np.arange(n), labels] += 2.5
-    arrays = dict(logits=(2.0 * logits).astype(np.float32), labels=labels)
-    if hostile:
-        arrays["class_names"] = np.array(HOSTILE_CLASSES + [f"class {i}" for i in range(len(HOSTILE_CLASSES), k)])
-        arrays["groups"] = np.where(np.arange(n) % 3 == 0, HOSTILE_GROUPS[0], HOSTILE_GROUPS[1])
-    arrays.update(extra)
-    np.savez(path, **arrays)
-    return path
 
 
 # --- unit pieces -------------------------------------------------------------------------------------
@@ -233,45 +217,7 @@ def test_model_options_without_data_are_refused(tmp_path, option):
     assert result.returncode == 2 and f"{option[0]} needs --data" in result.stderr.splitlines()[-1]
 
 
-# --- good builds --------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="session")
-def user_builds(tmp_path_factory):
-    base = tmp_path_factory.mktemp("user-builds")
-    data = model_file(base / "model.npz")
-    # probabilities with plain headers (declared with --input) of a model no better than chance: every class is the
-    # top one on one test row in five and the label is always 1, so T goes to the upper bound and accuracy is 1/K
-    import pandas as pd
-    scores = np.tile(3 * np.eye(5), (80, 1))
-    probabilities = np.exp(scores) / np.exp(scores).sum(axis=1, keepdims=True)
-    chance = base / "chance.csv"
-    pd.DataFrame(probabilities, columns=[f"class {c}" for c in "abcde"]).assign(label=1).to_csv(chance, index=False)
-    runs = {
-        "hostile": ("--data", data, "--name", HOSTILE_NAME, "--description", HOSTILE_DESCRIPTION),
-        "bare": ("--data", data, "--no-examples", "--split", "none", "--lang", "en"),
-        "single": ("--data", data, "--name", HOSTILE_NAME, "--description", HOSTILE_DESCRIPTION,
-                   "--single-file", base / "one.html"),
-        "warned": ("--data", chance, "--input", "probabilities", "--split", "even-odd", "--no-examples"),
-    }
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-
-    def start(key):
-        command = [sys.executable, str(ROOT / "build.py"), "--out", str(base / key), *map(str, runs[key])]
-        return subprocess.Popen(command, cwd=str(ROOT), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                text=True)
-
-    # "single" reads the same file with the same options as "hostile": started after it, it finds the model's
-    # steps in the run's build cache
-    processes = {key: start(key) for key in ("hostile", "bare", "warned")}
-    out = {"base": base, "data": data}
-    for key in ("hostile", "single", "bare", "warned"):
-        process = processes[key] if key != "single" else start("single")
-        stdout, stderr = process.communicate(timeout=TIMEOUT)
-        assert process.returncode == 0, stderr
-        out[key] = base / key
-        out[key + "_stderr"] = stderr
-    return out
-
+# --- good builds (tests/conftest.py: user_builds) -----------------------------------------------
 
 def test_the_reader_dataset_uses_the_fixed_slug_and_no_per_row_csv(user_builds):
     site = user_builds["hostile"]
@@ -373,7 +319,7 @@ def test_a_build_without_data_has_no_trace_of_the_reader_model(tmp_path):
 
 
 def test_the_one_file_edition_carries_the_report_and_temperature_json(user_builds):
-    html = (user_builds["base"] / "one.html").read_text(encoding="utf-8")
+    html = (user_builds["single"]).read_text(encoding="utf-8")
     assert 'id="yours"' in html
     href = re.search(r'href="data:application/json;base64,([A-Za-z0-9+/=]+)" download="yours-temperature.json"', html)
     record = json.loads(__import__("base64").b64decode(href.group(1)))

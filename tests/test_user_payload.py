@@ -5,7 +5,8 @@ each file to one worker)."""
 
 import gzip
 
-from test_user_model import model_file, run
+from test_user_model import run
+from user_inputs import model_file
 
 
 def test_user_payload_is_bounded(tmp_path):

@@ -1,44 +1,26 @@
 """A page built around a reader's model whose name, class and group names are hostile: no script of theirs runs.
 
-The build (``build.py --data``) gets the name ``</script><img src=x onerror=alert(1)>`` with U+2028, class
-names that look like markup and formulas, and such group names. In Chromium, from ``file://``: no dialog
-opens, no error is logged, no element of theirs appears, and the page shows the name as typed; the main
-explorer opens on the reader's model and the report's bars show six examples with the names as text.
+The build is the session's shared ``build.py --data`` of tests/user_inputs.py (``user_builds``, tests/conftest.py,
+which tests/test_user_model.py reads too): a name with markup, ``<!--<script>`` and U+2028, class names that look
+like markup and formulas, and such group names. In Chromium, from ``file://``: no dialog opens, no error is
+logged, no element of theirs appears, and the page shows the name as typed; the main explorer opens on the
+reader's model and the report's bars show six examples with the names as text.
 """
 
 import re
-import subprocess
-import sys
-from pathlib import Path
 
-import numpy as np
 import pytest
+from user_inputs import HOSTILE_DESCRIPTION, HOSTILE_GROUPS, HOSTILE_NAME, MODEL_ROWS
 
 from .explorer_ui import near
 
-ROOT = Path(__file__).resolve().parents[2]
-NAME = "</script><img src=x onerror=alert(1)>\u2028<!--<script>alert(4)</script>"
-CLASSES = ["<img src=y onerror=alert(2)>", "=1+1", "</script><svg onload=alert(3)>"] + [f"c{i}" for i in range(3, 14)]
-GROUPS = ("<b id=injected>g</b>", "-2+3")
-DESCRIPTION = "ImageNet-100 subset"  # no closing full stop
+NAME, GROUPS, DESCRIPTION = HOSTILE_NAME, HOSTILE_GROUPS, HOSTILE_DESCRIPTION
 
 
 @pytest.fixture(scope="module")
-def hostile_site(tmp_path_factory):
-    base = tmp_path_factory.mktemp("yours")
-    rng = np.random.default_rng(5)
-    n, k = 600, len(CLASSES)
-    labels = rng.integers(0, k, n)
-    logits = rng.normal(0, 1, (n, k))
-    logits[np.arange(n), labels] += 2.0
-    np.savez(base / "model.npz", logits=3 * logits, labels=labels, class_names=np.array(CLASSES),
-             groups=np.where(np.arange(n) % 2 == 0, *GROUPS))
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(base / "site"), "--lang", "en",
-                             "--data", str(base / "model.npz"), "--name", NAME,
-                             "--description", DESCRIPTION], cwd=ROOT, capture_output=True,
-                            text=True, timeout=600)
-    assert result.returncode == 0, result.stderr
-    return base / "site"
+def hostile_site(user_builds):
+    """The hostile model's site, every language (English at the root)."""
+    return user_builds["hostile"]
 
 
 def test_hostile_names_run_no_script_and_show_as_text(browser, expect, hostile_site):
@@ -116,7 +98,7 @@ def test_the_group_radios_are_the_shown_datasets_own(browser, expect, hostile_si
         assert sorted(group_values(page)) == sorted(["pooled", *GROUPS])
         # the description, then the dataset's line as a sentence of its own
         expect(page.locator("#ex1-summary")).to_have_text(
-            re.compile("^" + re.escape(DESCRIPTION) + r"\. 600 examples; "))
+            re.compile("^" + re.escape(DESCRIPTION) + rf"\. {MODEL_ROWS} examples; "))
         # the built-in mixed population: its groups A and B, none of the reader's
         page.locator("#ex1-dataset").select_option("mixed")
         expect(page.locator('#ex1-groups input[value="A"]')).to_be_visible()
@@ -159,20 +141,9 @@ def test_the_group_radios_are_the_shown_datasets_own(browser, expect, hostile_si
 
 
 @pytest.fixture(scope="module")
-def bare_site(tmp_path_factory):
-    """A --data build with --no-examples (no groups, English only)."""
-    base = tmp_path_factory.mktemp("yours-bare")
-    rng = np.random.default_rng(7)
-    n, k = 400, 5
-    labels = rng.integers(0, k, n)
-    logits = rng.normal(0, 1, (n, k))
-    logits[np.arange(n), labels] += 2.0
-    np.savez(base / "model.npz", logits=2 * logits, labels=labels)
-    result = subprocess.run([sys.executable, str(ROOT / "build.py"), "--out", str(base / "site"), "--lang", "en",
-                             "--data", str(base / "model.npz"), "--no-examples"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=600)
-    assert result.returncode == 0, result.stderr
-    return base / "site"
+def bare_site(user_builds):
+    """The same model built with --no-examples --split none, English only."""
+    return user_builds["bare"]
 
 
 def test_no_examples_hides_the_bars_panel(browser, expect, bare_site):
