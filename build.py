@@ -219,7 +219,7 @@ def _pipeline(args, cache):
     from sitegen.facts.results import build_facts
     from sitegen.facts.uncertainty_facts import build_analysis_facts
     from sitegen.figures.charts import chart_figures
-    from sitegen.figures.static_svg import render_figures
+    from sitegen.figures.static_svg import render_evidence_figures, render_figures
     from sitegen.write.atomic import write_file, write_site
     from sitegen.yours import model as user_model
 
@@ -293,12 +293,15 @@ def _pipeline(args, cache):
         facts = cache.get_or_compute("facts", (precomputed, analyses, user, sources, beyond, evidence),
                                      all_facts)
     with stage("figures"):  # drawn in each language: keyed by the tables of its strings that the figures read
-        editions = [Edition(lang, folder, *content[lang],
-                            {**cache.get_or_compute_reading("figures", (precomputed, lang), content[lang][0],
-                                                            lambda strings: render_figures(precomputed, strings)),
-                             **cache.get_or_compute_reading("charts", (facts, lang), content[lang][0],
-                                                            lambda strings: chart_figures(facts, strings))})
-                    for lang, folder in languages.items()]
+        def figures_of(lang):
+            return {**cache.get_or_compute_reading("figures", (precomputed, lang), content[lang][0],
+                                                   lambda strings: render_figures(precomputed, strings)),
+                    **cache.get_or_compute_reading("charts", (facts, lang), content[lang][0],
+                                                   lambda strings: chart_figures(facts, strings)),
+                    **cache.get_or_compute_reading("evidence-figures", (evidence, lang), content[lang][0],
+                                                   lambda strings: render_evidence_figures(evidence["ev"], strings))}
+
+        editions = [Edition(lang, folder, *content[lang], figures_of(lang)) for lang, folder in languages.items()]
     if args.single_file is not None:
         with stage("render"):
             page = assemble_single_file(ROOT, precomputed, analyses, facts, editions[0], base_url=args.base_url,

@@ -55,7 +55,8 @@ public API (documented in the README):
   with a stated size (a :class:`CalibrationTest`): consistency resampling of the ECE, and the squared kernel
   calibration error (:func:`skce`, :func:`median_bandwidth`);
 * :func:`auroc` (:mod:`calib.discrimination`) — the area under the ROC curve of a score for a 0/1 outcome;
-* :func:`corp`, :func:`corp_band` — the CORP reliability diagram (PAV fit of correctness on confidence), its
+* :func:`corp`, :func:`corp_band`, :func:`corp_decomposition_spread` (:func:`brier_decomposition`) — the CORP
+  reliability diagram (PAV fit of correctness on confidence), the uncertainty of its decomposition, its
   consistency band, and the Brier and log score split into miscalibration, discrimination and uncertainty;
 * :func:`paired_changes`, :func:`temperature_spread`, :func:`verdict` (:mod:`calib.decision`) — whether to deploy
   a fitted T: the paired change of each score (:func:`metric_changes`; :data:`DECISION_METRICS`,
@@ -109,6 +110,7 @@ from .compare import (
     COMPARE_COLUMNS,
     COMPARE_SCORES,
     MAX_AFFINE_CLASSES,
+    UNSETTLED,
     CompareVerdict,
     Comparison,
     compare_calibrators,
@@ -116,7 +118,16 @@ from .compare import (
     compare_verdict,
     method_row_scores,
 )
-from .corp import CORP, CORPBand, ScoreDecomposition, corp, corp_band
+from .corp import (
+    CORP,
+    CORPBand,
+    DecompositionSpread,
+    ScoreDecomposition,
+    brier_decomposition,
+    corp,
+    corp_band,
+    corp_decomposition_spread,
+)
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .decision import DECISION_BINS, DECISION_METRICS, metric_changes, paired_changes, temperature_spread, verdict
 from .deploy import DEPLOYABLE, calibrator_record, load_calibrator, save_calibrator
@@ -218,10 +229,12 @@ __all__ = [
     "TemperatureScaling", "VectorScaling", "MatrixScaling", "DirichletCalibration",
     "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling", "PlattScaling",
     "classwise_bins", "classwise_ece", "static_calibration_error",
-    "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band",
+    "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band", "DecompositionSpread", "brier_decomposition",
+    "corp_decomposition_spread",
     "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
     "DEPLOYABLE", "calibrator_record", "save_calibrator", "load_calibrator", "BINARY_CALIBRATORS",
-    "CALIBRATORS", "COMPARE_SCORES", "COMPARE_COLUMNS", "MAX_AFFINE_CLASSES", "Comparison", "compare_calibrators",
+    "CALIBRATORS", "COMPARE_SCORES", "COMPARE_COLUMNS", "MAX_AFFINE_CLASSES", "UNSETTLED", "Comparison",
+    "compare_calibrators",
     "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
     "fit_streamed", "fit_dask", "local_client",
 ] + _measures.__all__  # the measures of (confidence, correct), calib/measures.py

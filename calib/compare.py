@@ -30,7 +30,9 @@ infinite draw. Nothing is clipped: a clipped NLL would depend on the clip.
 
 Matrix scaling, Dirichlet calibration and vector scaling are skipped above
 :data:`MAX_AFFINE_CLASSES` classes (their fits grow with K² or need many rows
-per class); ``skipped`` names them with the reason.
+per class), and a calibrator whose fit did not settle (``settled_`` False:
+vector scaling on rows that some class's logit separates, whose loss has no
+finite minimum) is left out of the table; ``skipped`` names them with the reason.
 """
 
 from typing import Dict, NamedTuple, Tuple
@@ -49,7 +51,7 @@ from .scaling import as_labels, as_logits
 from .smooth import smooth_ece, smooth_ece_resampled
 from .validation import as_generator, as_quantile_levels, positive_int
 
-__all__ = ["CALIBRATORS", "BINARY_CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "COMPARE_SCORES",
+__all__ = ["CALIBRATORS", "BINARY_CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "UNSETTLED", "COMPARE_SCORES",
            "COMPARE_COLUMNS", "COMPARE_BINS", "Comparison", "CompareVerdict", "compare_calibrators", "compare_parts",
            "compare_verdict", "comparison_record", "method_row_scores"]
 
@@ -63,6 +65,8 @@ BINARY_CALIBRATORS = {"platt": PlattScaling}  # offered beside the others for a 
 AFFINE_METHODS = ("vector", "matrix", "dirichlet")
 _SHARE_T = ("scaling-binning", "ensemble-temperature")  # fit T as temperature scaling does, with its defaults
 MAX_AFFINE_CLASSES = 100   # above this many classes the affine calibrators are skipped
+UNSETTLED = ("left out: its fit has no finite optimum on these calibration rows (fits from two starting points "
+             "end apart)")
 COMPARE_SCORES = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")  # lower is better: the verdict's scores
 COMPARE_COLUMNS = COMPARE_SCORES + ("accuracy",)  # every column of the table (accuracy: higher is better)
 COMPARE_BINS = 15          # bins of every binned score (as Guo et al. report)
@@ -253,20 +257,22 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
         for name in AFFINE_METHODS:
             skipped[name] = f"skipped above {max_affine_classes} classes (this file has {k})"
     available = dict(CALIBRATORS, **(BINARY_CALIBRATORS if binary and k == 2 else {}))
-    methods = tuple(name for name in available if name not in skipped)
+    candidates = tuple(name for name in available if name not in skipped)
     n = y_test.size
     counts = _compact_counts(n, resamples, as_generator(int(seed)))
     fits, raw_top = {}, np.argmax(z_test, axis=1)
 
     def fit_and_score(name):
         """The fitted calibrator of ``name``, its test rows with label probability 0, its test rows whose top class
-        it changes, its scores and their draws."""
+        it changes, its scores and their draws (only the calibrator when its fit did not settle)."""
         calibrator = (fitted or {}).get(name)
         if calibrator is None:
             # the calibrators built on temperature scaling take its T: the search they would run is the same one
             known = name in _SHARE_T and "temperature" in fits
             shared = {"temperature": fits["temperature"].temperature_} if known else {}
             calibrator = available[name](**shared).fit(z_cal, y_cal)
+        if getattr(calibrator, "settled_", True) is False:
+            return calibrator, None, None, None, None
         probs = calibrator.predict_proba(z_test)
         nll, brier, conf, hits = method_row_scores(probs, y_test)
         changed = int(np.sum(np.argmax(probs, axis=1) != raw_top))
@@ -278,10 +284,10 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
         return calibrator, int(np.sum(~np.isfinite(nll))), changed, point, resampled
 
     done = {}
-    if "temperature" in methods:  # first: the methods of _SHARE_T take its T
+    if "temperature" in candidates:  # first: the methods of _SHARE_T take its T
         done["temperature"] = fit_and_score("temperature")
         fits["temperature"] = done["temperature"][0]
-    rest = [name for name in methods if name not in done]
+    rest = [name for name in candidates if name not in done]
     workers = positive_int(workers, "workers")
     if workers == 1:
         done.update((name, fit_and_score(name)) for name in rest)
@@ -293,13 +299,17 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
         with threadpoolctl.threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
             done.update(zip(rest, pool.map(fit_and_score, rest)))
     scores, draws, zero_rows, changed_rows = {s: [] for s in COMPARE_COLUMNS}, {s: [] for s in COMPARE_COLUMNS}, [], []
-    for name in methods:
+    for name in candidates:
         fits[name], zero, changed, point, resampled = done[name]
+        if point is None:  # a fit that did not settle: left out, with the reason
+            skipped[name] = UNSETTLED
+            continue
         zero_rows.append(zero)
         changed_rows.append(changed)
         for s in COMPARE_COLUMNS:
             scores[s].append(point[s])
             draws[s].append(resampled[s])
+    methods = tuple(name for name in candidates if name not in skipped)
     table = {s: np.array(v) for s, v in scores.items()}
     change, spread, lower = {}, {}, {}
     for s in COMPARE_COLUMNS:

@@ -43,13 +43,17 @@ from .calibrators import Calibrator, lbfgs
 from .validation import positive_int
 
 __all__ = [
-    "DEFAULT_STRENGTHS", "DEFAULT_FOLDS", "VectorScaling", "MatrixScaling", "DirichletCalibration",
+    "DEFAULT_STRENGTHS", "DEFAULT_FOLDS", "SECOND_START", "SETTLED_NLL", "SETTLED_PARAMS",
+    "VectorScaling", "MatrixScaling", "DirichletCalibration",
     "stratified_folds", "affine_loss", "fit_affine", "canonical", "log_softmax_rows", "cv_rows", "CV_MAX_ROWS",
 ]
 
 DEFAULT_STRENGTHS = (1e-2, 1e-1, 1.0, 10.0, 1e2, 1e3, 1e4)  # the ODIR grid searched by cross-validation (λ)
 DEFAULT_FOLDS = 5                                  # folds of the cross-validation
 CV_MAX_ROWS = 20_000  # above this many calibration rows the strength is cross-validated on this many (cv_rows)
+SECOND_START = 0.5     # vector scaling's settling check: a second fit from every weight 0.5, intercepts 0 …
+SETTLED_NLL = 1e-6     # … must reach the first fit's calibration NLL within this (nats) …
+SETTLED_PARAMS = 1e-2  # … and its weights and centred intercepts within this share of (1 + their largest size)
 
 
 def log_softmax_rows(z):
@@ -205,7 +209,8 @@ class _Affine(Calibrator):
 
     _full = True
     chosen_by = ("the strength λ of strengths with the lowest mean held-out NLL over n_folds stratified folds of "
-                 "the calibration rows (the first on ties), then one fit on all of them")
+                 "the calibration rows (above CV_MAX_ROWS rows, of that many spread evenly by class; the first "
+                 "on ties), then one fit on all of them")
 
     def _chosen(self):
         return {"strength": self.strength_, "cv_nll": self.cv_scores_}
@@ -278,10 +283,16 @@ class VectorScaling(_Affine):
     Minimises the unregularised mean NLL (λ = 0, no cross-validation) by
     L-BFGS-B from every weight ``start_weight`` and every intercept 0 (the
     identity map by default). The loss has no finite minimum when a class is
-    missing from the rows or the rows are separable; two fits from different
-    starts that end apart show it. Fitted attributes: ``weights_`` (K,) and
-    ``bias_`` (K,), the latter centred to sum to 0 (adding a constant to
-    every intercept changes no probability).
+    missing from the rows or the rows are separable, and the optimiser then
+    stops wherever its tolerance falls (where, moves with the CPU's
+    arithmetic). So every fit is repeated from every weight
+    :data:`SECOND_START`: ``settled_`` is True when both reach the same
+    calibration-row NLL (within :data:`SETTLED_NLL` nats) and the same
+    parameters (within :data:`SETTLED_PARAMS` times one plus the largest
+    parameter: where the loss has no finite minimum, both fits reach its
+    floor with parameters that differ by far more). Fitted attributes:
+    ``weights_`` (K,), ``bias_`` (K,) (centred to sum to 0: adding a constant
+    to every intercept changes no probability) and ``settled_``.
     """
 
     _full = False
@@ -299,15 +310,22 @@ class VectorScaling(_Affine):
     def _start(self, k):
         return np.full(k, self.start_weight), np.zeros(k)
 
+    def _fit(self, z, y):
+        super()._fit(z, y)  # fit_affine returns b centred (canonical)
+        del self.cv_scores_, self.strength_
+        k = z.shape[1]
+        weights, bias = fit_affine(z, y, False, 0.0, start=(np.full(k, SECOND_START), np.zeros(k)))
+        rows = np.arange(y.size)
+        nll = [-log_softmax_rows(z * w + b)[rows, y].mean() for w, b in ((self.weights_, self.bias_), (weights, bias))]
+        moved = max(np.max(np.abs(weights - self.weights_)), np.max(np.abs(bias - self.bias_)))
+        size = 1.0 + max(np.max(np.abs(self.weights_)), np.max(np.abs(self.bias_)))
+        self.settled_ = bool(abs(nll[0] - nll[1]) < SETTLED_NLL and moved < SETTLED_PARAMS * size)
+
     def _settings(self):
         return {"strength": 0.0}
 
     def _chosen(self):
         return {}
-
-    def _fit(self, z, y):
-        super()._fit(z, y)  # fit_affine returns b centred (canonical)
-        del self.cv_scores_, self.strength_
 
 
 class MatrixScaling(_Affine):

@@ -30,7 +30,7 @@ def _compute(precomputed):
     from sitegen.facts.results import build_facts
     from sitegen.facts.uncertainty_facts import build_analysis_facts
     from sitegen.figures.charts import chart_figures
-    from sitegen.figures.static_svg import render_figures
+    from sitegen.figures.static_svg import render_evidence_figures, render_figures
 
     # keyed as build.py keys it: the session's build has usually cached them already
     analyses = cached_step("analyses", (precomputed,), lambda: precompute_analyses(precomputed))
@@ -41,4 +41,6 @@ def _compute(precomputed):
     facts.update(cached_step("beyond", (), build_beyond_facts))  # by.*
     facts.update(cached_step("evidence", (), build_evidence_facts))  # ev.*
     english = load_strings(content / "en")
-    return analyses, facts, {**render_figures(precomputed, english), **chart_figures(facts, english)}
+    figures = {**render_figures(precomputed, english), **chart_figures(facts, english),
+               **render_evidence_figures(facts["ev"], english)}
+    return analyses, facts, figures

@@ -493,7 +493,8 @@ def test_the_widgets_code_loads_when_the_first_widget_starts(builds):
             assert f'<script defer src="../{up}widgets.js"></script>' in embed, (folder, name)
 
 
-METHOD_DATASETS = {"sim-60", "sim-600", "overconfident", "mixed"}  # the built-in datasets with calibration, test rows
+METHOD_DATASETS = {"sim-60", "sim-600", "overconfident", "mixed",
+                   "digits-mlp"}  # the built-in datasets with calibration, test rows
 
 
 def test_the_method_choice_data_load_only_when_chosen(builds):
@@ -505,9 +506,10 @@ def test_the_method_choice_data_load_only_when_chosen(builds):
     offering = {d["name"] for d in core["datasets"] if d["methods"]}
     assert offering == METHOD_DATASETS
     assert {name[len("data/"):-len("-methods.js")] for name in files if name.endswith("-methods.js")} == offering
+    every = ["vector", "matrix", "dirichlet", "histogram", "isotonic", "scaling-binning", "ensemble-temperature"]
     for d in core["datasets"]:
-        assert d["methods"] in ([], ["vector", "matrix", "dirichlet", "histogram", "isotonic", "scaling-binning",
-                                     "ensemble-temperature"]), d
+        # vector scaling only where its fit settles: the real network's calibration rows give it no finite optimum
+        assert d["methods"] in ([], every) or (d["name"] == "digits-mlp" and d["methods"] == every[1:]), d
     for name in offering:
         text = files[f"data/{name}-methods.js"].decode("utf-8")
         payload = json.loads(text[text.index('["methods",') + len('["methods",'):text.rindex("]);")])

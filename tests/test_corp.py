@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from sklearn.isotonic import IsotonicRegression
 
+import calib
 from calib import corp, corp_band, load, top_label
 from calib.corp import pav
 
@@ -91,3 +92,47 @@ def test_bad_input_is_refused_naming_the_argument():
         corp_band([0.5, 0.6], quantiles=(0.9, 0.1))
     with pytest.raises(ValueError, match="^rng"):
         corp_band([0.5, 0.6], rng=-1)
+
+
+# ------------------------------------------------------------------ the decomposition's uncertainty (issue 27)
+
+def _decomposition_by_sklearn(conf, hits):
+    """Dimitriadis et al.'s terms from scikit-learn's isotonic regression on the rows as given (duplicates and
+    all): MCB = S(c) − S(ĉ), DSC = S(r̄) − S(ĉ), UNC = S(r̄), S the mean Brier score."""
+    from sklearn.isotonic import IsotonicRegression
+
+    recal = IsotonicRegression(increasing=True).fit_transform(conf, hits)
+    rate = hits.mean()
+    score, s_recal, s_rate = (np.mean((f - hits) ** 2) for f in (conf, recal, np.full_like(conf, rate)))
+    return score, score - s_recal, s_rate - s_recal, s_rate
+
+
+def test_weighted_decomposition_is_the_decomposition_of_the_repeated_rows():
+    rng = np.random.default_rng(12)
+    conf = np.round(rng.uniform(0.3, 1.0, 80), 2)
+    hits = (rng.random(80) < conf ** 2).astype(float)
+    weights = rng.integers(0, 4, 80)
+    rows = np.repeat(np.arange(80), weights)
+    got = calib.brier_decomposition(conf, hits, weights)
+    want = _decomposition_by_sklearn(conf[rows], hits[rows])
+    assert np.allclose(got, want, atol=1e-12)
+    assert got[0] == pytest.approx(got[1] - got[2] + got[3], abs=1e-12)
+
+
+def test_spread_is_a_loop_over_the_same_resamples_and_outcome_sets():
+    """The bootstrap quantiles of every term and MCB's quantiles under calibration, recomputed by a loop with
+    scikit-learn on gathered rows; the draws are the ones the docstring names (resample counts, then outcomes)."""
+    rng = np.random.default_rng(3)
+    conf = np.round(rng.uniform(0.3, 1.0, 150), 3)
+    hits = rng.random(150) < conf ** 1.4
+    spread = calib.corp_decomposition_spread(conf, hits, n_resamples=60, rng=5)
+    gen = np.random.default_rng(5)
+    counts = calib.resample_counts(150, 60, gen)
+    terms = np.array([_decomposition_by_sklearn(conf[np.repeat(np.arange(150), c)],
+                                                hits[np.repeat(np.arange(150), c)].astype(float)) for c in counts])
+    outcomes = gen.random((60, 150)) < conf
+    null = np.array([_decomposition_by_sklearn(conf, o.astype(float))[1] for o in outcomes])
+    for got, column in ((spread.score, 0), (spread.miscalibration, 1), (spread.discrimination, 2),
+                        (spread.uncertainty, 3)):
+        assert np.allclose(got, np.quantile(terms[:, column], [0.05, 0.95]), atol=1e-12)
+    assert np.allclose(spread.null_miscalibration, np.quantile(null, [0.05, 0.95]), atol=1e-12)

@@ -8,7 +8,7 @@ from calib.rng import lcg_normals, lcg_uniforms
 
 SHAPES = {
     "six": (6, 3), "twelve": (12, 3), "sim-60": (60, 3), "sim-600": (600, 3),
-    "overconfident": (6000, 10), "mixed": (4000, 10),
+    "overconfident": (6000, 10), "mixed": (4000, 10), "digits-mlp": (1197, 10),
 }
 SPLIT = ("sim-60", "sim-600", "overconfident", "mixed")
 
@@ -45,6 +45,36 @@ def test_split_rule_even_rows_calibrate(datasets, name):
     split = datasets[name].is_calibration
     assert split.dtype == np.bool_
     assert split.tolist() == [i % 2 == 0 for i in range(SHAPES[name][0])]
+
+
+def test_digits_mlp_is_the_shipped_file_of_scikit_learns_digits(datasets):
+    """The one built-in dataset read from a file: its labels are the digits of the held-out images (recomputed
+    here from scikit-learn's load_digits with the documented split seed), its split is the file's (calibration
+    rows first), and its header names the data's licence and the model."""
+    from importlib import resources
+
+    from sklearn.datasets import load_digits
+
+    data = datasets["digits-mlp"]
+    _, y = load_digits(return_X_y=True)
+    order = np.random.default_rng(20270227).permutation(y.size)
+    assert data.labels.tolist() == y[order[600:]].tolist()
+    assert data.is_calibration.tolist() == [True] * 598 + [False] * 599 and data.groups is None
+    header = resources.files("calib").joinpath("data/digits_mlp.csv").read_text(encoding="utf-8")[:800]
+    assert "CC BY 4.0" in header and "MLPClassifier" in header and "tools/train_digits_mlp.py" in header
+    assert np.mean(np.argmax(data.logits, axis=1) == data.labels) > 0.9  # a network that learned the task
+
+
+def test_the_digits_file_is_package_data():
+    """pyproject.toml ships the file with the package, so an installed calib can load the dataset."""
+    import tomllib
+    from pathlib import Path
+
+    from calib.datasets import DIGITS_FILE
+
+    table = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = table["tool"]["setuptools"]["package-data"]["calib"]
+    assert any(Path(DIGITS_FILE).match(p) for p in patterns)
 
 
 def test_twelve_is_not_split(datasets):

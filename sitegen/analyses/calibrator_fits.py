@@ -20,6 +20,7 @@ from calib import (
     DATASET_NAMES,
     SCHEMES,
     GroupMetrics,
+    VectorScaling,
     load,
     max_gap,
     method_row_scores,
@@ -37,8 +38,19 @@ METHODS = tuple(name for name in CALIBRATORS if name != "temperature")  # the ch
 
 def offered_methods(name, parts):
     """The methods the explorer offers on dataset ``name`` whose parts are ``parts``: :data:`METHODS` for a
-    built-in dataset with calibration and test rows, else ``()`` (the page says the choice does not apply)."""
-    return METHODS if name in DATASET_NAMES and {"calibration", METHOD_PART} <= set(parts) else ()
+    built-in dataset with calibration and test rows, else ``()`` (the page says the choice does not apply);
+    vector scaling only where its fit settles (:attr:`calib.VectorScaling.settled_`; else it has no finite
+    optimum, and where the optimiser stops would move with the CPU)."""
+    if name not in DATASET_NAMES or not {"calibration", METHOD_PART} <= set(parts):
+        return ()
+    return tuple(m for m in METHODS if m != "vector" or _vector_settles(name))
+
+
+@lru_cache(maxsize=None)
+def _vector_settles(name):
+    """Whether vector scaling's fit on ``name``'s calibration rows settles (one fit: cheaper than every method's)."""
+    z, y = method_rows(name)[:2]
+    return VectorScaling().fit(z, y).settled_
 
 
 def method_rows(name):

@@ -118,8 +118,12 @@ SKCE_TEST_DRAWS = 199           # label sets redrawn by the SKCE test
 SKCE_TEST_ROWS = 1000           # … on at most this many rows (a random subsample above; O(n² K) per draw)
 SIZE_SETS = 400                 # calibrated outcome sets behind the build's own check of the ECE test's size
 SIZE_DRAWS = 199                # … each tested with this many draws
+CLASSWISE_DATASETS = ("overconfident", "digits-mlp")  # datasets whose class-wise reliability diagrams the page draws
+CLASSWISE_BINS = 10             # … with this many equal-width bins per class
+CORP_RESAMPLES = 1000           # bootstrap resamples (and calibrated outcome sets) behind CORP's decomposition ranges
 P_DIGITS = 3                    # a p-value is printed with three decimals; below 10⁻³ as "< 0.001"
-__all__ += ["TEST_LEVEL", "TEST_DRAWS", "SKCE_TEST_DRAWS", "SKCE_TEST_ROWS", "SIZE_SETS", "SIZE_DRAWS", "P_DIGITS"]
+__all__ += ["TEST_LEVEL", "TEST_DRAWS", "SKCE_TEST_DRAWS", "SKCE_TEST_ROWS", "SIZE_SETS", "SIZE_DRAWS", "P_DIGITS",
+            "CORP_RESAMPLES", "CLASSWISE_DATASETS", "CLASSWISE_BINS"]
 
 # --- prose --------------------------------------------------------------------------------------
 VERDICT_MAX_BINS = 12           # the paradox lists the bin counts 1..12 at which the fit lowers or raises

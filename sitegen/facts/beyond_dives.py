@@ -3,7 +3,8 @@
 :func:`build_beyond_facts` returns ``{"by": …}`` for the prose context (build.py merges it; the works the section
 cites are in content/sources.toml, the page's one bibliography, as ``src.*``):
 
-``by.cmp.<key>`` (``overconfident``, ``mixed``, ``sim_600``) — :func:`calib.compare_calibrators` on the
+``by.cmp.<key>`` (``overconfident``, ``mixed``, ``sim_600``, ``digits_mlp``; ``by.compared`` lists them in order, each
+with ``name`` and ``key``) — :func:`calib.compare_calibrators` on the
 dataset's calibration and test rows: ``n_cal``, ``n_test``, ``rows`` (the table, one namespace per method in
 :data:`calib.CALIBRATORS` order, for the template) and ``<method key>.<score>`` with ``value``, ``change``
 (method − temperature scaling), ``lo``/``hi`` (the paired 5–95% range), ``lower`` (share of resamples where the
@@ -70,22 +71,19 @@ from sitegen.facts.results import fact_key
 
 __all__ = ["COMPARED_DATASETS", "ROW_SIZES", "T_DRAWS", "AFFINE_DRAWS", "ABSTAIN_THRESHOLD", "RC_COVERAGES",
            "RC_CURVE_POINTS", "build_beyond_facts", "comparison_view", "rows_study", "delta_method_se", "selective",
-           "vector_settles", "offdiagonal_share"]
+           "offdiagonal_share"]
 
-COMPARED_DATASETS = ("overconfident", "mixed", "sim-600")  # the comparison's datasets, in table order
+COMPARED_DATASETS = ("overconfident", "mixed", "sim-600", "digits-mlp")  # the comparison's datasets, in table order
 STUDY_DATASET = "overconfident"  # the rows study and the abstention rule run on it
 ROW_SIZES = (10, 30, 100, 300, 1000)  # calibration rows drawn without replacement; then all of them
 T_DRAWS = 200                    # draws per size for temperature scaling (one golden-section fit each)
 AFFINE_DRAWS = 10                # draws per size for vector and matrix scaling (L-BFGS fits: costlier)
 # Unregularised vector scaling has 2K − 1 free parameters; ten rows per parameter is the rule of thumb the page
-# states. It is not a limit: below it the rows study fits every draw from two starting points and reports the
-# draws' test NLL only where every fit settled (both starts reach the same optimum). A draw that lacks a class has
-# no finite optimum (that class's intercept falls without end), so where the optimiser stops, and the NLL there,
+# states. It is not a limit: the rows study reports the draws' test NLL only where every draw's fit settled
+# (calib.VectorScaling.settled_: two starting points reach the same optimum). A draw that lacks a class has no
+# finite optimum (that class's intercept falls without end), so where the optimiser stops, and the NLL there,
 # move with the CPU's arithmetic: such sizes show a dash and how many draws did not settle.
 VECTOR_ROWS_PER_PARAMETER = 10
-SETTLED_NLL = 1e-6               # two starts' calibration-row NLL within this (nats) …
-SETTLED_PARAMS = 1e-3            # … and their weights and centred intercepts within this: the fit settled
-SECOND_START = 0.5               # the second start: every vector weight 0.5 (the first is 1), intercepts 0
 T_WITHIN = 0.05                  # "within ±5% of the full-data T"
 T_WITHIN_SHARE = 0.9             # … in 90% of draws
 BIN_CONTRASTS = (5, 10, 15, 20, 50)  # bin counts of the binned-ECE contrast
@@ -206,7 +204,7 @@ def rows_study(zc, yc, zt, yt, fitted):
     comparison's calibrators fitted on all of ``zc``, by method name). Returns a namespace:
     ``full_t``, ``n_full``, ``sizes`` (list), per size ``at[n]`` with ``t`` (``lo``/``mid``/``hi``), ``within``
     (share of T draws within ±``T_WITHIN`` of ``full_t``), ``nll_ts``, ``nll_vector``, ``nll_matrix`` (test
-    NLL quantiles; ``nll_vector`` None where some draw's vector fit did not settle, see :func:`vector_settles`;
+    NLL quantiles; ``nll_vector`` None where some draw's vector fit did not settle (``VectorScaling.settled_``);
     ``vector_unsettled`` and ``vector_missing``: draws whose fit did not settle, and draws that lack a class),
     ``vector_beta``
     (mean of the vector weights), ``matrix_excess`` (quantiles of matrix − TS test
@@ -230,7 +228,7 @@ def rows_study(zc, yc, zt, yt, fitted):
         vec_nll, mat_nll, betas, unsettled, missing = [], [], [], 0, 0
         for s in subsets[:AFFINE_DRAWS]:
             v = VectorScaling().fit(zc[s], yc[s])
-            unsettled += not vector_settles(v, zc[s], yc[s])
+            unsettled += not v.settled_  # two starting points, one optimum (calib.VectorScaling)
             missing += np.unique(yc[s]).size < zc.shape[1]
             vec_nll.append(_mean_nll(v, zt, yt))
             betas.append(float(np.mean(v.weights_)))
@@ -253,16 +251,6 @@ def rows_study(zc, yc, zt, yt, fitted):
                            t_draws=T_DRAWS, affine_draws=AFFINE_DRAWS, within_pct=T_WITHIN, share=T_WITHIN_SHARE,
                            vector_rows=vector_rows, vector_params=2 * zc.shape[1],
                            offdiag=offdiagonal_share(fitted["matrix"].weights_))
-
-
-def vector_settles(fitted, z, y):
-    """Whether vector scaling's fit on ``(z, y)`` settled: a second fit started from every weight
-    :data:`SECOND_START` reaches the same calibration-row NLL (within :data:`SETTLED_NLL` nats) and the same
-    weights and centred intercepts (within :data:`SETTLED_PARAMS`) as ``fitted``, which started at the identity."""
-    other = VectorScaling(start_weight=SECOND_START).fit(z, y)
-    gap = abs(_mean_nll(fitted, z, y) - _mean_nll(other, z, y))
-    moved = max(np.max(np.abs(other.weights_ - fitted.weights_)), np.max(np.abs(other.bias_ - fitted.bias_)))
-    return bool(gap < SETTLED_NLL and moved < SETTLED_PARAMS)
 
 
 def _se_view(zc, yc, full_t):
@@ -332,6 +320,7 @@ def build_beyond_facts(precomputed=None):
     study = _split(STUDY_DATASET)
     decide = _decide_view(*study)
     by = SimpleNamespace(cmp=SimpleNamespace(**cmp), resamples=DEFAULT_RESAMPLES, bins=TABLE_BINS,
+                         compared=[SimpleNamespace(name=name, key=fact_key(name)) for name in COMPARED_DATASETS],
                          q=SimpleNamespace(lo=SPREAD_QUANTILES[0], hi=SPREAD_QUANTILES[-1]),
                          binned=_binned_view(*study), rows=rows_study(*study, fitted[STUDY_DATASET]),
                          decide=decide, corp=_corp_view(*study[2:], decide.t), contrasts=list(BIN_CONTRASTS),

@@ -23,7 +23,21 @@ namespace ``statistic``, ``p``, ``reject`` (p ≤ ``TEST_LEVEL``), ``rows``; ``e
 table's order, as namespaces with ``key``, ``name``). ``ev.level``, ``ev.test_draws``, ``ev.skce_draws``,
 ``ev.skce_rows``, ``ev.p_digits``. ``ev.size`` — the build's own check of the ECE test's size: ``sets`` outcome sets
 drawn from a calibrated model with the over-confident test confidences at the fitted T, each tested with ``draws``
-draws; ``share`` rejected at ``ev.level`` and its Wilson 95% interval ``lo``–``hi``.
+draws; ``share`` rejected at ``ev.level`` and its Wilson interval ``lo``–``hi`` (``coverage``).
+
+``ev.corp.t1`` / ``ev.corp.fit`` — CORP's decomposition of the Brier score of the over-confident test rows' (confidence,
+right) pairs at T = 1 and the fitted T: ``score``, ``mcb``, ``dsc``, ``unc``, each with ``value`` and the bootstrap
+``lo``/``hi`` (:func:`calib.corp_decomposition_spread`, ``CORP_RESAMPLES`` resamples), and ``null_hi``: the
+upper quantile of MCB for a calibrated model with the same confidences. ``ev.corp.resamples``, ``ev.corp.q``.
+
+``ev.classwise.<key>`` — class-wise reliability diagrams beside the top-label one (:data:`CLASSWISE_DATASETS`), on
+the test rows at T = 1 (``t1``) and the fitted T (``fit``, with ``t``): per state ``top`` (the top-label bins) and
+``classes`` (one per class, :func:`calib.classwise_bins`), each with ``conf``, ``acc``, ``count`` (lists over the
+non-empty bins of :data:`CLASSWISE_BINS` equal-width bins) and ``ece``; ``cw_ece`` (the mean of the classes' ECE).
+``ev.classwise.bins``, ``ev.classwise.keys``.
+
+``ev.real`` — the real network's dataset (``digits-mlp``, :data:`calib.datasets.DIGITS_FILE`): ``errors`` (its wrong
+test rows), ``n_test``, ``n_cal``.
 """
 
 import zlib
@@ -33,19 +47,26 @@ from types import SimpleNamespace
 import numpy as np
 
 from calib import (
+    SPREAD_QUANTILES,
     auroc,
+    classwise_bins,
     corp,
+    corp_decomposition_spread,
     datasets,
     ece_consistency_test,
     fit_temperature,
     load,
     part_masks,
+    reliability_bins,
     scaled_probs,
     skce_test,
     top_label,
 )
 from sitegen.common.settings import (
     ANALYSIS_SEED,
+    CLASSWISE_BINS,
+    CLASSWISE_DATASETS,
+    CORP_RESAMPLES,
     DATASETS,
     FIT_BOUNDS,
     FIT_TOLERANCE,
@@ -161,6 +182,55 @@ def size_check(confidence, sets=SIZE_SETS, draws=SIZE_DRAWS, level=TEST_LEVEL):
                            coverage=SIZE_COVERAGE)
 
 
+def corp_view(logits, labels, temperature, purpose):
+    """``ev.corp.<t>``: CORP's Brier decomposition of the pairs at ``temperature`` with its uncertainty."""
+    conf, hits = top_label(logits, labels, temperature)
+    found = corp(conf, hits).brier
+    spread = corp_decomposition_spread(conf, hits, n_resamples=CORP_RESAMPLES, rng=_generator(purpose))
+
+    def term(value, q):
+        return SimpleNamespace(value=float(value), lo=float(q[0]), hi=float(q[-1]))
+
+    return SimpleNamespace(score=term(found.score, spread.score), mcb=term(found.miscalibration, spread.miscalibration),
+                           dsc=term(found.discrimination, spread.discrimination),
+                           unc=term(found.uncertainty, spread.uncertainty),
+                           null_hi=float(spread.null_miscalibration[-1]))
+
+
+def _bins_view(bins, row=None):
+    """The non-empty bins of one row of a :class:`calib.ReliabilityBins` as lists, and their summed gap (ECE)."""
+    pick = (lambda a: a) if row is None else (lambda a: a[row])
+    filled = pick(bins.count) > 0
+    return SimpleNamespace(conf=pick(bins.confidence)[filled].tolist(), acc=pick(bins.accuracy)[filled].tolist(),
+                           count=pick(bins.count)[filled].tolist(), ece=float(pick(bins.weighted_gap).sum()))
+
+
+def classwise_view(name, n_bins=CLASSWISE_BINS):
+    """``ev.classwise.<key>``: top-label and class-wise reliability bins of ``name``'s test rows (module docstring)."""
+    data = load(name)
+    masks = part_masks(data)
+    cal, test = masks["calibration"], masks["test"]
+    fitted = fit_temperature(data.logits[cal], data.labels[cal], bounds=FIT_BOUNDS, tolerance=FIT_TOLERANCE)
+    z, y = data.logits[test], data.labels[test]
+    states = {}
+    for key, t in (("t1", 1.0), ("fit", fitted)):
+        probs = scaled_probs(z, t)
+        per_class = classwise_bins(probs, y, n_bins)
+        classes = [_bins_view(per_class, k) for k in range(z.shape[1])]
+        top = _bins_view(reliability_bins(probs.max(axis=1), probs.argmax(axis=1) == y, n_bins))
+        states[key] = SimpleNamespace(top=top, classes=classes, cw_ece=float(np.mean([c.ece for c in classes])))
+    return SimpleNamespace(name=name, key=fact_key(name), k=int(z.shape[1]), n=int(y.size), t=fitted, **states)
+
+
+def real_network_view():
+    """``ev.real`` (module docstring)."""
+    data = load("digits-mlp")
+    masks = part_masks(data)
+    test = masks["test"]
+    errors = int(np.sum(np.argmax(data.logits[test], axis=1) != data.labels[test]))
+    return SimpleNamespace(errors=errors, n_test=int(test.sum()), n_cal=int(masks["calibration"].sum()))
+
+
 def build_evidence_facts():
     """The facts of the module docstring, ``{"ev": namespace}``."""
     zt, yt, t = _overconfident()
@@ -170,6 +240,11 @@ def build_evidence_facts():
         pair=SimpleNamespace(t1=pair_discrimination(zt, yt, 1.0), fit=pair_discrimination(zt, yt, t)),
         kl=SimpleNamespace(t1=calibration_divergence(zt, truth, 1.0), fit=calibration_divergence(zt, truth, t),
                            truth_t=datasets.OVERCONFIDENT_SHARPNESS),
-        tests=calibration_tests(), size=size_check(top_label(zt, yt, t)[0]),
+        real=real_network_view(), tests=calibration_tests(), size=size_check(top_label(zt, yt, t)[0]),
         level=TEST_LEVEL, test_draws=TEST_DRAWS, skce_draws=SKCE_TEST_DRAWS, skce_rows=SKCE_TEST_ROWS,
-        p_digits=P_DIGITS, p_floor=10.0 ** -P_DIGITS)}
+        p_digits=P_DIGITS, p_floor=10.0 ** -P_DIGITS,
+        classwise=SimpleNamespace(bins=CLASSWISE_BINS, keys=[fact_key(n) for n in CLASSWISE_DATASETS],
+                                  **{fact_key(n): classwise_view(n) for n in CLASSWISE_DATASETS}),
+        corp=SimpleNamespace(t1=corp_view(zt, yt, 1.0, "corp-t1"), fit=corp_view(zt, yt, t, "corp-fit"),
+                             resamples=CORP_RESAMPLES, q=SimpleNamespace(lo=SPREAD_QUANTILES[0],
+                                                                          hi=SPREAD_QUANTILES[-1])))}

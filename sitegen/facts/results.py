@@ -202,6 +202,9 @@ def _page_facts(precomputed, sources_file):
             latent_scale=recipes.LATENT_SCALE, latent_boost=recipes.LATENT_BOOST,
             overconfident_sharpness=recipes.OVERCONFIDENT_SHARPNESS,
             mixed_sharpness=dict(recipes.MIXED_SHARPNESS),
+            digits_seed=recipes.DIGITS_SPLIT_SEED, digits_train=recipes.DIGITS_TRAIN_ROWS,
+            digits_cal=recipes.DIGITS_CALIBRATION_ROWS, digits_hidden=recipes.DIGITS_HIDDEN_UNITS,
+            digits_epochs=recipes.DIGITS_EPOCHS,
         ),
         "t_search": SimpleNamespace(
             low=FIT_BOUNDS[0], high=FIT_BOUNDS[1],

@@ -38,7 +38,8 @@ from sitegen.figures.static_svg import (
 __all__ = ["chart_figures", "CHARTS"]
 
 CHARTS = ("held-out", "compare", "bin-sweep", "risk-coverage", "rows")
-_DATASET_COLOURS = (MODEL, GAP, ACCENT)
+_ROW_STEP = 0.18  # the forest plot: vertical step between a calibrator's datasets (rows are 1 apart)
+_DATASET_COLOURS = (MODEL, GAP, ACCENT, IDEAL)  # by.compared's order (no ideal line in that chart)
 # The one-panel charts: drawn narrow, so that on a 390 px phone, where the image fills the column, their text
 # (sitegen/common/style_tokens.toml's chart sizes, 12 pt and up) is still at least 12 CSS pixels (a 4.4 in
 # figure shown 370 px wide scales 12 pt to about 14 px).
@@ -64,8 +65,7 @@ def compare_chart(by, text, names, decimal):
     """The forest plot: one panel per score, one row per calibrator, one mark per dataset (observed change from
     temperature scaling, with its paired range); a dashed line at no change."""
     plt = _pyplot()
-    keys = [k for k in ("overconfident", "mixed", "sim_600") if hasattr(by.cmp, k)]
-    tables = [getattr(by.cmp, k) for k in keys]
+    tables = [getattr(by.cmp, dataset.key) for dataset in by.compared]
     methods = [row.method for row in tables[0].rows if row.method != "temperature"]
     scores = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")
     with plt.rc_context(_chart_style()):
@@ -86,8 +86,11 @@ def compare_chart(by, text, names, decimal):
             left, right = min(lo, 0) - pad, max(hi, 0) + pad
             for d, (table, colour) in enumerate(zip(tables, _DATASET_COLOURS)):
                 rows = {row.method: getattr(row, score) for row in table.rows}
-                offset = (1 - d) * 0.22
+                offset = ((len(tables) - 1) / 2 - d) * _ROW_STEP
+                label = names["datasets"][d]  # on the dataset's first drawn mark (its first row may be left out)
                 for yi, method in zip(y, methods):
+                    if method not in rows:  # left out on this dataset (no finite optimum): no mark
+                        continue
                     cell = rows[method]
                     if not cell.finite:  # an infinite mean NLL (a label got probability zero): an arrow off the edge
                         ax.plot(right, yi + offset, ">", color=colour, markersize=6)
@@ -96,7 +99,8 @@ def compare_chart(by, text, names, decimal):
                     b = round(cell.hi * scale, digits) if cell.hi_finite else right
                     ax.plot([max(a, left), min(b, right)], [yi + offset] * 2, color=colour, linewidth=1.6)
                     ax.plot(np.clip(round(cell.change * scale, digits), left, right), yi + offset, "o", color=colour,
-                            markersize=4.5, label=names["datasets"][d] if yi == y[0] else None)
+                            markersize=4.5, label=label)
+                    label = None
             ax.set_xlim(left, right)
             ax.set_title(names["scores"][score] + (text["pp"] if scale == 100 else ""), fontsize=10)
             _axes_style(ax, decimal)
@@ -209,7 +213,7 @@ def chart_figures(facts, strings):
         for name, written in constants.items():
             value = value.replace("{" + name + "}", written)
         text[key] = value
-    names = {"datasets": [strings["datasets"][n]["short"] for n in ("overconfident", "mixed", "sim-600")],
+    names = {"datasets": [strings["datasets"][dataset.name]["short"] for dataset in by.compared],
              "methods": beyond["method"], "scores": beyond["score"]}
     decimal = fmt["decimal"]
     fitted = text["at_fit"].replace("{t}", number["temp"](by.decide.t))

@@ -26,7 +26,7 @@ from sitegen.common.settings import WORKED_EXAMPLE, WORKED_EXAMPLE_BINS
 from sitegen.common.style import FIGURE_DPI, FIGURE_PAD, figure_inches, load_tokens, mark, rc_params
 
 __all__ = ["PALETTE", "svg_of", "reliability_figure", "curves_figure", "render_figures", "figure_colours",
-           "figure_file", "figure_size"]
+           "figure_file", "figure_size", "classwise_figure", "render_evidence_figures"]
 
 # sentinel colour → the CSS variable that colours it (static/css/base.css sets each, light and dark;
 # Okabe–Ito hues, colour-blind safe). Every page that inlines a figure inlines that stylesheet too,
@@ -232,6 +232,57 @@ def render_figures(precomputed, strings, dataset=WORKED_EXAMPLE, n_bins=WORKED_E
             {"t1": precomputed.t1_index, "current": fitted, "argmin": part.nll_argmin},
             "curves", text["axis_temperature"], fmt["decimal"]),
     }
+
+
+def classwise_figure(view, prefix, labels, decimal="."):
+    """Small multiples: the top-label reliability diagram, then one per class, at T = 1 and at the fitted T.
+
+    ``view`` is an ``ev.classwise.<key>`` of :mod:`sitegen.facts.evidence` (bins already computed: no metric code here);
+    ``labels`` holds ``top``, ``class`` (with ``{k}``), ``t1``, ``fit``, ``ideal``, ``predicted``, ``observed``.
+    A dot's area follows its bin's share of the rows, so a bin of three rows does not look like one of thousands.
+    """
+    plt = _pyplot()
+    panels = [(labels["top"], view.t1.top, view.fit.top)]
+    panels += [(labels["class"].replace("{k}", str(k)), view.t1.classes[k], view.fit.classes[k]) for k in range(view.k)]
+    columns = 4
+    rows = -(-len(panels) // columns)
+    with plt.rc_context(_style(load_tokens())):
+        fig, axes = plt.subplots(rows, columns, figsize=(1.9 * columns, 2.0 * rows), sharex=True, sharey=True)
+        for ax, (title, before, after) in zip(axes.ravel(), panels):
+            ax.plot([0, 1], [0, 1], color=IDEAL, linestyle="--", linewidth=1)
+            for state, colour, marker, name in ((before, GAP, "s", labels["t1"]), (after, MODEL, "o", labels["fit"])):
+                sizes = 4 + 60 * np.sqrt(np.asarray(state.count) / max(1, sum(state.count)))
+                ax.plot(state.conf, state.acc, color=colour, linewidth=0.8, alpha=0.7)
+                ax.scatter(state.conf, state.acc, s=sizes, color=colour, marker=marker, label=name, zorder=3)
+            ax.set(xlim=(0, 1), ylim=(0, 1), title=title)
+            ax.set_aspect("equal")
+            ax.title.set_fontsize(9)
+            _localise_ticks(ax, decimal)
+        for ax in axes.ravel()[len(panels):]:
+            ax.set_axis_off()
+        for ax in axes[-1]:
+            ax.set_xlabel(labels["predicted"], fontsize=8)
+        for ax in axes[:, 0]:
+            ax.set_ylabel(labels["observed"], fontsize=8)
+        handles, names = axes.ravel()[0].get_legend_handles_labels()
+        fig.legend(handles, names, loc="lower right", frameon=False, fontsize=8)
+        fig.tight_layout()
+        return svg_of(fig, prefix)
+
+
+def render_evidence_figures(ev, strings):
+    """The evidence section's static figures, ``{name: svg}``: ``classwise-<dataset>`` for every dataset of
+    ``ev.classwise`` (:mod:`sitegen.facts.evidence`), in the language of ``strings``."""
+    text, fmt = strings["figures"], strings["format"]
+    number = number_filters(fmt)
+    out = {}
+    for key in ev.classwise.keys:
+        view = getattr(ev.classwise, key)
+        labels = {"top": text["classwise_top"], "class": text["classwise_class"], "t1": text["title_t1"],
+                  "fit": text["title_fitted"].replace("{t}", number["temp"](view.t)), "ideal": text["legend_ideal"],
+                  "predicted": text["classwise_predicted"], "observed": text["classwise_observed"]}
+        out[f"classwise-{view.name}"] = classwise_figure(view, f"cw-{key}", labels, fmt["decimal"])
+    return out
 
 
 _DARK_SCHEME = "@media (prefers-color-scheme: dark)"

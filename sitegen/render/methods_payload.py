@@ -18,7 +18,7 @@ def methods_payload(name):
     zc, _, zt, yt = method_rows(name)
     out = {}
     for method, calibrator in method_fits(name).items():
-        if method not in METHODS:
+        if method not in METHODS or getattr(calibrator, "settled_", True) is False:  # offered_methods leaves it out
             continue
         metrics, zero = method_metrics(calibrator.predict_proba(zt), yt)
         body = group_metrics_payload(metrics._replace(nll=0.0) if zero else metrics, OFFERED_BIN_COUNTS,
