@@ -385,7 +385,8 @@ def test_a_one_language_build_is_a_complete_site_at_the_root(tmp_path):
 
 WIDGETS = {"softmax-demo", "nll-curve", "reliability-demo", "explorer", "chance-demo", "bin-sweep", "smooth-demo"}
 EMBED_FIRST_VIEW_BUDGET = 60_000  # bytes gzip: an embed page, its script and favicon, before any data
-SINGLE_FILE_BUDGET = 1_000_000    # bytes gzip
+# bytes gzip: 1 MB (issue 11) until a real network's logits joined every dataset (issue 27)
+SINGLE_FILE_BUDGET = 1_200_000
 
 
 def gzip_size(data):
