@@ -16,7 +16,7 @@ from sitegen.render.tables import build_tables
 
 MINUS = "\u2212"
 FORMAT = {"decimal": ",", "percent": "{value}\u00a0%", "points": "{value}\u00a0p.p."}
-SPLIT_DATASETS = {"sim-60", "sim-600", "overconfident", "mixed"}
+SPLIT_DATASETS = {"sim-60", "sim-600", "overconfident", "mixed", "digits-mlp"}
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ from sitegen.common.numbers import pct as english_pct
 
 from .explorer_ui import near
 
-DATASETS = ["six", "twelve", "sim-60", "sim-600", "overconfident", "mixed"]
+DATASETS = ["six", "twelve", "sim-60", "sim-600", "overconfident", "mixed", "digits-mlp"]
 BIN_COUNTS = ["4", "5", "10", "15", "20"]
 SCHEMES = ["equal-width", "adaptive"]
 METRICS = ["nll", "brier", "ece-w", "ece-a", "mce", "accuracy", "confidence"]

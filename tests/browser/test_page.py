@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-DATASETS = ["six", "twelve", "sim-60", "sim-600", "overconfident", "mixed"]
+DATASETS = ["six", "twelve", "sim-60", "sim-600", "overconfident", "mixed", "digits-mlp"]
 
 
 def test_loads_over_http_without_errors(open_page, expect):
