@@ -179,9 +179,12 @@ async function operate(page, control) {
     await page.keyboard.type(value);
     await page.keyboard.press('Enter');
   } else if (kind === 'select') {
+    // a dataset picker goes to the mixed population, whose group controls come next; any other select to
+    // its last option (or its first, when it is already there)
     const value = await page.$eval(selector, (e) => {
       const values = Array.from(e.options).map((o) => o.value);
-      return values[values.length - 1] !== e.value ? values[values.length - 1] : values[0];
+      const target = e.id.endsWith('-dataset') && values.includes('mixed') ? 'mixed' : values[values.length - 1];
+      return target !== e.value ? target : values[0];
     });
     await page.select(selector, value);
   } else {
