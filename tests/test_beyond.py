@@ -414,7 +414,8 @@ def test_page_quotes_the_engine(page, by):
     oc, mixed = by.cmp.overconfident, by.cmp.mixed
     expected = [fixed(oc.temperature.nll.value, 4), fixed(oc.dirichlet.nll.value, 4),
                 fixed(mixed.temperature.nll.value, 4), fixed(mixed.histogram.nll.value, 4),
-                pct(mixed.histogram.ece_w.value, 1), fixed(mixed.histogram.ece_w.lo * 100, 1), pp(mixed.histogram.ece_w.hi, 1),
+                pct(mixed.histogram.ece_w.value, 1), fixed(mixed.histogram.ece_w.lo * 100, 1),
+                pp(mixed.histogram.ece_w.hi, 1),
                 fixed(oc.vector.nll.lo, 4), fixed(oc.vector.nll.hi, 4),
                 pct(by.binned.hist.cal_cw, 1), pct(by.binned.hist.test_cw, 1),
                 temp(by.rows.full_t), pct(by.rows.at[1000].within, 1), pct(by.rows.at[300].within, 1),
