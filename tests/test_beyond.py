@@ -427,7 +427,8 @@ def test_page_quotes_the_engine(page, by):
     oc, mixed = by.cmp.overconfident, by.cmp.mixed
     expected = [fixed(oc.temperature.nll.value, 4), fixed(oc.dirichlet.nll.value, 4),
                 fixed(mixed.temperature.nll.value, 4), fixed(mixed.histogram.nll.value, 4),
-                pct(mixed.histogram.ece_w.value, 1), pp(mixed.histogram.ece_w.lo, 1), pp(mixed.histogram.ece_w.hi, 1),
+                pct(mixed.histogram.ece_w.value, 1), fixed(mixed.histogram.ece_w.lo * 100, 1),
+                pp(mixed.histogram.ece_w.hi, 1),
                 fixed(oc.vector.nll.lo, 4), fixed(oc.vector.nll.hi, 4),
                 pct(by.binned.hist.cal_cw, 1), pct(by.binned.hist.test_cw, 1),
                 temp(by.rows.full_t), pct(by.rows.at[1000].within, 1), pct(by.rows.at[300].within, 1),
@@ -463,7 +464,7 @@ def test_page_states_accuracy_hyperparameters_and_what_limits_detection(page, by
         table = getattr(by.cmp, key)
         assert f"predicted class changed on {table.histogram.changed_rows} of {thousands(table.n_test)}" in hyper
     expected = [pct(mixed.histogram.accuracy.value, 1), pct(mixed.temperature.accuracy.value, 1),
-                pp(mixed.histogram.accuracy.lo, 1), f"{mixed.histogram.changed_rows} test rows",
+                fixed(mixed.histogram.accuracy.lo * 100, 1), f"{mixed.histogram.changed_rows} test rows",
                 f"{by.settings.sb_bins} bins per class", fixed(by.sb.low, 4), fixed(by.sb.high, 4),
                 f"{thousands(by.rows.vector_rows)} rows of the usual rule of thumb",
                 f"{by.cmp.sim_600.n_test} test rows: every range", pct(by.rows.offdiag, 1)]

@@ -210,7 +210,8 @@ def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built):
                 assert text.startswith(show(cell["value"])), (m["method"], score, text)
                 if m["method"] != "temperature":
                     lo, hi = cell["range"]
-                    span = f"{show(lo)} to {show(hi)}" if money else f"{pp(lo, 1, fmt)} to {pp(hi, 1, fmt)}"
+                    # a range in percentage points names its unit once, after the upper end
+                    span = f"{show(lo)} to {show(hi)}" if money else f"{fixed(lo * 100, 1, fmt)} to {pp(hi, 1, fmt)}"
                     if money and lo is None and hi is None:  # both ends infinite: the strings' own words
                         span = tomllib.loads((ROOT / "content" / "en" / "strings.toml").read_text(
                             encoding="utf-8"))["beyond"]["infinite_range"]

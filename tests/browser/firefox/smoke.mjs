@@ -69,6 +69,8 @@ async function load(browser, url) {
 
 async function fittedSix(page, { index, expected }) {
   await page.$eval('#ex1', (e) => e.scrollIntoView({ block: 'center' }));
+  // its controls are built once widgets.js has loaded, which a busy machine can take seconds to do
+  await page.waitForSelector('#ex1-fit', { timeout: 30000 });
   await page.click('#ex1-fit');
   const moved = await waitFor(page, (i) => Number(document.getElementById('ex1-t').value) === i, index);
   const readCards = (metrics) => Object.fromEntries(metrics.map((m) => [
