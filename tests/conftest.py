@@ -143,11 +143,11 @@ SHARED_INPUTS = {
     "user_bare": ("user_inputs", "model_file", ".npz"),
     "user_warned": ("user_inputs", "chance_file", ".csv"),
 }
+# fixture name → the shared builds it reads, when they are not named after it
+FIXTURE_BUILDS = {"user_builds": ("user_hostile", "user_single", "user_bare", "user_warned")}
 # build name → the shared build it starts after: it then finds the built-in datasets' steps (and the one-file
 # edition the model's) in the run's build cache instead of computing them a second time alongside (the
 # SIMD-free build shares no entry)
-# fixture name → the shared builds it reads, when they are not named after it
-FIXTURE_BUILDS = {"user_builds": ("user_hostile", "user_single", "user_bare", "user_warned")}
 SHARED_AFTER = {"single_file": "built_site", "digits_report": "built_site", "user_hostile": "built_site",
                 "user_single": "user_hostile", "user_bare": "built_site", "user_warned": "built_site"}
 
