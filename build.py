@@ -208,7 +208,7 @@ def build(args):
 
 def _pipeline(args, cache):
     """:func:`build`'s stages; the slow, pure ones go through ``cache`` (sitegen/common/cache.py)."""
-    from sitegen.analyses.uncertainty import precompute_analyses
+    from sitegen.analyses.uncertainty import analyses_with, precompute_analyses
     from sitegen.assemble.page import Edition, assemble_files, assemble_single_file
     from sitegen.common.settings import LANGUAGES, REFERENCE_LANGUAGE
     from sitegen.compute.precompute import precompute_all
@@ -264,15 +264,19 @@ def _pipeline(args, cache):
             if user is not None:  # the report follows the intro, which holds the page's title
                 sections = sections[:1] + user_model.load_user_section(folder) + sections[1:]
             content[lang] = strings, sections
+    # A reader's model reuses the built-in datasets' results of a plain build (the same cache entries): its
+    # fitted T is spliced into their grid, and only its own dataset is computed in full.
     with stage("compute"):
-        precomputed = cache.get_or_compute(
-            "precompute", (user,), lambda: precompute_all() if user is None else user_model.precompute_with_user(user))
+        plain = cache.get_or_compute("precompute", (None,), precompute_all)
+        precomputed = plain if user is None else cache.get_or_compute(
+            "precompute", (user, plain), lambda: user_model.precompute_with_user(user, plain))
     for warning in user_model.user_fit_warnings(precomputed) if user is not None else ():
         print(f"build.py: warning: {warning.message}", file=sys.stderr)
     with stage("analyses"):
+        known = cache.get_or_compute("analyses", (plain,), lambda: precompute_analyses(plain))
         # a large model of a reader's: its calibration and test parts are the long jobs, one per core
-        analyses = cache.get_or_compute("analyses", (precomputed,),
-                                        lambda: precompute_analyses(precomputed, workers=2 if threaded else 1))
+        analyses = known if user is None else cache.get_or_compute(
+            "analyses", (precomputed, known), lambda: analyses_with(precomputed, known, workers=2 if threaded else 1))
     # the bibliography is read by the facts, so it is in the facts' key
     sources = ROOT / "content" / "sources.toml"
 

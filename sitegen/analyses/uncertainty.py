@@ -69,7 +69,7 @@ __all__ = [
     "PartAnalysis", "DatasetAnalysis", "Analyses",
     "QuotedPart", "FitSpread",
     "part_generator", "quoted_resamples_for", "analyse_part", "quote_part", "fit_spread", "analyse_dataset",
-    "precompute_analyses",
+    "precompute_analyses", "analyses_with",
 ]
 
 _PURPOSES = {"bootstrap": 1, "floor": 2, "quoted": 3, "refit": 4, "truth": 5}
@@ -429,3 +429,27 @@ def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=RESAMPLES, 
         for name, (subgrid, fitted_index, jobs) in plans.items()
     }
     return Analyses(int(seed), grid, t1, int(n_resamples), int(n_draws), int(sweep_draws), datasets)
+
+
+def analyses_with(precomputed, known, workers=1):
+    """Every analysis of ``precomputed``, reusing ``known`` (an :class:`Analyses` of some of its datasets, with the
+    same settings, e.g. the plain build's when a reader's T was spliced into the grid): a dataset of ``known``
+    keeps its analyses (they depend on its sub-grid's temperatures, which do not move) with its grid indices
+    re-read on ``precomputed``'s grid; the others are computed (:func:`precompute_analyses`)."""
+    fresh = {name: r for name, r in precomputed.datasets.items() if name not in known.datasets}
+    computed = precompute_analyses(precomputed._replace(datasets=fresh), seed=known.seed,
+                                   n_resamples=known.n_resamples, n_draws=known.n_draws,
+                                   sweep_draws=known.sweep_draws, workers=workers).datasets if fresh else {}
+    grid = precomputed.grid
+
+    def moved(old):
+        subgrid = np.searchsorted(grid, known.grid[old.subgrid])
+        if not np.array_equal(grid[subgrid], known.grid[old.subgrid]):
+            raise ValueError(f"dataset {old.name!r}: its sub-grid is not on the new grid")
+        return old._replace(subgrid=subgrid.astype(np.int64),
+                            fitted_index=grid_index(grid, known.grid[old.fitted_index]))
+
+    datasets = {name: computed[name] if name in computed else moved(known.datasets[name])
+                for name in precomputed.datasets}
+    return Analyses(known.seed, grid, precomputed.t1_index, known.n_resamples, known.n_draws, known.sweep_draws,
+                    datasets)

@@ -54,7 +54,8 @@ from sitegen.common.settings import (
 )
 
 __all__ = [
-    "round_significant", "base_grid", "build_grid", "grid_index", "subgrid_indices", "subgrid_step_for",
+    "round_significant", "base_grid", "build_grid", "grid_index", "subgrid_indices", "subgrid_on",
+    "subgrid_step_for",
     "PartResult", "ExampleScores", "GroupResult", "DatasetResult", "SoftmaxWalkthrough", "Precomputed",
     "GROUP_BIN_COUNTS", "showcase_examples", "precompute_part", "precompute_groups", "fit_for", "example_table",
     "softmax_walkthrough", "precompute_dataset", "precompute_all",
@@ -114,6 +115,26 @@ def subgrid_indices(grid_size, keep=(), step=10):
     if keep.size and (keep.min() < 0 or keep.max() >= grid_size):
         raise ValueError(f"keep must hold indices in [0, {grid_size}); got {keep.tolist()}")
     return np.unique(np.concatenate([np.arange(0, grid_size, step), [grid_size - 1], keep])).astype(np.int64)
+
+
+def subgrid_on(grid, keep=(), step=SUBGRID_STEP):
+    """Indices into ``grid`` of a coarse sub-grid that does not move when a temperature is inserted: every
+    ``step``-th point of :func:`base_grid` and its last (:func:`subgrid_indices` over the base grid), and
+    every index in ``keep``. A grid that lacks a point of the base grid (not the page's) gets
+    :func:`subgrid_indices` of its own points. The built-in datasets' sub-grid (and so their analyses)
+    is then the same with and without a reader's temperature in the grid (``build.py --data``).
+
+    >>> grid = build_grid([1.234567])
+    >>> picked = grid[subgrid_on(grid, [grid_index(grid, 1.234567)])]
+    >>> picked.size, bool(np.isin(base_grid()[::10], picked).all()), 1.234567 in picked
+    (56, True, True)
+    """
+    base = base_grid()
+    picks = base[subgrid_indices(base.size, (), step)]
+    at = np.searchsorted(grid, picks)
+    if at.max() >= len(grid) or not np.array_equal(np.asarray(grid)[at], picks):
+        return subgrid_indices(len(grid), keep, step)
+    return np.unique(np.concatenate([at, np.asarray(keep, dtype=np.int64).ravel()])).astype(np.int64)
 
 
 def subgrid_step_for(rows, step=SUBGRID_STEP, row_budget=SUBGRID_ROWS):
@@ -391,7 +412,7 @@ def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
     fitted_index = grid_index(grid, fitted_t)
     masks = part_masks(dataset)
     step = subgrid_step_for(max(int(rows.sum()) for rows in masks.values()))  # by the largest part's rows
-    subgrid = subgrid_indices(grid.size, [t1_index, fitted_index], step)
+    subgrid = subgrid_on(grid, [t1_index, fitted_index], step)
     parts = {
         name: precompute_part(name, dataset.logits[rows], dataset.labels[rows], grid, fitted_index, t1_index,
                               subgrid=subgrid)

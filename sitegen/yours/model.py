@@ -35,14 +35,12 @@ from calib import (
     Dataset,
     InputError,
     fit_warnings,
-    load,
     load_predictions,
     scaled_probs,
     split_masks,
 )
 from sitegen.common.errors import BuildError
 from sitegen.common.settings import (
-    DATASETS,
     FIT_BOUNDS,
     FIT_TOLERANCE,
     SHOWCASE_SIZE,
@@ -54,16 +52,9 @@ from sitegen.common.settings import (
     USER_MAX_NAME_CHARS,
     USER_SLUG,
     USER_SWEEP_ROWS,
-    WORKED_EXAMPLE,
 )
-from sitegen.compute.precompute import (
-    Precomputed,
-    build_grid,
-    fit_for,
-    grid_index,
-    precompute_dataset,
-    softmax_walkthrough,
-)
+from sitegen.compute.precompute import Precomputed, fit_for, precompute_dataset
+from sitegen.compute.splice import insert_temperature
 from sitegen.content.sections import load_sections
 from sitegen.yours import decision as user_decision
 
@@ -194,25 +185,23 @@ def _shown_probs(probs, classes):
     return np.where(others, np.maximum(rest, 0.0), picked)
 
 
-def precompute_with_user(user, names=DATASETS):
+def precompute_with_user(user, plain):
     """The page's precomputation with the reader's dataset first (:class:`sitegen.compute.precompute.Precomputed`):
-    one shared grid holding T = 1 and every fitted T, the reader's among them."""
+    ``plain`` (the built-in datasets' own, :func:`sitegen.compute.precompute.precompute_all`) with the reader's
+    fitted T spliced into its grid (:func:`sitegen.compute.splice.insert_temperature`), and the reader's
+    dataset over that grid."""
     mine = user_dataset(user)
-    datasets = [mine] + [load(name) for name in names]
-    fits = [fit_for(d) for d in datasets]
-    grid = build_grid([t for t, _ in fits])
-    t1_index = grid_index(grid, 1.0)
-    results = {d.name: precompute_dataset(d, grid, t, part, t1_index) for d, (t, part) in zip(datasets, fits)}
-    result = results[USER_SLUG]
+    fitted_t, fitted_on = fit_for(mine)
+    spliced = insert_temperature(plain, fitted_t)
+    grid = spliced.grid
+    result = precompute_dataset(mine, grid, fitted_t, fitted_on, spliced.t1_index)
     showcase = result.showcase if user.examples else np.zeros(0, dtype=np.int64)
     showcase = showcase[:SHOWCASE_SIZE]
     classes = shown_classes(mine.logits[showcase], mine.labels[showcase]) if showcase.size else \
         np.zeros((0, min(mine.logits.shape[1], USER_BAR_CLASSES)), dtype=np.int64)
     probs = scaled_probs(mine.logits[showcase], grid) if showcase.size else np.zeros((grid.size, 0, 1))
-    results[USER_SLUG] = result._replace(showcase=showcase, showcase_probs=_shown_probs(probs, classes),
-                                         examples=None)
-    softmax = softmax_walkthrough(results[WORKED_EXAMPLE]) if WORKED_EXAMPLE in results else None
-    return Precomputed(grid, t1_index, results, softmax)
+    result = result._replace(showcase=showcase, showcase_probs=_shown_probs(probs, classes), examples=None)
+    return Precomputed(grid, spliced.t1_index, {USER_SLUG: result, **spliced.datasets}, spliced.softmax)
 
 
 def user_examples_payload(payload, user, result):
