@@ -8,7 +8,7 @@ import pytest
 
 from calib import SCHEMES
 from sitegen.analyses.uncertainty import analyse_part, precompute_analyses
-from sitegen.common.settings import OFFERED_BIN_COUNTS
+from sitegen.common.settings import GRID_BOUNDS, GRID_POINTS, OFFERED_BIN_COUNTS
 from sitegen.compute.precompute import Precomputed, precompute_all
 from sitegen.render.analysis_payload import analysis_payload
 from sitegen.render.codec import delta_decode, unpack
@@ -69,12 +69,16 @@ def test_same_seed_same_result_whatever_the_threads_and_the_other_datasets(small
     assert flatten(other.datasets["sim-60"].parts) != flatten(first.datasets["sim-60"].parts)
 
 
-def test_subgrid_holds_t1_the_fitted_t_and_every_tenth_point(small):
+def test_subgrid_holds_t1_the_fitted_t_and_every_tenth_point_of_the_base_grid(small):
+    """Every tenth temperature of the base grid (and its last), not of the shared grid: a temperature inserted
+    into the shared grid (another dataset's fit, a reader's) moves none of them."""
     precomputed, analyses = small
+    tenth = np.geomspace(*GRID_BOUNDS, GRID_POINTS)[list(range(0, GRID_POINTS, 10)) + [GRID_POINTS - 1]]
     for name, result in analyses.datasets.items():
         fitted = precomputed.index_of(precomputed.datasets[name].fitted_t)
         assert precomputed.t1_index in result.subgrid and fitted in result.subgrid
-        assert set(range(0, precomputed.grid.size, 10)) <= set(result.subgrid.tolist())
+        np.testing.assert_allclose(np.setdiff1d(precomputed.grid[result.subgrid], [1.0, precomputed.grid[fitted]]),
+                                   np.setdiff1d(tenth, [1.0, precomputed.grid[fitted]]), rtol=1e-6)
         assert result.fitted_index == fitted
     assert analyses.datasets["mixed"].subgroups is not None and analyses.datasets["six"].subgroups is None
 
