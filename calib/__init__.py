@@ -64,7 +64,9 @@ public API (documented in the README):
 * :func:`compare_calibrators` (:mod:`calib.compare`) — every calibrator of :data:`CALIBRATORS` fitted on
   calibration rows and set against temperature scaling on test rows with paired bootstrap ranges
   (a :class:`Comparison`; :data:`COMPARE_SCORES`, :data:`MAX_AFFINE_CLASSES`; ``python -m calib compare FILE``),
-  with :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness; a binary model adds
+  with :func:`comparison_resamples` (its paired resamples: 200, fewer past
+  :data:`COMPARE_RESAMPLE_BUDGET` resample × row pairs, never under :data:`COMPARE_MIN_RESAMPLES`) and
+  :func:`method_row_scores` (per-row NLL, Brier, confidence, correctness; a binary model adds
   :data:`BINARY_CALIBRATORS`, Platt scaling); :func:`compare_parts` runs it on
   a file's split and :func:`compare_verdict` says which calibrator beats temperature scaling beyond its range (the
   paired ranges are :func:`paired_against` with :func:`inf_quantiles`, :mod:`calib.paired`);
@@ -108,6 +110,8 @@ from .compare import (
     BINARY_CALIBRATORS,
     CALIBRATORS,
     COMPARE_COLUMNS,
+    COMPARE_MIN_RESAMPLES,
+    COMPARE_RESAMPLE_BUDGET,
     COMPARE_SCORES,
     MAX_AFFINE_CLASSES,
     UNSETTLED,
@@ -116,6 +120,7 @@ from .compare import (
     compare_calibrators,
     compare_parts,
     compare_verdict,
+    comparison_resamples,
     method_row_scores,
 )
 from .corp import (
@@ -236,5 +241,6 @@ __all__ = [
     "CALIBRATORS", "COMPARE_SCORES", "COMPARE_COLUMNS", "MAX_AFFINE_CLASSES", "UNSETTLED", "Comparison",
     "compare_calibrators",
     "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
+    "comparison_resamples", "COMPARE_RESAMPLE_BUDGET", "COMPARE_MIN_RESAMPLES",
     "fit_streamed", "fit_dask", "local_client",
 ] + _measures.__all__  # the measures of (confidence, correct), calib/measures.py

@@ -53,7 +53,8 @@ from .validation import as_generator, as_quantile_levels, positive_int
 
 __all__ = ["CALIBRATORS", "BINARY_CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "UNSETTLED", "COMPARE_SCORES",
            "COMPARE_COLUMNS", "COMPARE_BINS", "Comparison", "CompareVerdict", "compare_calibrators", "compare_parts",
-           "compare_verdict", "comparison_record", "method_row_scores"]
+           "compare_verdict", "comparison_record", "method_row_scores", "comparison_resamples",
+           "COMPARE_RESAMPLE_BUDGET", "COMPARE_MIN_RESAMPLES"]
 
 # name → calibrator class, in the order of the table; "temperature" is the reference
 CALIBRATORS = {
@@ -71,6 +72,10 @@ COMPARE_SCORES = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")  # lower
 COMPARE_COLUMNS = COMPARE_SCORES + ("accuracy",)  # every column of the table (accuracy: higher is better)
 COMPARE_BINS = 15          # bins of every binned score (as Guo et al. report)
 _BLOCK_ELEMENTS = 1 << 23  # (resample, row) weights of the draws held at once (as float64: 64 MiB)
+# The paired draws cost resamples × test rows × methods: past this many (resample, row) pairs a comparison
+# by default draws fewer resamples (comparison_resamples), never fewer than COMPARE_MIN_RESAMPLES.
+COMPARE_RESAMPLE_BUDGET = 50_000_000
+COMPARE_MIN_RESAMPLES = 100
 
 
 class Comparison(NamedTuple):
@@ -351,13 +356,29 @@ def compare_verdict(result):
     return CompareVerdict("beats" if beats else "none", beats, worse)
 
 
-def compare_parts(logits, labels, parts, n_resamples=DEFAULT_RESAMPLES, seed=0, binary=False, workers=1):
+def comparison_resamples(n_test, most=DEFAULT_RESAMPLES, budget=COMPARE_RESAMPLE_BUDGET,
+                         least=COMPARE_MIN_RESAMPLES):
+    """Paired resamples of a comparison on ``n_test`` test rows: ``most``, or ⌊``budget`` / ``n_test``⌋ when that
+    is fewer, but never fewer than ``least`` (nor more than ``most``).
+
+    >>> comparison_resamples(1_000), comparison_resamples(250_000), comparison_resamples(400_000), \
+    ...     comparison_resamples(5_000_000)
+    (200, 200, 125, 100)
+    """
+    n_test, most, least = (positive_int(v, name) for v, name in ((n_test, "n_test"), (most, "most"), (least, "least")))
+    return max(min(least, most), min(most, positive_int(budget, "budget") // n_test))
+
+
+def compare_parts(logits, labels, parts, n_resamples=None, seed=0, binary=False, workers=1):
     """:func:`compare_calibrators` on a split as ``python -m calib fit`` uses it: ``parts`` {name: mask (n,)} from
-    :func:`calib.io.split_masks`; fitted on ``calibration`` (or ``all``), scored on ``test`` (or ``all``); ``seed``
-    the bootstrap's; ``binary`` adds Platt scaling; ``workers`` threads. ``python -m calib compare`` and the "Your
+    :func:`calib.io.split_masks`; fitted on ``calibration`` (or ``all``), scored on ``test`` (or ``all``);
+    ``n_resamples`` the paired resamples (None: :func:`comparison_resamples` of the test rows); ``seed`` the
+    bootstrap's; ``binary`` adds Platt scaling; ``workers`` threads. ``python -m calib compare`` and the "Your
     model" report both call it."""
     fit_rows = parts.get("calibration", parts.get("all"))
     eval_rows = parts.get("test", parts.get("all"))
+    if n_resamples is None:
+        n_resamples = comparison_resamples(int(np.sum(eval_rows)))
     z = np.asarray(logits)  # each part is taken, then made float64: no float64 copy of every row at once
     return compare_calibrators(z[fit_rows].astype(np.float64), labels[fit_rows], z[eval_rows].astype(np.float64),
                                labels[eval_rows], n_resamples=n_resamples, seed=seed, binary=binary,

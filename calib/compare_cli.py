@@ -17,7 +17,7 @@ import numpy as np
 from .bootstrap import DEFAULT_RESAMPLES
 from .cli_data import load_run, run_warnings
 from .cli_output import add_common_options, default_workers, print_problems, save_and_finish
-from .compare import COMPARE_COLUMNS, compare_parts, comparison_record
+from .compare import COMPARE_COLUMNS, COMPARE_MIN_RESAMPLES, COMPARE_RESAMPLE_BUDGET, compare_parts, comparison_record
 from .deploy import calibrator_record
 from .io import InputError
 
@@ -36,7 +36,7 @@ def winner(result):
     return result.methods[min(beats, key=lambda i: nll[i])] if beats else "temperature"
 
 
-def comparison_report(path, split=None, seed=None, n_resamples=DEFAULT_RESAMPLES, bootstrap_seed=0, kind=None,
+def comparison_report(path, split=None, seed=None, n_resamples=None, bootstrap_seed=0, kind=None,
                       test=None, workers=1):
     """What ``python -m calib compare FILE`` prints, as a dict of plain values, and the deploy record of the
     :func:`winner` (raises :class:`calib.InputError`). The rows are split as ``python -m calib fit`` splits them;
@@ -125,8 +125,10 @@ def add_compare_command(commands):
     command = commands.add_parser("compare", help="compare every calibrator with temperature scaling on FILE",
                                   description=__doc__.splitlines()[0])
     add_common_options(command)
-    command.add_argument("--resamples", type=int, default=DEFAULT_RESAMPLES,
-                         help=f"paired bootstrap resamples (default {DEFAULT_RESAMPLES}; seed 0)")
+    command.add_argument("--resamples", type=int, default=None,
+                         help=f"paired bootstrap resamples (default {DEFAULT_RESAMPLES}, fewer past "
+                              f"{COMPARE_RESAMPLE_BUDGET:,} resample × test row pairs but never under "
+                              f"{COMPARE_MIN_RESAMPLES}; seed 0)")
     command.add_argument("--workers", type=int, default=default_workers(),
                          help="threads, one calibrator each (default: the usable cores); results do not depend on it")
     command.add_argument("--save", metavar="PATH", default=None,
@@ -136,7 +138,8 @@ def add_compare_command(commands):
 
 def run_compare_command(args, prog):
     """Run ``compare`` for parsed ``args``; returns the exit status (2: bad input, one line per problem)."""
-    if args.resamples < 2 or (args.seed is not None and args.seed < 0) or args.workers < 1:
+    too_few = args.resamples is not None and args.resamples < 2
+    if too_few or (args.seed is not None and args.seed < 0) or args.workers < 1:
         print(f"{prog} compare: error: --resamples must be at least 2, --seed non-negative and --workers at least 1",
               file=sys.stderr)
         return 2
