@@ -267,7 +267,7 @@ def _pipeline(args, cache):
     with stage("compute"):
         precomputed = cache.get_or_compute(
             "precompute", (user,), lambda: precompute_all() if user is None else user_model.precompute_with_user(user))
-    for warning in user_model.user_fit_warnings(precomputed) if user is not None else ():
+    for warning in user_model.user_fit_warnings(precomputed, user) if user is not None else ():
         print(f"build.py: warning: {warning.message}", file=sys.stderr)
     with stage("analyses"):
         # a large model of a reader's: its calibration and test parts are the long jobs, one per core

@@ -19,7 +19,8 @@ or the options ``--scheduler ADDRESS`` and ``--local-cluster N``, take the parti
 What was read in a way the file did not spell out is printed as ``note:``
 lines on stderr (``notes`` in the JSON). A fit that ran but looks wrong (T
 within 1% of a search bound, accuracy at or below 1/K, scores no better than
-the class frequencies) is printed with one ``warning:`` line per finding on
+the class frequencies, a T decided by probabilities printed as 0:
+:mod:`calib.rounding`) is printed with one ``warning:`` line per finding on
 stderr, listed under ``warnings`` in the JSON, and turns the verdict into
 ``check``: it never recommends deploying.
 
@@ -49,6 +50,7 @@ from .grid import grid_metrics
 from .io import InputError
 from .large_cli import add_partitioned_options, exactness_lines, partitioned_report, partitioned_requested
 from .platt import PlattScaling
+from .rounding import rounding_range
 from .scaling import scaled_probs
 
 N_BINS = 15
@@ -117,7 +119,8 @@ def fit_report(path, split=None, seed=None, workers=1, kind=None, test=None, met
     changes = metric_changes(paired, observed, N_BINS)
     spread = temperature_spread(z_fit, y_fit, temperature, DECISION_RESAMPLES, gen, SPREAD_BUDGET,
                                 SPREAD_MIN_RESAMPLES)
-    warnings = run_warnings(temperature, after["accuracy"], after["nll"], y_fit, y_eval, k, eval_name)
+    rounding = rounding_range(z_fit, y_fit, run.decimals, workers=workers)
+    warnings = run_warnings(temperature, after["accuracy"], after["nll"], y_fit, y_eval, k, eval_name, rounding)
     report = {
         "file": str(path), "sha256": run.files[0]["sha256"], "files": list(run.files), "n": n, "k": k,
         "kind": run.kind, "binary": run.binary, "notes": list(run.notes),

@@ -20,6 +20,7 @@ from .cli_output import add_common_options, default_workers, print_problems, sav
 from .compare import COMPARE_COLUMNS, compare_parts, comparison_record
 from .deploy import calibrator_record
 from .io import InputError
+from .rounding import rounding_range
 
 __all__ = ["SCORE_LABELS", "comparison_report", "comparison_text", "winner", "add_compare_command",
            "run_compare_command"]
@@ -52,8 +53,9 @@ def comparison_report(path, split=None, seed=None, n_resamples=DEFAULT_RESAMPLES
     temperature = float(result.calibrators["temperature"].temperature_)
     z = np.asarray(run.logits)[eval_rows]
     accuracy = float(np.mean(np.argmax(z, axis=1) == run.labels[eval_rows]))  # T never moves the argmax
+    rounding = rounding_range(np.asarray(run.logits)[fit_rows], run.labels[fit_rows], run.decimals, workers=workers)
     warnings = run_warnings(temperature, accuracy, float(result.scores["nll"][0]), run.labels[fit_rows],
-                            run.labels[eval_rows], k, eval_name)
+                            run.labels[eval_rows], k, eval_name, rounding)
     best = winner(result)
     record = calibrator_record(best, result.calibrators[best], run.kind, run.class_names, run.binary,
                                {"file": run.files[0]["file"], "sha256": run.files[0]["sha256"],
