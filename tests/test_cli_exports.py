@@ -230,6 +230,42 @@ def test_a_binary_models_one_score_column_end_to_end(tmp_path, capsys):
     assert status == 0 and [m["method"] for m in json.loads(out)["methods"]][-1] == "platt"
 
 
+def test_compare_never_recommends_a_calibrator_with_hard_zero_probabilities(tmp_path, capsys):
+    """A binary model miscalibrated differently on each side of 0 (slope 3 above, 0.7 below): histogram binning has
+    the lowest test NLL but its bins of all-positive calibration rows give test rows a probability of exactly 0 and
+    1, so the next miss there costs infinite log loss. compare passes it over, says why, and deploys a calibrator
+    whose own code (written by --save) gives no test row a hard 0; fit --method histogram's code shows the hard 0s
+    on as many test rows as the note says."""
+    rng = np.random.default_rng(0)
+    n = 6000
+    x = rng.normal(size=n) * 2
+    y = (rng.random(n) < scipy.special.expit(np.where(x > 0, 3 * x, 0.7 * x))).astype(int)
+    split = np.where(np.arange(n) % 2 == 0, "calibration", "test")
+    np.savez(tmp_path / "b.npz", logits=x, labels=y, split=split)
+    status, out, _ = cli(capsys, "compare", tmp_path / "b.npz", "--json", "--resamples", 50, "--save",
+                         tmp_path / "best.json")
+    report = json.loads(out)
+    nll = {m["method"]: m["scores"]["nll"]["value"] for m in report["methods"]}
+    best = report["deploy"]["method"]
+    assert status == 0 and best not in ("histogram", "isotonic", "temperature")
+    assert nll["histogram"] is not None and nll["histogram"] < nll[best]
+    status, _, _ = cli(capsys, "fit", tmp_path / "b.npz", "--method", "histogram", "--save", tmp_path / "h.json")
+    test = split == "test"
+    probs = {}
+    for name in ("best", "h"):
+        code = {}
+        exec(compile((tmp_path / f"{name}.py").read_text(), f"{name}.py", "exec"), code)
+        saved = code["load_calibrator"](str(tmp_path / f"{name}.json"))
+        probs[name] = np.asarray(code["calibrated_probs"](x[test], saved))
+    hard = int(np.count_nonzero(np.any(probs["h"] == 0, axis=1)))
+    assert hard > 0 and not np.any(probs["best"] == 0)
+    assert report["deploy"]["passed_over"] == {"histogram": f"gives {hard:,} test row(s) a probability of exactly 0 "
+                                               "(and 1): a hard 0 costs an infinite log loss the next time that class "
+                                               "occurs"}
+    _, text, _ = cli(capsys, "compare", tmp_path / "b.npz", "--resamples", 50)
+    assert f"to deploy: {best} (" in text and f"not histogram, though its NLL is lower: it gives {hard:,}" in text
+
+
 def test_compare_saves_the_calibrator_that_wins_and_its_code_reproduces_the_table(tmp_path, capsys):
     """Class-dependent miscalibration (a bias per class) that one temperature cannot fix: an affine calibrator wins
     on NLL beyond its range, is saved, and its code gives the NLL the table scored."""
