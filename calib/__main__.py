@@ -40,7 +40,15 @@ import numpy as np
 
 from .binning import SCHEMES, ece, reliability_bins
 from .cli_data import load_run, run_warnings
-from .cli_output import STRICT_STATUS, add_common_options, default_workers, finish, print_problems, save_and_finish
+from .cli_output import (
+    STRICT_STATUS,
+    add_common_options,
+    default_workers,
+    finish,
+    print_problems,
+    rows_text,
+    save_and_finish,
+)
 from .compare import method_row_scores
 from .compare_cli import add_compare_command, run_compare_command
 from .decision import metric_changes, paired_changes, temperature_spread, verdict
@@ -172,8 +180,9 @@ def _text(report):
         f"{engine.get('kind')}, {engine.get('partitions', engine.get('pieces'))} partitions"
     what = "one score column (a binary model)" if report.get("binary") else f"{report['k']} classes"
     kind = f"{report['kind']}, " if "kind" in report else ""
+    rows = rows_text(report)
     lines = [
-        f"{report['file']}: {report['n']} rows, {what}, {kind}{source}",
+        f"{report['file']}: {rows}, {what}, {kind}{source}",
         f"split: {split['rule']}{seed} ({sizes} rows)",
         f"fitted T = {report['temperature']:.6g} (NLL on {report['fit']['rows']} {report['fit']['part']} rows, "
         f"bounds {report['fit']['bounds'][0]:g}–{report['fit']['bounds'][1]:g})",

@@ -17,7 +17,7 @@ import numpy as np
 
 from .bootstrap import DEFAULT_RESAMPLES
 from .cli_data import load_run, run_warnings
-from .cli_output import add_common_options, default_workers, print_problems, save_and_finish
+from .cli_output import add_common_options, default_workers, print_problems, rows_text, save_and_finish
 from .compare import COMPARE_COLUMNS, compare_parts, comparison_record, winner
 from .deploy import calibrator_record
 from .io import InputError
@@ -79,7 +79,8 @@ def comparison_text(report):
     q = report["quantiles"]
     parts = ", ".join(f"{rows} {name}" for name, rows in report["split"]["parts"].items())
     what = "one score column (binary)" if report["binary"] else f"{report['k']} classes"
-    lines = [f"{report['file']}: {report['n']} rows, {what}; split {report['split']['rule']} ({parts}); "
+    rows = rows_text(report)
+    lines = [f"{report['file']}: {rows}, {what}; split {report['split']['rule']} ({parts}); "
              f"fitted T = {report['temperature']:.6g}",
              f"scores on the test rows; change = method − temperature scaling, its {q[0]:.0%}–{q[-1]:.0%} range "
              f"over {report['n_resamples']} paired resamples (seed {report['bootstrap_seed']}); inf: a label got "

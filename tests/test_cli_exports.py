@@ -188,6 +188,10 @@ def test_a_separate_test_file_holds_out_every_row_of_it(tmp_path, capsys):
                                                                                         "test": 400}}
     assert report["temperature"] == pytest.approx(scipy_t(z[:500], y[:500]), abs=1e-6)
     assert [f["rows"] for f in report["files"]] == [500, 400]
+    head = f"{tmp_path / 'val.npz'}: 500 rows + 400 rows in {tmp_path / 'test.csv'}, "
+    for extra in (("fit",), ("compare", "--resamples", 20)):  # each file's own rows, not their sum as the first's
+        _, text, _ = cli(capsys, *extra, tmp_path / "val.npz", "--test", tmp_path / "test.csv")
+        assert text.splitlines()[0].startswith(head), text.splitlines()[0]
     np.savez(tmp_path / "three.npz", logits=z[500:, :3], labels=y[500:] % 3)
     status, _, err = cli(capsys, "fit", tmp_path / "val.npz", "--test", tmp_path / "three.npz")
     assert status == 2 and "3 classes, but" in err[0]

@@ -26,6 +26,7 @@ from calib import (
     DECISION_BINS,
     DECISION_METRICS,
     MAX_AFFINE_CLASSES,
+    UNSETTLED,
     ScoreSet,
     classwise_bins,
     classwise_ece,
@@ -141,8 +142,10 @@ def _classes(data, rows, fitted_t, top):
 
 @cached("compare")  # its own entry: build.py starts it on a thread while the grid and the analyses run
 def user_comparison(user):
-    """:func:`calib.compare_parts` on the reader's file and split (a :class:`calib.Comparison`)."""
-    return compare_parts(user.predictions.logits, user.predictions.labels, user.parts)
+    """:func:`calib.compare_parts` on the reader's file and split (a :class:`calib.Comparison`), with Platt scaling
+    for two classes, as ``python -m calib compare`` runs it."""
+    logits = user.predictions.logits
+    return compare_parts(logits, user.predictions.labels, user.parts, binary=logits.shape[1] == 2)
 
 
 _STARTED = {}  # id(user) → (user, thread, result holder) of a comparison start_comparison began
@@ -232,6 +235,8 @@ def _decide(user, precomputed, analyses):
         compare=comparison_view(compared), compare_verdict=compare_verdict(compared),
         compare_q=compared.quantiles, compare_resamples=compared.n_resamples, compare_bins=compared.n_bins,
         compare_max=MAX_AFFINE_CLASSES,
+        # left out because its fit has no finite optimum (the rest of compare.skipped: too many classes)
+        compare_unsettled=[m for m, reason in compared.skipped.items() if reason == UNSETTLED],
         reported=reported, rows=int(masks[reported].sum()), changes=changes, verdict=verdict(changes, warnings),
         spread=spread, resamples=int(quoted.paired.n_resamples), quantiles=quoted.paired.quantiles,
         mce=_mce_view(part, t1, fit, USER_MCE_MIN_ROWS), mce_min_rows=USER_MCE_MIN_ROWS,
