@@ -40,6 +40,7 @@ from calib import (
     scaled_probs,
     temperature_spread,
     verdict,
+    winner,
 )
 from sitegen.analyses.uncertainty import part_generator
 from sitegen.common.cache import cached
@@ -206,7 +207,8 @@ def decision(user, precomputed, analyses):
     ``verdict`` (``check`` with any of ``warnings``: :func:`fit_checks`, with ``rounding``),
     ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``,
     ``compare`` (:func:`sitegen.facts.beyond_dives.comparison_view`) with ``compare_verdict``, ``compare_q``,
-    ``compare_resamples``, ``compare_bins`` and ``compare_max`` (the affine calibrators' class limit).
+    ``compare_resamples``, ``compare_bins`` and ``compare_max`` (the affine calibrators' class limit),
+    ``recommended`` (:func:`calib.compare.winner`) and ``passed_over`` ({method: test rows with a hard 0}).
     Computed once per build (the editions, the downloads and build.py's last line share it)."""
     sources = (user, precomputed, analyses)
     if not (_LAST and all(a is b for a, b in zip(_LAST["sources"], sources))):
@@ -230,8 +232,10 @@ def _decide(user, precomputed, analyses):
                                 USER_SPREAD_BUDGET, USER_SPREAD_MIN_RESAMPLES, tolerance=REFIT_TOLERANCE)
     compared = _comparison(user)
     warnings, rounding = fit_checks(precomputed, user)
+    recommended, passed = winner(compared)  # the rule of python -m calib compare's "to deploy"
     return SimpleNamespace(
-        warnings=warnings, rounding=rounding,
+        warnings=warnings, rounding=rounding, recommended=recommended,
+        passed_over={m: int(compared.hard_rows[compared.methods.index(m)]) for m in passed},
         compare=comparison_view(compared), compare_verdict=compare_verdict(compared),
         compare_q=compared.quantiles, compare_resamples=compared.n_resamples, compare_bins=compared.n_bins,
         compare_max=MAX_AFFINE_CLASSES,
