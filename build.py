@@ -231,8 +231,10 @@ def _pipeline(args, cache):
                                         lambda: user_model.load_user_model(args.data, *options, kind=args.input))
         seed = f", seed {user.seed}" if user.seed is not None else ""
         read_as = " of probabilities (T divides their logarithms)" if user.predictions.kind == "probabilities" else ""
-        print(f"  your data: {args.data}: {user.predictions.labels.size} rows, "
-              f"{user.predictions.logits.shape[1]} classes{read_as}; split {user.rule}{seed} "
+        what = "one score column (a binary model)" if user.predictions.binary else \
+            f"{user.predictions.logits.shape[1]} classes"  # as python -m calib fit says it
+        print(f"  your data: {args.data}: {user.predictions.labels.size} rows, {what}{read_as}; "
+              f"split {user.rule}{seed} "
               f"({', '.join(f'{int(m.sum())} {p}' for p, m in user.parts.items())})", file=sys.stderr)
         for note in user.predictions.notes:  # what the reader read in a way the file did not spell out
             print(f"build.py: note: {note}", file=sys.stderr)
@@ -270,7 +272,7 @@ def _pipeline(args, cache):
         plain = cache.get_or_compute("precompute", (None,), precompute_all)
         precomputed = plain if user is None else cache.get_or_compute(
             "precompute", (user, plain), lambda: user_model.precompute_with_user(user, plain))
-    for warning in user_model.user_fit_warnings(precomputed) if user is not None else ():
+    for warning in user_model.user_fit_warnings(precomputed, user) if user is not None else ():
         print(f"build.py: warning: {warning.message}", file=sys.stderr)
     with stage("analyses"):
         known = cache.get_or_compute("analyses", (plain,), lambda: precompute_analyses(plain))

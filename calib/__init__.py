@@ -122,6 +122,7 @@ from .compare import (
     compare_verdict,
     comparison_resamples,
     method_row_scores,
+    winner,
 )
 from .corp import (
     CORP,
@@ -165,6 +166,7 @@ from .quantiles import (
     sorted_quantiles,
 )
 from .refit import Balance, fit_weighted_temperatures, marginal_balance, nll_beta_derivatives, weighted_nll
+from .rounding import rounding_range
 from .rowscores import log_normaliser, row_scores_over_grid
 from .runs import (
     BinLayout,
@@ -215,7 +217,7 @@ __all__ = [
     "auroc", "DEFAULT_TEST_DRAWS", "CalibrationTest", "ece_consistency_test", "skce", "skce_test", "median_bandwidth",
     "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "BRIER_PROBES", "FIT_SCORES", "fit_temperature",
     "InputError", "Predictions", "load_predictions", "split_masks", "DEFAULT_SPLIT_SEED", "MIN_PART_ROWS",
-    "SPLIT_NONE_NOTE", "BOUND_MARGIN", "fit_warnings",
+    "SPLIT_NONE_NOTE", "BOUND_MARGIN", "fit_warnings", "rounding_range", "winner",
     "fit_weighted_temperatures", "nll_beta_derivatives", "weighted_nll", "Balance", "marginal_balance",
     "DEFAULT_DRAWS", "DEFAULT_SWEEP_DRAWS", "NoiseFloor", "noise_floor", "segment_cdfs", "bins_outside", "tail_share",
     "SPREAD_QUANTILES", "FLOOR_QUANTILES", "SWEEP_QUANTILES", "sorted_quantiles", "count_quantiles",

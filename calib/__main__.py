@@ -19,7 +19,8 @@ or the options ``--scheduler ADDRESS`` and ``--local-cluster N``, take the parti
 What was read in a way the file did not spell out is printed as ``note:``
 lines on stderr (``notes`` in the JSON). A fit that ran but looks wrong (T
 within 1% of a search bound, accuracy at or below 1/K, scores no better than
-the class frequencies) is printed with one ``warning:`` line per finding on
+the class frequencies, a T decided by probabilities printed as 0:
+:mod:`calib.rounding`) is printed with one ``warning:`` line per finding on
 stderr, listed under ``warnings`` in the JSON, and turns the verdict into
 ``check``: it never recommends deploying.
 
@@ -39,7 +40,15 @@ import numpy as np
 
 from .binning import SCHEMES, ece, reliability_bins
 from .cli_data import load_run, run_warnings
-from .cli_output import STRICT_STATUS, add_common_options, default_workers, finish, print_problems, save_and_finish
+from .cli_output import (
+    STRICT_STATUS,
+    add_common_options,
+    default_workers,
+    finish,
+    print_problems,
+    rows_text,
+    save_and_finish,
+)
 from .compare import method_row_scores
 from .compare_cli import add_compare_command, run_compare_command
 from .decision import metric_changes, paired_changes, temperature_spread, verdict
@@ -49,6 +58,7 @@ from .grid import grid_metrics
 from .io import InputError
 from .large_cli import add_partitioned_options, exactness_lines, partitioned_report, partitioned_requested
 from .platt import PlattScaling
+from .rounding import rounding_range
 from .scaling import scaled_probs
 
 N_BINS = 15
@@ -117,7 +127,8 @@ def fit_report(path, split=None, seed=None, workers=1, kind=None, test=None, met
     changes = metric_changes(paired, observed, N_BINS)
     spread = temperature_spread(z_fit, y_fit, temperature, DECISION_RESAMPLES, gen, SPREAD_BUDGET,
                                 SPREAD_MIN_RESAMPLES)
-    warnings = run_warnings(temperature, after["accuracy"], after["nll"], y_fit, y_eval, k, eval_name)
+    rounding = rounding_range(z_fit, y_fit, run.decimals, workers=workers)
+    warnings = run_warnings(temperature, after["accuracy"], after["nll"], y_fit, y_eval, k, eval_name, rounding)
     report = {
         "file": str(path), "sha256": run.files[0]["sha256"], "files": list(run.files), "n": n, "k": k,
         "kind": run.kind, "binary": run.binary, "notes": list(run.notes),
@@ -169,8 +180,9 @@ def _text(report):
         f"{engine.get('kind')}, {engine.get('partitions', engine.get('pieces'))} partitions"
     what = "one score column (a binary model)" if report.get("binary") else f"{report['k']} classes"
     kind = f"{report['kind']}, " if "kind" in report else ""
+    rows = rows_text(report)
     lines = [
-        f"{report['file']}: {report['n']} rows, {what}, {kind}{source}",
+        f"{report['file']}: {rows}, {what}, {kind}{source}",
         f"split: {split['rule']}{seed} ({sizes} rows)",
         f"fitted T = {report['temperature']:.6g} (NLL on {report['fit']['rows']} {report['fit']['part']} rows, "
         f"bounds {report['fit']['bounds'][0]:g}–{report['fit']['bounds'][1]:g})",

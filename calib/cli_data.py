@@ -23,7 +23,9 @@ class RunData(NamedTuple):
     """The rows of a run: ``logits`` (n, K) (float32 or float64, as read), ``labels`` (n,), ``parts``
     ``{name: mask (n,)}`` (``calibration``/``test`` or ``all``), ``rule`` (a split rule, or ``files``), ``seed``
     (of a random split, else None), ``files`` (one dict per file: ``file``, ``sha256``, ``rows``), ``kind``,
-    ``binary``, ``class_names`` (K,) or None, ``notes`` (from reading, each prefixed with its file)."""
+    ``binary``, ``class_names`` (K,) or None, ``notes`` (from reading, each prefixed with its file), ``decimals``
+    (of the first file's rounded probabilities with cells printed as 0, which T is fitted on: :mod:`calib.rounding`;
+    else None)."""
 
     logits: np.ndarray
     labels: np.ndarray
@@ -35,6 +37,7 @@ class RunData(NamedTuple):
     binary: bool
     class_names: Optional[np.ndarray]
     notes: Tuple[str, ...]
+    decimals: Optional[int] = None
 
 
 def _notes(data):
@@ -75,7 +78,7 @@ def load_run(path, split=None, seed=None, kind=None, test=None):
         parts = split_masks(data.labels.size, rule, data.split, seed=seed, source=str(path))
         return RunData(data.logits, data.labels, parts, rule, seed if rule == "random" else None,
                        ({"file": str(path), "sha256": data.sha256, "rows": int(data.labels.size)},), data.kind,
-                       data.binary, data.class_names, _notes(data))
+                       data.binary, data.class_names, _notes(data), data.decimals)
     found = []
     loaded = []
     for name in (path, test):
@@ -100,7 +103,7 @@ def load_run(path, split=None, seed=None, kind=None, test=None):
     files = tuple({"file": str(d.path), "sha256": d.sha256, "rows": int(d.labels.size)} for d in loaded)
     names = first.class_names if first.class_names is not None else second.class_names
     return RunData(logits, np.concatenate([first.labels, second.labels]), parts, "files", None, files, first.kind,
-                   first.binary, names, notes)
+                   first.binary, names, notes, first.decimals)
 
 
 def prior_nll(fit_labels, eval_labels, k):
@@ -114,8 +117,9 @@ def prior_nll(fit_labels, eval_labels, k):
     return float(-np.mean(np.log(freq[eval_labels])))
 
 
-def run_warnings(temperature, accuracy, nll, fit_labels, eval_labels, k, part):
+def run_warnings(temperature, accuracy, nll, fit_labels, eval_labels, k, part, rounding=None):
     """:func:`calib.fit_warnings` of a fit: T at a bound of :data:`calib.DEFAULT_BOUNDS`, accuracy of the ``part``
-    rows at chance, or their NLL at the fitted T (``nll``, nats) no better than :func:`prior_nll`'s."""
+    rows at chance, their NLL at the fitted T (``nll``, nats) no better than :func:`prior_nll`'s, or T decided by
+    probabilities printed as 0 (``rounding``: :func:`calib.rounding.rounding_range` of the fit's rows, or None)."""
     return fit_warnings(temperature, accuracy, k, DEFAULT_BOUNDS, part, nll=nll,
-                        prior_nll=prior_nll(fit_labels, eval_labels, k))
+                        prior_nll=prior_nll(fit_labels, eval_labels, k), rounding=rounding)

@@ -11,7 +11,7 @@ import sys
 
 from .io import INPUT_KINDS, SPLIT_RULES
 
-__all__ = ["STRICT_STATUS", "add_common_options", "print_problems", "save_record", "deploy_hint", "finish",
+__all__ = ["STRICT_STATUS", "add_common_options", "print_problems", "save_record", "deploy_hint", "finish", "rows_text",
            "default_workers"]
 
 STRICT_STATUS = 3  # --strict: the command ran, but a warning fired (for pipelines that must not deploy then)
@@ -104,3 +104,12 @@ def save_and_finish(prog, args, report, record, text_of):
             return status
     text = None if args.json else text_of(report) + "\n" + deploy_hint(args, report, record["kind"])
     return finish(prog, report, text, args.strict)
+
+
+def rows_text(report):
+    """The rows of a report's head line: ``"12000 rows"``, or with ``--test`` each file's own,
+    ``"6000 rows + 6000 rows in test.npz"`` (the first file's name starts the line)."""
+    files = report.get("files", ())
+    if len(files) < 2:
+        return f"{report['n']} rows"
+    return " + ".join(f"{f['rows']} rows" + ("" if i == 0 else f" in {f['file']}") for i, f in enumerate(files))

@@ -54,7 +54,7 @@ from .validation import as_generator, as_quantile_levels, positive_int
 __all__ = ["CALIBRATORS", "BINARY_CALIBRATORS", "AFFINE_METHODS", "MAX_AFFINE_CLASSES", "UNSETTLED", "COMPARE_SCORES",
            "COMPARE_COLUMNS", "COMPARE_BINS", "Comparison", "CompareVerdict", "compare_calibrators", "compare_parts",
            "compare_verdict", "comparison_record", "method_row_scores", "comparison_resamples",
-           "COMPARE_RESAMPLE_BUDGET", "COMPARE_MIN_RESAMPLES"]
+           "COMPARE_RESAMPLE_BUDGET", "COMPARE_MIN_RESAMPLES", "winner", "HARD_REASON"]
 
 # name → calibrator class, in the order of the table; "temperature" is the reference
 CALIBRATORS = {
@@ -87,7 +87,10 @@ class Comparison(NamedTuple):
     change over the paired resamples; ``share_lower[s]`` (M,): the share of resamples in which the method
     scores strictly lower than temperature scaling. ``zero_rows`` (M,): test rows whose label got
     probability 0. ``changed_rows`` (M,): test rows whose most probable class differs from the logits' argmax.
-    ``skipped``: ``{method: reason}``. ``calibrators``: the fitted calibrators by name.
+    ``skipped``: ``{method: reason}``. ``calibrators``: the fitted calibrators by name. ``hard_rows`` (M,): test
+    rows on which the method gives some class a probability of exactly 0, so another exactly 1 or the rest summing
+    to 1 (a hard 0 costs infinite NLL on the next row of that class; :func:`winner` never picks such a method). A
+    probability that rounds to 1.0 beside others above 0 is not counted: its miss costs a finite NLL.
     """
 
     methods: Tuple[str, ...]
@@ -106,6 +109,7 @@ class Comparison(NamedTuple):
     skipped: Dict[str, str]
     calibrators: Dict[str, object]
     changed_rows: np.ndarray
+    hard_rows: np.ndarray = None
 
 
 def method_row_scores(probs, labels):
@@ -269,7 +273,8 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
 
     def fit_and_score(name):
         """The fitted calibrator of ``name``, its test rows with label probability 0, its test rows whose top class
-        it changes, its scores and their draws (only the calibrator when its fit did not settle)."""
+        it changes, its scores and their draws, and its test rows with some probability exactly 0 or 1 (only the
+        calibrator when its fit did not settle)."""
         calibrator = (fitted or {}).get(name)
         if calibrator is None:
             # the calibrators built on temperature scaling take its T: the search they would run is the same one
@@ -277,8 +282,9 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
             shared = {"temperature": fits["temperature"].temperature_} if known else {}
             calibrator = available[name](**shared).fit(z_cal, y_cal)
         if getattr(calibrator, "settled_", True) is False:
-            return calibrator, None, None, None, None
+            return calibrator, None, None, None, None, None
         probs = calibrator.predict_proba(z_test)
+        hard = int(np.count_nonzero(np.any(probs == 0, axis=1)))  # a hard 1 has hard 0s beside it
         nll, brier, conf, hits = method_row_scores(probs, y_test)
         changed = int(np.sum(np.argmax(probs, axis=1) != raw_top))
         resampled, classwise = _draws(probs, y_test, nll, brier, conf, hits, counts, n_bins)
@@ -286,7 +292,7 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
         point = {"nll": float(np.mean(nll)), "brier": float(np.mean(brier)),
                  "ece_w": ece(conf, hits, n_bins, "equal-width"), "ece_a": ece(conf, hits, n_bins, "adaptive"),
                  "cw_ece": classwise, "smooth": float(smooth_ece(conf, hits).value[0]), "accuracy": float(hits.mean())}
-        return calibrator, int(np.sum(~np.isfinite(nll))), changed, point, resampled
+        return calibrator, int(np.sum(~np.isfinite(nll))), changed, point, resampled, hard
 
     done = {}
     if "temperature" in candidates:  # first: the methods of _SHARE_T take its T
@@ -304,13 +310,15 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
         with threadpoolctl.threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
             done.update(zip(rest, pool.map(fit_and_score, rest)))
     scores, draws, zero_rows, changed_rows = {s: [] for s in COMPARE_COLUMNS}, {s: [] for s in COMPARE_COLUMNS}, [], []
+    hard_rows = []
     for name in candidates:
-        fits[name], zero, changed, point, resampled = done[name]
+        fits[name], zero, changed, point, resampled, hard = done[name]
         if point is None:  # a fit that did not settle: left out, with the reason
             skipped[name] = UNSETTLED
             continue
         zero_rows.append(zero)
         changed_rows.append(changed)
+        hard_rows.append(hard)
         for s in COMPARE_COLUMNS:
             scores[s].append(point[s])
             draws[s].append(resampled[s])
@@ -322,7 +330,7 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
             change[s] = table[s] - table[s][0]
         spread[s], lower[s] = paired_against(np.stack(draws[s], axis=1), q)  # draws (R, M): paired on the rows
     return Comparison(methods, int(y_cal.size), int(n), int(k), n_bins, resamples, int(seed), q, table, change,
-                      spread, lower, np.array(zero_rows), skipped, fits, np.array(changed_rows))
+                      spread, lower, np.array(zero_rows), skipped, fits, np.array(changed_rows), np.array(hard_rows))
 
 
 # ------------------------------------------------------------------ the verdict and the record of a comparison
@@ -354,6 +362,27 @@ def compare_verdict(result):
         if above:
             worse[name] = above
     return CompareVerdict("beats" if beats else "none", beats, worse)
+
+
+HARD_REASON = ("gives {rows} test row(s) a probability of exactly 0 (and 1): a hard 0 costs an infinite log loss "
+               "the next time that class occurs")
+
+
+def winner(result):
+    """``(method, passed_over)``: the method to deploy from a :class:`Comparison`, the lowest test NLL among the
+    methods whose every quantile of NLL change from temperature scaling lies below zero and that give no test row
+    a probability of exactly 0 or 1 (``hard_rows``), else ``"temperature"``; and ``{method: reason}`` of the methods
+    that would have won on NLL but were passed over for such rows (:data:`HARD_REASON`)."""
+    nll = result.scores["nll"]
+    hard = result.hard_rows if result.hard_rows is not None else np.zeros(len(result.methods), int)
+    beats = [i for i in range(1, len(result.methods)) if np.all(result.spread["nll"][i] < 0) and np.isfinite(nll[i])]
+    beats.sort(key=lambda i: nll[i])
+    passed = {}
+    for i in beats:
+        if hard[i] == 0:
+            return result.methods[i], passed
+        passed[result.methods[i]] = HARD_REASON.replace("{rows}", f"{int(hard[i]):,}")
+    return "temperature", passed
 
 
 def comparison_resamples(n_test, most=DEFAULT_RESAMPLES, budget=COMPARE_RESAMPLE_BUDGET,
@@ -392,7 +421,8 @@ def comparison_record(result):
     ``changed_rows`` and every column of :data:`COMPARE_COLUMNS`."""
     methods = []
     for i, name in enumerate(result.methods):
-        methods.append({"method": name, "zero_probability_rows": int(result.zero_rows[i]),
+        hard = None if result.hard_rows is None else int(result.hard_rows[i])
+        methods.append({"method": name, "zero_probability_rows": int(result.zero_rows[i]), "hard_rows": hard,
                         "changed_rows": int(result.changed_rows[i]),
                         "hyperparameters": result.calibrators[name].hyperparameters(), "scores": {
             s: {"value": _plain(result.scores[s][i]), "change": _plain(result.change[s][i]),

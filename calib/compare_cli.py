@@ -5,9 +5,10 @@ The rows are read and split as ``python -m calib fit`` reads them (:func:`calib.
 notes, ``--test``, the same warnings about the temperature fit, which turn the recommendation into "check
 first"). :func:`compare_parts` fits every calibrator on the calibration rows and scores it on the test rows;
 the table gives each score's change from temperature scaling with its paired range. The calibrator to deploy
-(:func:`winner`) is the one with the lowest test NLL among those whose NLL's whole range of change lies below
-zero (they beat temperature scaling on the proper score, beyond the resampling noise), else temperature
-scaling; ``--save PATH`` writes it (:func:`calib.deploy.save_calibrator`).
+(:func:`calib.compare.winner`) is the one with the lowest test NLL among those whose NLL's whole range of change
+lies below zero (they beat temperature scaling on the proper score, beyond the resampling noise) and that give no
+test row a probability of exactly 0 or 1 (a hard 0 costs infinite log loss on the next miss: such a method is
+passed over, with a note), else temperature scaling; ``--save PATH`` writes it (:func:`calib.deploy.save_calibrator`).
 """
 
 import sys
@@ -16,24 +17,24 @@ import numpy as np
 
 from .bootstrap import DEFAULT_RESAMPLES
 from .cli_data import load_run, run_warnings
-from .cli_output import add_common_options, default_workers, print_problems, save_and_finish
-from .compare import COMPARE_COLUMNS, COMPARE_MIN_RESAMPLES, COMPARE_RESAMPLE_BUDGET, compare_parts, comparison_record
+from .cli_output import add_common_options, default_workers, print_problems, rows_text, save_and_finish
+from .compare import (
+    COMPARE_COLUMNS,
+    COMPARE_MIN_RESAMPLES,
+    COMPARE_RESAMPLE_BUDGET,
+    compare_parts,
+    comparison_record,
+    winner,
+)
 from .deploy import calibrator_record
 from .io import InputError
+from .rounding import rounding_range
 
 __all__ = ["SCORE_LABELS", "comparison_report", "comparison_text", "winner", "add_compare_command",
            "run_compare_command"]
 
 SCORE_LABELS = {"nll": "NLL (nats)", "brier": "Brier", "ece_w": "ECE equal-width", "ece_a": "ECE adaptive",
                 "cw_ece": "class-wise ECE", "smooth": "smooth ECE", "accuracy": "accuracy (higher is better)"}
-
-
-def winner(result):
-    """The method to deploy from a :class:`calib.Comparison`: the lowest test NLL among the methods whose every
-    quantile of NLL change from temperature scaling lies below zero, else ``"temperature"``."""
-    nll = result.scores["nll"]
-    beats = [i for i in range(1, len(result.methods)) if np.all(result.spread["nll"][i] < 0) and np.isfinite(nll[i])]
-    return result.methods[min(beats, key=lambda i: nll[i])] if beats else "temperature"
 
 
 def comparison_report(path, split=None, seed=None, n_resamples=None, bootstrap_seed=0, kind=None,
@@ -52,9 +53,10 @@ def comparison_report(path, split=None, seed=None, n_resamples=None, bootstrap_s
     temperature = float(result.calibrators["temperature"].temperature_)
     z = np.asarray(run.logits)[eval_rows]
     accuracy = float(np.mean(np.argmax(z, axis=1) == run.labels[eval_rows]))  # T never moves the argmax
+    rounding = rounding_range(np.asarray(run.logits)[fit_rows], run.labels[fit_rows], run.decimals, workers=workers)
     warnings = run_warnings(temperature, accuracy, float(result.scores["nll"][0]), run.labels[fit_rows],
-                            run.labels[eval_rows], k, eval_name)
-    best = winner(result)
+                            run.labels[eval_rows], k, eval_name, rounding)
+    best, passed = winner(result)
     record = calibrator_record(best, result.calibrators[best], run.kind, run.class_names, run.binary,
                                {"file": run.files[0]["file"], "sha256": run.files[0]["sha256"],
                                 "rows": int(fit_rows.sum())})
@@ -64,7 +66,7 @@ def comparison_report(path, split=None, seed=None, n_resamples=None, bootstrap_s
                         "parts": {name: int(mask.sum()) for name, mask in run.parts.items()}},
               "temperature": temperature, **comparison_record(result),
               "warnings": [w._asdict() for w in warnings],
-              "deploy": {"method": best, "code": "check" if warnings else "deploy"}}
+              "deploy": {"method": best, "code": "check" if warnings else "deploy", "passed_over": passed}}
     return report, record
 
 
@@ -84,7 +86,8 @@ def comparison_text(report):
     q = report["quantiles"]
     parts = ", ".join(f"{rows} {name}" for name, rows in report["split"]["parts"].items())
     what = "one score column (binary)" if report["binary"] else f"{report['k']} classes"
-    lines = [f"{report['file']}: {report['n']} rows, {what}; split {report['split']['rule']} ({parts}); "
+    rows = rows_text(report)
+    lines = [f"{report['file']}: {rows}, {what}; split {report['split']['rule']} ({parts}); "
              f"fitted T = {report['temperature']:.6g}",
              f"scores on the test rows; change = method − temperature scaling, its {q[0]:.0%}–{q[-1]:.0%} range "
              f"over {report['n_resamples']} paired resamples (seed {report['bootstrap_seed']}); inf: a label got "
@@ -115,8 +118,12 @@ def comparison_text(report):
                                                                                 report["warnings"]))
     else:
         why = ("the lowest test NLL of those that beat temperature scaling beyond its range on NLL"
-               if best != "temperature" else "no calibrator beats it beyond its range on NLL")
+               if best != "temperature" else "every calibrator that beats it beyond its range on NLL gives hard 0/1 "
+               "probabilities" if report["deploy"].get("passed_over") else
+               "no calibrator beats it beyond its range on NLL")
         lines.append(f"to deploy: {best} ({why})")
+    for name, reason in report["deploy"].get("passed_over", {}).items():
+        lines.append(f"not {name}, though its NLL is lower: it {reason}")
     return "\n".join(lines)
 
 

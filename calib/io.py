@@ -116,7 +116,8 @@ class Predictions(NamedTuple):
     ``binary`` True when the file gave one column (a binary model's score or
     positive-class probability, held as the two logits of K = 2);
     ``split_rule`` the rule the file's split asks for when it is not a
-    calibration/test column (``"none"``: every row marked ``all``), else None.
+    calibration/test column (``"none"``: every row marked ``all``), else None;
+    ``decimals`` the places of rounded probabilities with cells printed as 0 (:mod:`calib.rounding`), else None.
     """
 
     logits: np.ndarray
@@ -130,6 +131,7 @@ class Predictions(NamedTuple):
     notes: Tuple[str, ...] = ()
     binary: bool = False
     split_rule: Optional[str] = None
+    decimals: Optional[int] = None
 
 
 def load_predictions(path, kind=None):
@@ -327,7 +329,7 @@ def _validate(path, arrays, kind):
     if class_names is not None:
         class_names = None if None in list(class_names) else np.array(list(class_names), dtype=str)
     return dict(logits=read.logits, labels=labels, split=split, groups=groups, class_names=class_names,
-                kind=read.kind, notes=tuple(notes), binary=binary, split_rule=rule)
+                kind=read.kind, notes=tuple(notes), binary=binary, split_rule=rule, decimals=read.decimals)
 
 
 # --- the split ----------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ names the file, the place and the fix; :class:`Problems` collects the
 problems of independent checks so that a file with several is refused with
 all of them at once. :func:`fit_warnings` is the check of a fit that did run
 (the fitted T pressed against a search bound, accuracy no better than
-chance, scores that predict the labels no better than the class frequencies).
+chance, scores that predict the labels no better than the class frequencies,
+a T decided by probabilities printed as 0).
 Used by :mod:`calib.io`, :mod:`calib.io_csv` and :mod:`calib.io_values`.
 
 * labels that look 1-based (:func:`check_one_based`), a label equal to K
@@ -25,15 +26,18 @@ __all__ = [
     "check_dropped_column",
     "label_hint", "split_from_indices", "extension_hint", "BOUND_MARGIN", "SIGMOID_SUM_GAP",
     "CALIBRATION_INDEX_NAMES", "TEST_INDEX_NAMES", "PROBABILITY_SUM_TOLERANCE", "SAVEZ_HINT", "whole_numbers",
-    "INFORMATION_MARGIN", "WARNING_CODES",
+    "INFORMATION_MARGIN", "WARNING_CODES", "ROUNDING_FIX", "ROUNDING_T_TOLERANCE",
 ]
 
 PROBABILITY_SUM_TOLERANCE = 1e-3  # |row sum − 1| allowed for probabilities
 SIGMOID_SUM_GAP = 0.05            # a typical (median) |row sum − 1| above this: per-class sigmoids, not a softmax
 BOUND_MARGIN = 0.01               # a fitted T within 1% of a search bound is warned about
 INFORMATION_MARGIN = 0.01         # calibrated NLL within 1% of the class frequencies' NLL: the scores say nothing
+ROUNDING_T_TOLERANCE = 0.05       # Ts more than 5% apart as printed zeros move within their interval: they decide T
+#                                   (calib.rounding)
 # every code of fit_warnings, in the order they are checked
-WARNING_CODES = ("t_low_bound", "t_high_bound", "chance_accuracy", "no_information")
+WARNING_CODES = ("t_low_bound", "t_high_bound", "chance_accuracy", "no_information", "rounded_zeros")
+ROUNDING_FIX = "export logits, or write the probabilities with more digits, e.g. float_format='%.6g'"
 CALIBRATION_INDEX_NAMES = ("cal_idx", "calib_idx", "calibration_idx", "val_idx", "valid_idx", "validation_idx")
 TEST_INDEX_NAMES = ("test_idx",)
 SAVEZ_HINT = "np.savez(path, logits=..., labels=...)"
@@ -230,12 +234,16 @@ class FitWarning(NamedTuple):
     message: str
 
 
-def fit_warnings(temperature, accuracy, k, bounds, part="test", nll=None, prior_nll=None):
+def fit_warnings(temperature, accuracy, k, bounds, part="test", nll=None, prior_nll=None, rounding=None,
+                 rounding_tolerance=None):
     """The warnings of a fit, a list of :class:`FitWarning` (empty if none): the fitted T within
     :data:`BOUND_MARGIN` of a search bound ``bounds`` (low, high); the accuracy of the ``part`` rows at or below
-    chance (1/K); and, when ``nll`` (the part's NLL at the fitted T, nats) and ``prior_nll`` (its NLL under the
+    chance (1/K); when ``nll`` (the part's NLL at the fitted T, nats) and ``prior_nll`` (its NLL under the
     class frequencies alone) are given, scores that do no better than those frequencies (within
-    :data:`INFORMATION_MARGIN`): labels that do not belong to the rows."""
+    :data:`INFORMATION_MARGIN`): labels that do not belong to the rows; and, when ``rounding`` (a
+    :class:`calib.rounding.RoundingRange` of the fit's rows) is given, Ts more than ``rounding_tolerance``
+    (relative; None: :data:`ROUNDING_T_TOLERANCE`) apart as the probabilities printed as 0 are read at
+    either end of what they can stand for: the file does not determine T."""
     low, high = bounds
     out = []
     if temperature <= low * (1 + BOUND_MARGIN):
@@ -254,4 +262,13 @@ def fit_warnings(temperature, accuracy, k, bounds, part="test", nll=None, prior_
         out.append(FitWarning("no_information", f"on the {part} rows the calibrated scores' NLL ({nll:.4f} nats) "
                               f"is no better than the class frequencies' alone ({prior_nll:.4f}): do the labels "
                               "belong to these rows (same order, not shuffled, no class column dropped)?"))
+    rounding_tolerance = ROUNDING_T_TOLERANCE if rounding_tolerance is None else rounding_tolerance
+    if rounding is not None and rounding.spread > rounding_tolerance:
+        (top, bottom), (t_top, t_bottom) = rounding.values, rounding.temperatures
+        out.append(FitWarning("rounded_zeros", f"{rounding.zeros:,} probabilities printed as 0 at {rounding.decimals} "
+                              f"decimals decide T: read as {top:g} (the most a printed 0 stands for) they give T = "
+                              f"{t_top:.4g}, read as {bottom:g} T = {t_bottom:.4g}, more than {rounding_tolerance:.0%} "
+                              f"apart, and smaller values more: the model's T could lie anywhere from "
+                              f"{min(t_top, t_bottom):.4g} to above {max(t_top, t_bottom):.4g}, not only at the "
+                              f"fitted {temperature:.4g}; {ROUNDING_FIX}"))
     return out

@@ -26,7 +26,7 @@ A binary model's single column (a logit or score x, or the positive class's prob
 logits (0, x), or log(1 − p) and log p: softmax gives back sigmoid(x), or (1 − p, p).
 """
 
-from typing import NamedTuple, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -45,12 +45,15 @@ MISSING_SHARE = 0.05        # rows in [0, 1] none above 1, more than this share 
 
 class ReadValues(NamedTuple):
     """The logits (n, K ≥ 2) read from a file's values, ``kind`` (``"logits"`` or ``"probabilities"``: what the
-    numbers were, after any note), ``binary`` (one column was given) and ``notes`` (what was read how)."""
+    numbers were, after any note), ``binary`` (one column was given), ``notes`` (what was read how) and
+    ``decimals``: the places of rounded probabilities some of whose cells were printed as 0 (read as
+    :data:`ROUNDED_ZERO` of the last digit; :mod:`calib.rounding`), else None."""
 
     logits: np.ndarray
     kind: str
     binary: bool
     notes: Tuple[str, ...]
+    decimals: Optional[int] = None
 
 
 def decimals_of(values):
@@ -237,7 +240,8 @@ def read_values(path, arrays, name, values, declared, forced):
     if kind == "probabilities":
         probs = np.concatenate([1.0 - values, values], axis=1) if binary else values.astype(np.float64)
         logits = _probability_logits(path, arrays, name, probs, decimals, notes)
-        return ReadValues(logits, "probabilities", binary, tuple(notes))
+        zeros = bool(decimals) and bool(np.any(probs == 0))
+        return ReadValues(logits, "probabilities", binary, tuple(notes), int(decimals) if zeros else None)
     if binary:
         values = np.concatenate([np.zeros_like(values), values], axis=1)
     return ReadValues(np.ascontiguousarray(values), "logits", binary, tuple(notes))

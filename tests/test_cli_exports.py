@@ -51,10 +51,19 @@ def frame(values, labels, columns, split=None):
     return df
 
 
+def zeros_read_at(p, digits, value):
+    """The logits of probabilities ``p`` printed with ``digits`` decimals, every printed 0 read as ``value``."""
+    rounded = np.round(p, digits)
+    return np.log(np.where(rounded == 0, value, rounded))
+
+
 @pytest.mark.parametrize("digits", [2, 3])
 def test_rounded_probabilities_with_class_names_fit_the_models_temperature(tmp_path, capsys, digits):
     """The issue's export: df.to_csv(float_format="%.3f") of predict_proba with the class names as the header.
-    It was fitted as logits (T = 0.205, "helps"); it must give the T of the probabilities themselves."""
+    It was fitted as logits (T = 0.205, "helps"); it must give the T of the probabilities themselves. This model
+    is over-confident (labels drawn at T = 2) and a quarter (3 decimals) to nearly half (2) of its values print as
+    0: where in [0, half a digit) they are moves T by more than 5%, so the fit is warned about (never "helps"),
+    with the range of T at the two ends, u / 2 and u / 1000, from SciPy fits of those readings."""
     z, y = model()
     p = scipy.special.softmax(z, axis=1)
     split = np.where(np.arange(N) % 2 == 0, "valid", "test")
@@ -67,7 +76,68 @@ def test_rounded_probabilities_with_class_names_fit_the_models_temperature(tmp_p
     full = scipy_t(np.log(p[::2]), y[::2])  # the T of the unrounded probabilities on the same rows
     assert 1.5 < full < 2.5
     assert report["temperature"] == pytest.approx(full, rel=0.03 if digits == 3 else 0.1)
-    assert report["warnings"] == []
+    unit = 10.0 ** -digits
+    ends = [scipy_t(zeros_read_at(p[::2], digits, value), y[::2]) for value in (unit / 2, unit / 1000)]
+    assert ends[1] / ends[0] - 1 > 0.05 and ends[0] < full < ends[1]
+    assert [w["code"] for w in report["warnings"]] == ["rounded_zeros"]
+    assert report["decision"]["verdict"]["code"] == "check"
+    message = report["warnings"][0]["message"]
+    zeros = int(np.count_nonzero(np.round(p[::2], digits) == 0))
+    assert message.startswith(f"{zeros:,} probabilities printed as 0 at {digits} decimals decide T")
+    assert f"anywhere from {ends[0]:.4g} to above {ends[1]:.4g}" in message
+    assert message.endswith("export logits, or write the probabilities with more digits, e.g. float_format='%.6g'")
+
+
+def over_confident_export(tmp_path, t, spread, name, n=3000, k=6, seed=11):
+    """Probabilities of a k-class model whose labels were drawn at temperature ``t`` (logits ``spread`` × N(0, 1)
+    plus 2 × ``spread`` on a class), printed with 3 decimals, half the rows "valid", half "test"."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(size=(n, k)) * spread
+    z[np.arange(n), rng.integers(0, k, n)] += 2 * spread
+    y = (np.cumsum(scipy.special.softmax(z / t, axis=1), axis=1) > rng.random((n, 1))).argmax(axis=1)
+    p = scipy.special.softmax(z, axis=1)
+    split = np.where(np.arange(n) % 2 == 0, "valid", "test")
+    frame(p, y, [f"c{i}" for i in range(k)], split).to_csv(tmp_path / name, index=False, float_format="%.3f")
+    return z, p, y
+
+
+def test_probabilities_printed_as_zero_that_decide_t_block_helps_everywhere(tmp_path, capsys):
+    """The engineer's export: a strongly over-confident model (labels at T = 3) written with %.3f, most of its
+    values printed as 0. The zeros read at 1/20 of a digit gave T = 2.13 for a true 3.17, verdict "helps". Now a
+    warning: on stderr, in the JSON, the verdict "check", --strict exits 3, and compare deploys nothing."""
+    z, p, y = over_confident_export(tmp_path, 3.0, 3.0, "m.csv")
+    valid = np.arange(len(y)) % 2 == 0
+    assert np.mean(np.round(p, 3) == 0) > 0.3
+    ends = [scipy_t(zeros_read_at(p[valid], 3, value), y[valid]) for value in (5e-4, 1e-6)]
+    assert ends[1] / ends[0] - 1 > 0.05
+    status, out, err = cli(capsys, "fit", tmp_path / "m.csv", "--json")
+    report = json.loads(out)
+    assert [w["code"] for w in report["warnings"]] == ["rounded_zeros"]
+    assert report["decision"]["verdict"]["code"] == "check" and report["decision"]["verdict"]["nll_code"] == "helps"
+    warned = [line for line in err if line.startswith("python -m calib: warning: ")]
+    assert len(warned) == 1 and f"anywhere from {ends[0]:.4g} to above {ends[1]:.4g}" in warned[0]
+    assert "float_format='%.6g'" in warned[0]
+    status, out, _ = cli(capsys, "fit", tmp_path / "m.csv")
+    assert "verdict: check before deploying (rounded_zeros)" in out and "helps" not in out
+    assert cli(capsys, "fit", tmp_path / "m.csv", "--strict")[0] == 3
+    status, out, _ = cli(capsys, "compare", tmp_path / "m.csv", "--json", "--resamples", 20, "--strict")
+    report = json.loads(out)
+    assert status == 3 and report["deploy"]["code"] == "check"
+    assert [w["code"] for w in report["warnings"]] == ["rounded_zeros"]
+
+
+@pytest.mark.parametrize("t", [1.0, 1.3])
+def test_a_calibrated_or_mildly_over_confident_rounded_export_is_not_warned(tmp_path, capsys, t):
+    """Calibrated (T = 1) or mildly over-confident (T = 1.3) with about a tenth of the values printed as 0 at 3
+    decimals: T barely moves between the zeros' two readings (SciPy), and nothing is warned."""
+    z, p, y = over_confident_export(tmp_path, t, 2.0, "m.csv")
+    valid = np.arange(len(y)) % 2 == 0
+    assert 0.05 < np.mean(np.round(p, 3) == 0) < 0.2
+    ends = [scipy_t(zeros_read_at(p[valid], 3, value), y[valid]) for value in (5e-4, 1e-6)]
+    assert ends[1] / ends[0] - 1 < 0.04
+    status, out, _ = cli(capsys, "fit", tmp_path / "m.csv", "--json", "--strict")
+    report = json.loads(out)
+    assert status == 0 and report["warnings"] == [] and report["decision"]["verdict"]["code"] != "check"
 
 
 def test_labels_that_do_not_belong_to_the_rows_never_get_a_helps_verdict(tmp_path, capsys):
@@ -118,6 +188,10 @@ def test_a_separate_test_file_holds_out_every_row_of_it(tmp_path, capsys):
                                                                                         "test": 400}}
     assert report["temperature"] == pytest.approx(scipy_t(z[:500], y[:500]), abs=1e-6)
     assert [f["rows"] for f in report["files"]] == [500, 400]
+    head = f"{tmp_path / 'val.npz'}: 500 rows + 400 rows in {tmp_path / 'test.csv'}, "
+    for extra in (("fit",), ("compare", "--resamples", 20)):  # each file's own rows, not their sum as the first's
+        _, text, _ = cli(capsys, *extra, tmp_path / "val.npz", "--test", tmp_path / "test.csv")
+        assert text.splitlines()[0].startswith(head), text.splitlines()[0]
     np.savez(tmp_path / "three.npz", logits=z[500:, :3], labels=y[500:] % 3)
     status, _, err = cli(capsys, "fit", tmp_path / "val.npz", "--test", tmp_path / "three.npz")
     assert status == 2 and "3 classes, but" in err[0]
@@ -158,6 +232,42 @@ def test_a_binary_models_one_score_column_end_to_end(tmp_path, capsys):
         report["calibrator"]["after"]["nll"], abs=1e-12)
     status, out, _ = cli(capsys, "compare", tmp_path / "b.csv", "--json", "--resamples", 20)
     assert status == 0 and [m["method"] for m in json.loads(out)["methods"]][-1] == "platt"
+
+
+def test_compare_never_recommends_a_calibrator_with_hard_zero_probabilities(tmp_path, capsys):
+    """A binary model miscalibrated differently on each side of 0 (slope 3 above, 0.7 below): histogram binning has
+    the lowest test NLL but its bins of all-positive calibration rows give test rows a probability of exactly 0 and
+    1, so the next miss there costs infinite log loss. compare passes it over, says why, and deploys a calibrator
+    whose own code (written by --save) gives no test row a hard 0; fit --method histogram's code shows the hard 0s
+    on as many test rows as the note says."""
+    rng = np.random.default_rng(0)
+    n = 6000
+    x = rng.normal(size=n) * 2
+    y = (rng.random(n) < scipy.special.expit(np.where(x > 0, 3 * x, 0.7 * x))).astype(int)
+    split = np.where(np.arange(n) % 2 == 0, "calibration", "test")
+    np.savez(tmp_path / "b.npz", logits=x, labels=y, split=split)
+    status, out, _ = cli(capsys, "compare", tmp_path / "b.npz", "--json", "--resamples", 50, "--save",
+                         tmp_path / "best.json")
+    report = json.loads(out)
+    nll = {m["method"]: m["scores"]["nll"]["value"] for m in report["methods"]}
+    best = report["deploy"]["method"]
+    assert status == 0 and best not in ("histogram", "isotonic", "temperature")
+    assert nll["histogram"] is not None and nll["histogram"] < nll[best]
+    status, _, _ = cli(capsys, "fit", tmp_path / "b.npz", "--method", "histogram", "--save", tmp_path / "h.json")
+    test = split == "test"
+    probs = {}
+    for name in ("best", "h"):
+        code = {}
+        exec(compile((tmp_path / f"{name}.py").read_text(), f"{name}.py", "exec"), code)
+        saved = code["load_calibrator"](str(tmp_path / f"{name}.json"))
+        probs[name] = np.asarray(code["calibrated_probs"](x[test], saved))
+    hard = int(np.count_nonzero(np.any(probs["h"] == 0, axis=1)))
+    assert hard > 0 and not np.any(probs["best"] == 0)
+    assert report["deploy"]["passed_over"] == {"histogram": f"gives {hard:,} test row(s) a probability of exactly 0 "
+                                               "(and 1): a hard 0 costs an infinite log loss the next time that class "
+                                               "occurs"}
+    _, text, _ = cli(capsys, "compare", tmp_path / "b.npz", "--resamples", 50)
+    assert f"to deploy: {best} (" in text and f"not histogram, though its NLL is lower: it gives {hard:,}" in text
 
 
 def test_compare_saves_the_calibrator_that_wins_and_its_code_reproduces_the_table(tmp_path, capsys):

@@ -385,6 +385,12 @@ def test_a_fit_at_the_bound_and_at_chance_warns_on_stderr_and_on_the_page_in_eve
         assert strings["warning"]["t_high_bound"].split("{hi}")[1] in notes[0]
         assert strings["warning_chance"]["test"].split("{chance})")[1] in notes[1]
         assert "{" not in notes[0] + notes[1]
+        # a warning blocks "helps" on the page as on the command line: the verdict is "check", in its own words
+        verdict = re.search(r'<p class="yours-verdict" data-verdict="([a-z]+)">(.*?)</p>', section, re.S)
+        assert verdict.group(1) == "check", page
+        assert strings["verdict"]["check"].split("{these}")[0] in html_module.unescape(verdict.group(2))
+    assert record["decision"]["verdict"]["code"] == "check"
+    assert record["decision"]["verdict"]["checks"] == ["t_high_bound", "chance_accuracy"]
     for key in ("hostile", "bare"):
         assert "yours-warning" not in (user_builds[key] / "index.html").read_text(encoding="utf-8")
 

@@ -26,22 +26,27 @@ from calib import (
     DECISION_BINS,
     DECISION_METRICS,
     MAX_AFFINE_CLASSES,
+    UNSETTLED,
     ScoreSet,
     classwise_bins,
     classwise_ece,
     compare_parts,
     compare_verdict,
+    fit_warnings,
     max_gap,
     metric_changes,
     part_masks,
+    rounding_range,
     scaled_probs,
     temperature_spread,
     verdict,
+    winner,
 )
 from sitegen.analyses.uncertainty import part_generator
 from sitegen.common.cache import cached
 from sitegen.common.settings import (
     ANALYSIS_SEED,
+    FIT_BOUNDS,
     FIT_RESAMPLES,
     REFIT_TOLERANCE,
     USER_CLASS_ROWS,
@@ -54,7 +59,7 @@ from sitegen.compute.precompute import grid_index
 from sitegen.facts.beyond_dives import comparison_view
 
 __all__ = ["SCHEMA_VERSION", "project_version", "user_comparison", "start_comparison",
-           "decision", "decision_record", "verdict_line", "deploy_snippets",
+           "decision", "decision_record", "verdict_line", "deploy_snippets", "fit_checks",
            "deploy_file"]
 
 SCHEMA_VERSION = 2  # of downloads/yours-temperature.json: 2 added the test metrics, their ranges and the verdict
@@ -138,8 +143,10 @@ def _classes(data, rows, fitted_t, top):
 
 @cached("compare")  # its own entry: build.py starts it on a thread while the grid and the analyses run
 def user_comparison(user):
-    """:func:`calib.compare_parts` on the reader's file and split (a :class:`calib.Comparison`)."""
-    return compare_parts(user.predictions.logits, user.predictions.labels, user.parts)
+    """:func:`calib.compare_parts` on the reader's file and split (a :class:`calib.Comparison`), with Platt scaling
+    for two classes, as ``python -m calib compare`` runs it."""
+    logits = user.predictions.logits
+    return compare_parts(logits, user.predictions.labels, user.parts, binary=logits.shape[1] == 2)
 
 
 _STARTED = {}  # id(user) → (user, thread, result holder) of a comparison start_comparison began
@@ -175,14 +182,33 @@ def _comparison(user):
     return holder["value"]
 
 
+def fit_checks(precomputed, user=None):
+    """``(warnings, rounding)``: what to check about the reader's fit (:func:`calib.fit_warnings`: the fitted T
+    within 1% of a search bound, the reported part's accuracy at or below 1/K, and, with ``user``, a T decided by
+    probabilities the file printed as 0) and that last check's :class:`calib.rounding.RoundingRange` (or None)."""
+    result = precomputed.datasets[USER_SLUG]
+    data = result.dataset
+    reported = "test" if "test" in result.parts else "all"
+    rounding = None
+    if user is not None:
+        rows = part_masks(data)[result.fitted_on]
+        rounding = rounding_range(data.logits[rows], data.labels[rows], user.predictions.decimals, FIT_BOUNDS,
+                                  REFIT_TOLERANCE)
+    warnings = fit_warnings(result.fitted_t, result.parts[reported].accuracy, data.logits.shape[1], FIT_BOUNDS,
+                            reported, rounding=rounding)
+    return warnings, rounding
+
+
 _LAST = {}  # the last decision, keyed by the objects it was computed from: every edition and file reuses it
 
 
 def decision(user, precomputed, analyses):
     """Everything the decision part shows (a namespace; natural units): ``changes`` {metric: MetricChange},
-    ``verdict``, ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``,
+    ``verdict`` (``check`` with any of ``warnings``: :func:`fit_checks`, with ``rounding``),
+    ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``,
     ``compare`` (:func:`sitegen.facts.beyond_dives.comparison_view`) with ``compare_verdict``, ``compare_q``,
-    ``compare_resamples``, ``compare_bins`` and ``compare_max`` (the affine calibrators' class limit).
+    ``compare_resamples``, ``compare_bins`` and ``compare_max`` (the affine calibrators' class limit),
+    ``recommended`` (:func:`calib.compare.winner`) and ``passed_over`` ({method: test rows with a hard 0}).
     Computed once per build (the editions, the downloads and build.py's last line share it)."""
     sources = (user, precomputed, analyses)
     if not (_LAST and all(a is b for a, b in zip(_LAST["sources"], sources))):
@@ -205,11 +231,17 @@ def _decide(user, precomputed, analyses):
                                 part_generator(ANALYSIS_SEED, USER_SLUG, result.fitted_on, "refit"),
                                 USER_SPREAD_BUDGET, USER_SPREAD_MIN_RESAMPLES, tolerance=REFIT_TOLERANCE)
     compared = _comparison(user)
+    warnings, rounding = fit_checks(precomputed, user)
+    recommended, passed = winner(compared)  # the rule of python -m calib compare's "to deploy"
     return SimpleNamespace(
+        warnings=warnings, rounding=rounding, recommended=recommended,
+        passed_over={m: int(compared.hard_rows[compared.methods.index(m)]) for m in passed},
         compare=comparison_view(compared), compare_verdict=compare_verdict(compared),
         compare_q=compared.quantiles, compare_resamples=compared.n_resamples, compare_bins=compared.n_bins,
         compare_max=MAX_AFFINE_CLASSES,
-        reported=reported, rows=int(masks[reported].sum()), changes=changes, verdict=verdict(changes),
+        # left out because its fit has no finite optimum (the rest of compare.skipped: too many classes)
+        compare_unsettled=[m for m, reason in compared.skipped.items() if reason == UNSETTLED],
+        reported=reported, rows=int(masks[reported].sum()), changes=changes, verdict=verdict(changes, warnings),
         spread=spread, resamples=int(quoted.paired.n_resamples), quantiles=quoted.paired.quantiles,
         mce=_mce_view(part, t1, fit, USER_MCE_MIN_ROWS), mce_min_rows=USER_MCE_MIN_ROWS,
         classes=_classes(data, masks[reported], result.fitted_t, USER_CLASS_ROWS), bins=DECISION_BINS,

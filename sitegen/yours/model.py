@@ -34,7 +34,6 @@ from calib import (
     POOLED,
     Dataset,
     InputError,
-    fit_warnings,
     load_predictions,
     scaled_probs,
     split_masks,
@@ -347,13 +346,11 @@ def _as_sentence(text, pattern):
 
 # --- what the report's template reads -------------------------------------------------------------------
 
-def user_fit_warnings(precomputed):
-    """What to check about the reader's fit (:func:`calib.io_checks.fit_warnings`): the fitted T within 1% of a
-    search bound, or the reported part's accuracy at or below 1/K. build.py prints them; the report shows them."""
-    result = precomputed.datasets[USER_SLUG]
-    reported = "test" if "test" in result.parts else "all"
-    return fit_warnings(result.fitted_t, result.parts[reported].accuracy, result.dataset.logits.shape[1], FIT_BOUNDS,
-                        reported)
+def user_fit_warnings(precomputed, user=None):
+    """What to check about the reader's fit (:func:`sitegen.yours.decision.fit_checks`): the fitted T within 1% of a
+    search bound, the reported part's accuracy at or below 1/K, and (with ``user``) a T decided by probabilities
+    printed as 0. build.py prints them; the report shows them."""
+    return user_decision.fit_checks(precomputed, user)[0]
 
 
 def user_report(user, precomputed, analyses, decided=None):
@@ -377,7 +374,7 @@ def user_report(user, precomputed, analyses, decided=None):
         groups=list(sub.groups) if sub is not None else [],
         sweep_rows=list(USER_SWEEP_ROWS),
         # what to check before deploying: codes of calib.io_checks.fit_warnings, and chance (1/K) for the sentence
-        warnings=[w.code for w in user_fit_warnings(precomputed)], chance=1.0 / data.logits.shape[1],
+        warnings=[w.code for w in decided.warnings], chance=1.0 / data.logits.shape[1], rounding=decided.rounding,
         bound_margin=BOUND_MARGIN,
         # the one-file edition has no downloads folder: it carries temperature.json itself, as a data: link
         temperature_href="data:application/json;base64," + base64.b64encode(
