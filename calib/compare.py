@@ -390,9 +390,8 @@ def comparison_resamples(n_test, most=DEFAULT_RESAMPLES, budget=COMPARE_RESAMPLE
     """Paired resamples of a comparison on ``n_test`` test rows: ``most``, or ⌊``budget`` / ``n_test``⌋ when that
     is fewer, but never fewer than ``least`` (nor more than ``most``).
 
-    >>> comparison_resamples(1_000), comparison_resamples(250_000), comparison_resamples(400_000), \
-    ...     comparison_resamples(5_000_000)
-    (200, 200, 125, 100)
+    >>> [comparison_resamples(n) for n in (1_000, 250_000, 400_000, 5_000_000)]
+    [200, 200, 125, 100]
     """
     n_test, most, least = (positive_int(v, name) for v, name in ((n_test, "n_test"), (most, "most"), (least, "least")))
     return max(min(least, most), min(most, positive_int(budget, "budget") // n_test))
