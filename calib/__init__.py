@@ -46,9 +46,9 @@ public API (documented in the README):
   :class:`HistogramBinning`, :class:`IsotonicCalibration`, :class:`ScalingBinning`,
   :class:`EnsembleTemperatureScaling`, :class:`PlattScaling` — calibrators with one interface: ``fit(logits,
   labels)`` returns the calibrator, ``predict_proba(logits)`` gives calibrated rows, fitted parameters end in ``_``;
-* :func:`calibrator_record`, :func:`save_calibrator`, :func:`load_calibrator` (:mod:`calib.deploy`) — any
-  calibrator of :data:`DEPLOYABLE` as a small versioned JSON file with the numpy, PyTorch and scikit-learn code
-  that applies it, and back (numpy only);
+* :func:`calibrator_record`, :func:`calibrator_texts`, :func:`save_calibrator`, :func:`load_calibrator`
+  (:mod:`calib.deploy`) — any calibrator of :data:`DEPLOYABLE` as a small versioned JSON file with the
+  numpy, PyTorch and scikit-learn code that applies it, and back (numpy only);
 * :func:`classwise_ece`, :func:`static_calibration_error` (:func:`classwise_bins`) — binned calibration error
   of every class's probability, not only the winner's;
 * :func:`ece_consistency_test`, :func:`skce_test` (:mod:`calib.caltest`) — tests of "this model is calibrated"
@@ -136,7 +136,7 @@ from .corp import (
 )
 from .datasets import DATASET_NAMES, Dataset, even_odd_split, load, part_masks
 from .decision import DECISION_BINS, DECISION_METRICS, metric_changes, paired_changes, temperature_spread, verdict
-from .deploy import DEPLOYABLE, calibrator_record, load_calibrator, save_calibrator
+from .deploy import DEPLOYABLE, calibrator_record, calibrator_texts, load_calibrator, save_calibrator
 from .discrimination import auroc
 from .distributed import fit_dask, local_client
 from .fitting import BRIER_PROBES, DEFAULT_BOUNDS, DEFAULT_TOLERANCE, FIT_SCORES, fit_temperature
@@ -239,7 +239,7 @@ __all__ = [
     "CORP", "CORPBand", "ScoreDecomposition", "corp", "corp_band", "DecompositionSpread", "brier_decomposition",
     "corp_decomposition_spread",
     "DECISION_BINS", "DECISION_METRICS", "metric_changes", "paired_changes", "temperature_spread", "verdict",
-    "DEPLOYABLE", "calibrator_record", "save_calibrator", "load_calibrator", "BINARY_CALIBRATORS",
+    "DEPLOYABLE", "calibrator_record", "calibrator_texts", "save_calibrator", "load_calibrator", "BINARY_CALIBRATORS",
     "CALIBRATORS", "COMPARE_SCORES", "COMPARE_COLUMNS", "MAX_AFFINE_CLASSES", "UNSETTLED", "Comparison",
     "compare_calibrators",
     "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",

@@ -31,7 +31,8 @@ from .deploy_code import deploy_source
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
 from .platt import PlattScaling
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "DEPLOYABLE", "calibrator_record", "save_calibrator", "load_calibrator",
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "DEPLOYABLE", "calibrator_record", "calibrator_texts", "save_calibrator",
+           "load_calibrator",
            "package_version"]
 
 SCHEMA = "calib-calibrator"
@@ -91,6 +92,12 @@ def calibrator_record(method, calibrator, kind="logits", class_names=None, binar
     }
 
 
+def calibrator_texts(record, json_name):
+    """``(json_text, code)``: ``record`` as the JSON file :func:`save_calibrator` writes, and the Python source
+    that applies it (numpy, scikit-learn, PyTorch: :func:`calib.deploy_code.deploy_source`), naming ``json_name``."""
+    return json.dumps(record, allow_nan=False, sort_keys=True, indent=1) + "\n", deploy_source(json_name)
+
+
 def save_calibrator(path, record):
     """Write ``record`` to ``path`` (JSON) and the code that applies it beside it (``path`` with ``.py``).
 
@@ -98,8 +105,7 @@ def save_calibrator(path, record):
     """
     path = Path(path)
     code_path = path.with_suffix(".py")
-    text = json.dumps(record, allow_nan=False, sort_keys=True, indent=1) + "\n"
-    code = deploy_source(path.name)
+    text, code = calibrator_texts(record, path.name)
     for target, content in ((path, text), (code_path, code)):
         partial = target.with_name(target.name + ".part")
         partial.write_text(content, encoding="utf-8")

@@ -226,3 +226,34 @@ def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built):
             assert method.split("-")[0].lower() in sentence.lower(), (method, sentence)
         if report["verdict"]["code"] == "none":
             assert sentence.startswith("On these 360 test rows, no other calibrator beats temperature scaling")
+
+
+def test_the_calibrator_to_deploy_is_offered_as_calib_compare_saves_it(built, tmp_path):
+    """When the comparison picks a calibrator other than T, the page names it and offers the JSON and code that
+    ``python -m calib compare FILE --save`` writes (another entry point, which reads the file itself); the code,
+    run alone, gives that calibrator's probabilities. When it picks T, no such file is offered."""
+    saved = tmp_path / "pick.json"
+    done = subprocess.run([sys.executable, "-m", "calib", "compare", str(built["data"]), "--json", "--save",
+                           str(saved)], cwd=str(ROOT), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    deploy = json.loads(done.stdout)["deploy"]
+    method = deploy["method"]
+    pick = re.search(r'<p class="yours-compare-pick" data-method="([a-z-]*)">', built["pages"]["en"])
+    assert pick.group(1) == ("" if deploy["code"] == "check" else method)
+    offered = sorted(p.name for p in (built["out"] / "downloads").glob("yours-*"))
+    if method == "temperature" or deploy["code"] == "check":
+        assert not [name for name in offered if name.split(".")[0] not in (
+            "yours-temperature", "yours-deploy", "yours-metrics", "yours-groups")], offered
+        return
+    page_json = built["out"] / "downloads" / f"yours-{method}.json"
+    ours, theirs = json.loads(page_json.read_text()), json.loads(saved.read_text())
+    assert ours.pop("data")["sha256"] == theirs.pop("data")["sha256"]
+    assert ours == theirs
+    assert f"yours-{method}.json" in built["pages"]["en"] and f"yours-{method}.py" in built["pages"]["en"]
+    code = {}
+    exec(compile((built["out"] / "downloads" / f"yours-{method}.py").read_text(), "deploy", "exec"), code)
+    z, test = built["logits"], built["test"]
+    probs = code["calibrated_probs"](z[test], code["load_calibrator"](str(page_json)))
+    import calib
+    fitted = calib.load_calibrator(str(saved))
+    np.testing.assert_allclose(probs, fitted.predict_proba(z[test]), rtol=0, atol=1e-12)

@@ -208,7 +208,8 @@ def decision(user, precomputed, analyses):
     ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``,
     ``compare`` (:func:`sitegen.facts.beyond_dives.comparison_view`) with ``compare_verdict``, ``compare_q``,
     ``compare_resamples``, ``compare_bins`` and ``compare_max`` (the affine calibrators' class limit),
-    ``recommended`` (:func:`calib.compare.winner`) and ``passed_over`` ({method: test rows with a hard 0}).
+    ``recommended`` (:func:`calib.compare.winner`) with ``recommended_calibrator`` (fitted) and ``passed_over``
+    ({method: test rows with a hard 0}).
     Computed once per build (the editions, the downloads and build.py's last line share it)."""
     sources = (user, precomputed, analyses)
     if not (_LAST and all(a is b for a, b in zip(_LAST["sources"], sources))):
@@ -235,6 +236,7 @@ def _decide(user, precomputed, analyses):
     recommended, passed = winner(compared)  # the rule of python -m calib compare's "to deploy"
     return SimpleNamespace(
         warnings=warnings, rounding=rounding, recommended=recommended,
+        recommended_calibrator=compared.calibrators[recommended],
         passed_over={m: int(compared.hard_rows[compared.methods.index(m)]) for m in passed},
         compare=comparison_view(compared), compare_verdict=compare_verdict(compared),
         compare_q=compared.quantiles, compare_resamples=compared.n_resamples, compare_bins=compared.n_bins,

@@ -34,6 +34,8 @@ from calib import (
     POOLED,
     Dataset,
     InputError,
+    calibrator_record,
+    calibrator_texts,
     load_predictions,
     scaled_probs,
     split_masks,
@@ -60,7 +62,7 @@ from sitegen.yours import decision as user_decision
 __all__ = [
     "UserModel", "check_text", "load_user_model", "user_dataset", "shown_classes", "precompute_with_user",
     "user_examples_payload", "temperature_json", "groups_csv", "csv_cell", "user_strings", "user_files",
-    "user_report", "add_user_facts", "load_user_section", "user_fit_warnings",
+    "user_report", "add_user_facts", "load_user_section", "user_fit_warnings", "calibrator_downloads",
 ]
 
 
@@ -310,7 +312,25 @@ def user_files(user, precomputed, analyses, decided=None):
     sub = analyses.datasets[USER_SLUG].subgroups
     if sub is not None:
         files[f"downloads/{USER_SLUG}-groups.csv"] = groups_csv(sub)
+    offered = calibrator_downloads(decided)
+    if offered:  # the recommended calibrator, when it is not T: the files python -m calib compare --save writes
+        data = user.predictions
+        fit_rows = user.parts.get("calibration", user.parts.get("all"))
+        record = calibrator_record(decided.recommended, decided.recommended_calibrator, data.kind, data.class_names,
+                                   data.binary, {"file": _file_name(data.path), "sha256": data.sha256,
+                                                 "rows": int(fit_rows.sum())})
+        text, code = calibrator_texts(record, offered["calibrator"])
+        files[f"downloads/{offered['calibrator']}"], files[f"downloads/{offered['calibrator_code']}"] = text, code
     return files
+
+
+def calibrator_downloads(decided):
+    """``{"calibrator": JSON file, "calibrator_code": its .py}`` of the calibrator the comparison recommends, or
+    ``{}`` when that is temperature scaling (its files are temperature.json and deploy.py) or a warning stands."""
+    if decided.recommended == "temperature" or decided.verdict.code == "check":
+        return {}
+    return {"calibrator": f"{USER_SLUG}-{decided.recommended}.json",
+            "calibrator_code": f"{USER_SLUG}-{decided.recommended}.py"}
 
 
 # --- strings ------------------------------------------------------------------------------------------
@@ -381,7 +401,8 @@ def user_report(user, precomputed, analyses, decided=None):
             temperature_json(user, result, decided).encode("utf-8")).decode("ascii"),
         downloads={"temperature": f"{USER_SLUG}-temperature.json", "metrics": f"{USER_SLUG}-metrics.csv",
                    "deploy": f"{USER_SLUG}-deploy.py",
-                   "groups": f"{USER_SLUG}-groups.csv" if sub is not None else None},
+                   "groups": f"{USER_SLUG}-groups.csv" if sub is not None else None,
+                   "calibrator": None, "calibrator_code": None, **calibrator_downloads(decided)},
         decision=decided, snippets=user_decision.deploy_snippets(json.dumps(result.fitted_t), data.kind),
         class_labels=None if data.class_names is None else [str(c) for c in data.class_names.tolist()],
     )
