@@ -60,8 +60,8 @@ def grid_series(values, scale, t1_index, smooth=False, exact=True):
     "d": packed delta-encoded change against T = 1}``, and where the engine's change rounded,
     ``round(v_i − v_t1)``, differs from the difference of the rounded values, ``round(v_i) − round(v_t1)``
     (by one unit, at about a quarter of the points), the points where it is one more (``"up"``) or one
-    less (``"down"``), packed delta-encoded (omitted when there are none): the page shows ``round(v_i)``
-    and ``round(v_i − v_t1)``, as the tables do.
+    less (``"down"``), packed delta-encoded (omitted when there are none): the cards show ``round(v_i)``
+    and ``round(v_i − v_t1)``.
 
     ``smooth`` (for NLL and Brier, smooth in T): the change is delta-encoded twice and sent as ``"dd"``
     (its second differences are a few units where its first differences are hundreds). ``exact=False``: no
@@ -78,8 +78,8 @@ def grid_series(values, scale, t1_index, smooth=False, exact=True):
     if not exact:
         return out
     finite = np.isfinite(values)
-    exact = to_units(np.where(finite, values - values[t1_index], 0.0), scale)
-    fix = np.where(finite & np.isfinite(values[t1_index]), exact - change, 0)
+    rounded_once = to_units(np.where(finite, values - values[t1_index], 0.0), scale)
+    fix = np.where(finite & np.isfinite(values[t1_index]), rounded_once - change, 0)
     for key, sign in (("up", 1), ("down", -1)):
         points = np.flatnonzero(fix == sign)
         if points.size:
