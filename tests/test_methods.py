@@ -5,7 +5,7 @@ probabilities."""
 import numpy as np
 import pytest
 
-from calib import CALIBRATORS, compare_calibrators, ece, load, part_masks
+from calib import CALIBRATORS, compare_calibrators, ece, ks_calibration_error, load, mce, part_masks
 from sitegen.analyses.calibrator_fits import METHODS, method_fits, offered_methods
 from sitegen.common.settings import OFFERED_BIN_COUNTS, USER_SLUG
 from sitegen.render.codec import unpack
@@ -73,3 +73,38 @@ def test_comparison_reuses_the_fits_it_is_given():
         probs = fits[m].predict_proba(zt)
         brier = np.mean(((probs - np.eye(3)[yt]) ** 2).sum(axis=1))
         assert shared.scores["brier"][i] == pytest.approx(brier, abs=1e-12)
+
+
+def test_the_cards_print_the_change_against_the_uncalibrated_model_rounded_once(precomputed):
+    """Another calibrator's card prints its value minus the uncalibrated test rows' (T = 1) value it reads, plus
+    ``fix``: that is round(v − v_uncalibrated) of the floats (the fit's scores written out here, the uncalibrated
+    ones the precomputation's), not round(v) − round(v_uncalibrated)."""
+    name = "sim-60"
+    zt, yt = _split(name)[2:]
+    result, t1 = precomputed.datasets[name], precomputed.t1_index
+    test = result.parts["test"]
+    payload = methods_payload(name)
+    fixed = 0
+    for method, shown in payload["methods"].items():
+        probs = method_fits(name)[method].predict_proba(zt)
+        picked, onehot = probs[np.arange(yt.size), yt], np.eye(probs.shape[1])[yt]
+        conf, hits = probs.max(axis=1), probs.argmax(axis=1) == yt
+        fix = shown.get("fix", {})
+        fixed += len(fix)
+        pairs = [("brier", np.mean(((probs - onehot) ** 2).sum(axis=1)), test.brier[t1], 100_000),
+                 ("accuracy", hits.mean(), test.accuracy, 1000),
+                 ("confidence", conf.mean(), test.mean_confidence[t1], 1000),
+                 ("ks", ks_calibration_error(conf, hits), test.extra["ks"][t1], 1000)]
+        if not shown["zero_rows"]:
+            pairs.append(("nll", np.mean(-np.log(picked)), test.nll[t1], 100_000))
+        for key, value, before, scale in pairs:
+            printed = shown[key] - units(before, scale) + fix.get(key, 0)
+            assert printed == units(value - before, scale), (method, key)
+        for key, measure in (("ece", ece), ("mce", mce)):
+            for scheme in ("equal-width", "adaptive"):
+                for b in OFFERED_BIN_COUNTS:
+                    before = getattr(test, key)[scheme][b][t1]
+                    printed = (shown[key][scheme][str(b)] - units(before, 1000)
+                               + fix.get(key, {}).get(scheme, {}).get(str(b), 0))
+                    assert printed == units(measure(conf, hits, b, scheme) - before, 1000), (method, key, scheme, b)
+    assert fixed, "some change differs from the difference of the rounded values: the fixes are tested"

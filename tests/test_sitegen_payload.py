@@ -309,7 +309,7 @@ def test_scores_sent_as_second_differences_decode_to_the_engines_values_everywhe
     for part_name, part in payloads[name]["parts"].items():
         engine = precomputed.datasets[name].parts[part_name]
         for key, values in (("nll", engine.nll), ("brier", engine.brier)):
-            assert set(part[key]) == {"t1", "dd"}
+            assert {"t1", "dd"} <= set(part[key]) <= {"t1", "dd", "up", "down"}
             assert decode(part[key]) == [half_up(v, SCORE_SCALE) for v in values], (name, part_name, key)
 
 
@@ -505,3 +505,88 @@ def test_core_payload_offers_every_bin_count(precomputed):
     assert core["bin_counts"] == list(range(1, 51))
     assert core["offered_bin_counts"] == list(OFFERED_BIN_COUNTS)
     assert {d["name"]: d["groups"] for d in core["datasets"]}["mixed"] == ["A", "B"]
+
+
+# --- the change the cards print: the engine's change rounded once ------------------------------------------
+
+# Each metric with a card (the core payload's list) → its engine floats in a part of the precomputation and its
+# display scale. A new card metric fails the test below until it is named here.
+CARD_FLOATS = {
+    "nll": (lambda p: p.nll, SCORE_SCALE), "brier": (lambda p: p.brier, SCORE_SCALE),
+    "confidence": (lambda p: p.mean_confidence, RATE_SCALE), "ks": (lambda p: p.extra["ks"], RATE_SCALE),
+    "ece": (lambda p: p.ece, RATE_SCALE), "mce": (lambda p: p.mce, RATE_SCALE),
+}
+
+
+def rounded_change(values, reference, scale):
+    """``values − reference`` (floats) rounded once to units of 1/scale, half away from zero, in plain numpy."""
+    d = (np.asarray(values, dtype=np.float64) - reference) * scale
+    return (np.sign(d) * np.floor(np.abs(d) + 0.5)).astype(np.int64).tolist()
+
+
+def page_change(series):
+    """The change against T = 1 the cards print at every grid point, decoded as CT.decodeSeries does: the
+    decoded series minus its value at T = 1, plus one at the points listed in ``up``, minus one at ``down``."""
+    change = [v - series["t1"] for v in decode(series)]
+    for key, sign in (("up", 1), ("down", -1)):
+        for g in (delta_decode(unpack(series[key])).tolist() if key in series else ()):
+            change[g] += sign
+    return change
+
+
+def card_series(core):
+    """The core payload's metrics with a card that follows T: ``{key: kind}``."""
+    return {m["key"]: m["kind"] for m in core["metrics"] if m["cards"] and m["kind"] != "constant"}
+
+
+@pytest.mark.parametrize("name", DATASET_NAMES)
+def test_the_cards_print_the_engines_change_against_t1_rounded_once(precomputed, payloads, name):
+    """Every part, every card metric, every bin count the cards can show (the dataset file's and the bins
+    file's): the change printed is round(v − v(T = 1)) of the engine's floats, not round(v) − round(v(T = 1))."""
+    result, t1 = precomputed.datasets[name], precomputed.t1_index
+    metrics = card_series(core_payload(precomputed, name))
+    assert set(metrics) == set(CARD_FLOATS)
+    for part_name, part in payloads[name]["parts"].items():
+        engine, extra = result.parts[part_name], bins_payload(result, precomputed, part_name)
+        for key, kind in metrics.items():
+            floats, scale = CARD_FLOATS[key][0](engine), CARD_FLOATS[key][1]
+            if kind == "series":
+                assert page_change(part[key]) == rounded_change(floats, floats[t1], scale), (part_name, key)
+                continue
+            for scheme in SCHEMES:
+                for b in SELECTABLE_BIN_COUNTS:
+                    table = part[key][scheme] if b in counts_in(part[key][scheme]) else extra[key][scheme]
+                    v = np.asarray(floats[scheme][b])
+                    assert page_change(series_of(table, b)) == rounded_change(v, v[t1], scale), (part_name, key, b)
+
+
+def test_the_group_views_print_the_engines_change_rounded_once(precomputed):
+    """A group over the grid (the slider), and every row set at its own group's T against the same rows at
+    T = 1 (the cards' value minus the T = 1 value they read, plus ``fix``)."""
+    result, t1 = precomputed.datasets["mixed"], precomputed.t1_index
+    payload = groups_payload(result, precomputed)
+    metrics = card_series(core_payload(precomputed, "mixed"))
+    scores = result.groups.scores.metrics
+    for part_name, by_group in payload["parts"].items():
+        for who, own in payload["own"][part_name].items():
+            grid_part = result.parts[part_name] if who == "pooled" else result.groups.parts[part_name][who]
+            at_own = scores[part_name][who]["group"]
+            for key, kind in metrics.items():
+                floats, scale = CARD_FLOATS[key][0](grid_part), CARD_FLOATS[key][1]
+                point = CARD_FLOATS[key][0](at_own)
+                fix = own.get("fix", {}).get(key, {} if kind == "binned" else 0)
+                if kind == "series":
+                    shown = own[key] - half_up(floats[t1], scale) + fix
+                    assert shown == rounded_change(point, floats[t1], scale), (part_name, who, key)
+                    if who != "pooled":
+                        assert page_change(by_group[who][key]) == rounded_change(floats, floats[t1], scale)
+                    continue
+                for scheme in SCHEMES:
+                    for b in OFFERED_BIN_COUNTS:
+                        ref = floats[scheme][b][t1]
+                        shown = own[key][scheme][str(b)] - half_up(ref, scale) + fix.get(scheme, {}).get(str(b), 0)
+                        assert shown == rounded_change(point[scheme][b], ref, scale), (part_name, who, key, b)
+                        if who != "pooled":
+                            v = np.asarray(floats[scheme][b])
+                            assert page_change(series_of(by_group[who][key][scheme], b)) == \
+                                rounded_change(v, v[t1], scale), (part_name, who, key, b)

@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import tomllib
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -280,6 +281,20 @@ def test_the_payload_keeps_only_six_examples_with_their_shown_classes(user_build
     assert all(len(row) == 10 and row[-1] is None for row in examples["logits"])
     assert set(payload["class_names"]) <= {str(c) for row in examples["classes"] for c in row if c >= 0} \
         | {str(c) for c in examples["label"] + examples["predicted"]}
+
+
+def test_only_the_readers_examples_are_headed_with_their_row_of_the_file(user_builds):
+    """The bars name a reader's example's row of their file, counted from 0 (``file_rows``; the heading itself is
+    read in tests/browser/test_yours.py); a built-in dataset's examples keep their plain heading."""
+    def payload(name):
+        text = (user_builds["hostile"] / "data" / f"{name}.js").read_text(encoding="utf-8")
+        return json.loads(text[text.index('["dataset",') + len('["dataset",'):text.rindex("]);")])
+
+    assert payload("yours")["examples"]["file_rows"] == 1
+    assert "file_rows" not in payload("six")["examples"]
+    for lang in ("en", "es"):
+        ui = tomllib.loads((ROOT / "content" / lang / "strings.toml").read_text(encoding="utf-8"))["ui"]
+        assert "{row}" in ui["example_head_yours"] and "{row}" not in ui["example_head"]
 
 
 def test_no_examples_leaves_every_row_out_and_says_so(user_builds):

@@ -101,6 +101,16 @@ def site_scripts(core, js):
     return {APP_SCRIPT: to_script("core", core) + shipped(first), WIDGET_SCRIPT: shipped(widgets)}
 
 
+def _dataset_script(precomputed, name, user, bin_counts=None):
+    """The script ``data/<name>.js``; ``bin_counts`` (None: every selectable one), the bin counts whose changes
+    against T = 1 the page can print (:func:`sitegen.render.payload.dataset_payload`)."""
+    result = precomputed.datasets[name]
+    payload = dataset_payload(result, precomputed, bin_counts)
+    if name == USER_SLUG:
+        payload = user_model.user_examples_payload(payload, user, result)
+    return to_script("dataset", payload)
+
+
 @cached("data-files")  # language-neutral: keyed by the engine's cached results
 def _data_files(precomputed, analyses, user=None):
     """The language-neutral files: data scripts and CSV downloads of every dataset. The reader's own model
@@ -108,10 +118,7 @@ def _data_files(precomputed, analyses, user=None):
     classes, and its downloads add ``temperature.json``."""
     files = {}
     for name, result in precomputed.datasets.items():
-        payload = dataset_payload(result, precomputed)
-        if name == USER_SLUG:
-            payload = user_model.user_examples_payload(payload, user, result)
-        files[f"data/{name}.js"] = to_script("dataset", payload)
+        files[f"data/{name}.js"] = _dataset_script(precomputed, name, user)
         files[f"data/{name}-analysis.js"] = to_script("analysis", analysis_payload(analyses, name))
         for part in result.parts:
             files[f"data/{name}-{part}-bins.js"] = to_script("bins", bins_payload(result, precomputed, part))
@@ -247,7 +254,10 @@ def assemble_single_file(root, precomputed, analyses, facts, edition, base_url=N
         site_root="", downloads_root=f"{base_url}/" if base_url else None, figure_files=False, user=user)
     published = edition._replace(folder=published_folder)
     widgets = page_widgets(root, published, strings, base_url=base_url) if base_url else []
-    scripts = [app_script(core, js)] + [text for name, text in sorted(_data_files(precomputed, analyses, user).items())
+    data = dict(_data_files(precomputed, analyses, user))
+    for name in precomputed.datasets:  # the bin selectors list the offered counts only: no others' exact changes
+        data[f"data/{name}.js"] = _dataset_script(precomputed, name, user, tuple(core["bin_counts"]))
+    scripts = [app_script(core, js)] + [text for name, text in sorted(data.items())
                                         if name.endswith(".js") and not name.endswith("-bins.js")]
     inline = markupsafe.Markup("").join(
         markupsafe.Markup(f"<script>\n{inline_script(text)}</script>\n") for text in scripts)

@@ -14,7 +14,9 @@ Rounding is half away from zero for the non-negative values rounded here
 against T = 1 at every grid point, the latter delta-encoded (first element,
 then successive differences) and packed into a string of one-character codes
 (:func:`sitegen.render.codec.pack`); NLL and Brier, smooth in T, are delta-encoded twice (``"dd"``). Unpacking and a
-running sum (two for ``"dd"``) are all the page does.
+running sum (two for ``"dd"``) are all the page does. The change the cards print is the engine's,
+rounded once: where it differs from the difference of the rounded values (by one unit), the series lists
+the points (``"up"``, ``"down"``; :func:`grid_series`), a one-point record says by how much (``"fix"``).
 The format is written down in the README, section "Payload format".
 """
 
@@ -40,7 +42,7 @@ from sitegen.render.codec import delta_encode, pack, pack_rows
 from sitegen.render.hero import hero_payload, hero_series
 
 __all__ = [
-    "SCHEMA_VERSION", "grid_series", "core_payload", "dataset_payload",
+    "SCHEMA_VERSION", "grid_series", "exact_change", "core_payload", "dataset_payload",
     "bins_payload", "groups_payload",
     "group_metrics_payload", "opening_bins",
     "to_script", "to_json",
@@ -53,19 +55,42 @@ SCHEMA_VERSION = 3
 
 
 
-def grid_series(units, t1_index, smooth=False):
-    """A displayed series: ``{"t1": value at T = 1, "d": packed delta-encoded change against T = 1}``.
+def grid_series(values, scale, t1_index, smooth=False, exact=True):
+    """A displayed series of the floats ``values`` (G,) in units of 1/``scale``: ``{"t1": value at T = 1,
+    "d": packed delta-encoded change against T = 1}``, and where the engine's change rounded,
+    ``round(v_i − v_t1)``, differs from the difference of the rounded values, ``round(v_i) − round(v_t1)``
+    (by one unit, at about a quarter of the points), the points where it is one more (``"up"``) or one
+    less (``"down"``), packed delta-encoded (omitted when there are none): the cards show ``round(v_i)``
+    and ``round(v_i − v_t1)``.
 
     ``smooth`` (for NLL and Brier, smooth in T): the change is delta-encoded twice and sent as ``"dd"``
-    (its second differences are a few units where its first differences are hundreds).
+    (its second differences are a few units where its first differences are hundreds). ``exact=False``: no
+    ``"up"`` or ``"down"`` (a series whose change the page never prints).
     """
-    units = np.asarray(units, dtype=np.int64)
+    values = np.asarray(values, dtype=np.float64)
+    units = to_units(values, scale)
     change = units - units[t1_index]
+    out = {"t1": int(units[t1_index])}
     if smooth:
-        return {"t1": int(units[t1_index]), "dd": pack(delta_encode(delta_encode(change)))}
-    return {"t1": int(units[t1_index]), "d": pack(delta_encode(change))}
+        out["dd"] = pack(delta_encode(delta_encode(change)))
+    else:
+        out["d"] = pack(delta_encode(change))
+    if not exact:
+        return out
+    finite = np.isfinite(values)
+    rounded_once = to_units(np.where(finite, values - values[t1_index], 0.0), scale)
+    fix = np.where(finite & np.isfinite(values[t1_index]), rounded_once - change, 0)
+    for key, sign in (("up", 1), ("down", -1)):
+        points = np.flatnonzero(fix == sign)
+        if points.size:
+            out[key] = pack(delta_encode(points))
+    return out
 
 
+def exact_change(value, reference, scale):
+    """The change ``value − reference`` of two floats as the page prints it: rounded once, in units of
+    1/``scale`` (not the difference of the two rounded values)."""
+    return int(to_units(float(value) - float(reference), scale))
 
 
 def _carry_over_empty(values, empty):
@@ -141,12 +166,14 @@ def _by_count(table):
     return [table.get(str(b)) for b in range(1, max(counts) + 1)] if counts else []
 
 
-def _part_payload(part, t1_index, all_counts=SELECTABLE_BIN_COUNTS, with_bins=True):
+def _part_payload(part, t1_index, all_counts=SELECTABLE_BIN_COUNTS, with_bins=True, bin_counts=None):
     """A row set over the grid: ``n``, ``nll_argmin`` and every registered metric (a series per T, a constant,
     or a binned metric's series per scheme and bin count: ``all_counts`` for one sent for every count, the
-    offered counts for the others), and with ``with_bins`` the offered counts' reliability bins."""
+    offered counts for the others), and with ``with_bins`` the offered counts' reliability bins. ``bin_counts``
+    (None: all): the counts the page can select, whose series carry their exact changes (:func:`grid_series`)."""
     def by_scheme(table, scale, counts):
-        return {s: _by_count(_same_as_earlier({str(b): grid_series(to_units(table[s][b], scale), t1_index)
+        return {s: _by_count(_same_as_earlier({str(b): grid_series(table[s][b], scale, t1_index,
+                                                                   exact=bin_counts is None or b in bin_counts)
                                                for b in counts}))
                 for s in SCHEMES}
 
@@ -156,7 +183,7 @@ def _part_payload(part, t1_index, all_counts=SELECTABLE_BIN_COUNTS, with_bins=Tr
         if metric.kind == "constant":
             payload[metric.key] = int(to_units(values, scale))
         elif metric.kind == "series":
-            payload[metric.key] = grid_series(to_units(values, scale), t1_index, smooth=metric.smooth)
+            payload[metric.key] = grid_series(values, scale, t1_index, smooth=metric.smooth)
         else:
             payload[metric.key] = by_scheme(values, scale, all_counts if metric.every_count else OFFERED_BIN_COUNTS)
     if with_bins:
@@ -187,8 +214,10 @@ def _sub_bins_payload(part, subgrid):
     return out
 
 
-def dataset_payload(result, precomputed):
-    """The JSON-ready payload of one dataset (see the README's "Payload format")."""
+def dataset_payload(result, precomputed, bin_counts=None):
+    """The JSON-ready payload of one dataset (see the README's "Payload format"); ``bin_counts`` (None: every
+    selectable one), the bin counts the page can select (the one-file edition: the offered ones), the only ones
+    whose series carry the exact change against T = 1 (:func:`grid_series`)."""
     t1 = precomputed.t1_index
     data = result.dataset
     payload = {
@@ -197,7 +226,7 @@ def dataset_payload(result, precomputed):
         "n": int(data.labels.size),
         "k": int(data.logits.shape[1]),
         "fitted": {"t": result.fitted_t, "index": precomputed.index_of(result.fitted_t), "on": result.fitted_on},
-        "parts": {name: _part_payload(part, t1) for name, part in result.parts.items()},
+        "parts": {name: _part_payload(part, t1, bin_counts=bin_counts) for name, part in result.parts.items()},
         "examples": {
             "index": result.showcase.tolist(),
             "logits": np.round(data.logits[result.showcase], 3).tolist(),
@@ -227,7 +256,7 @@ def bins_payload(result, precomputed, part_name):
         if metric.kind == "binned" and not metric.every_count:
             table, scale = values_of(part, metric), SCALES[metric.scale]
             payload[metric.key] = {s: _by_count(_same_as_earlier(
-                {str(b): grid_series(to_units(table[s][b], scale), precomputed.t1_index) for b in others}))
+                {str(b): grid_series(table[s][b], scale, precomputed.t1_index) for b in others}))
                 for s in SCHEMES}
     return payload
 
@@ -245,12 +274,39 @@ def _bins_table(bins):
             "gap": shares_summing_to(bins.weighted_gap, RATE_SCALE).tolist()}
 
 
-def group_metrics_payload(metrics, all_counts, detailed_counts=(), table_bins=None):
+def _point_fixes(metrics, reference, counts):
+    """``{key: ±1}`` (a binned metric's ``{scheme: {B: ±1}}``) where the change of ``metrics`` against
+    ``reference`` (the same row set at T = 1, or uncalibrated: a :class:`calib.GroupMetrics`) rounded once
+    (:func:`exact_change`) differs from the difference of the two rounded values; nothing where they agree,
+    or where either is not finite (an infinite NLL)."""
+    def fix(value, ref, scale):
+        value, ref = float(value), float(ref)
+        if not (np.isfinite(value) and np.isfinite(ref)):
+            return 0
+        return exact_change(value, ref, scale) - int(to_units(value, scale) - to_units(ref, scale))
+
+    out = {}
+    for metric in registered():
+        values, refs, scale = values_of(metrics, metric), values_of(reference, metric), SCALES[metric.scale]
+        if metric.kind != "binned":
+            if fix(values, refs, scale):
+                out[metric.key] = fix(values, refs, scale)
+            continue
+        table = {s: {str(b): fix(values[s][b], refs[s][b], scale) for b in counts(metric)} for s in SCHEMES}
+        table = {s: {b: f for b, f in by_b.items() if f} for s, by_b in table.items()}
+        if any(table.values()):
+            out[metric.key] = {s: by_b for s, by_b in table.items() if by_b}
+    return out
+
+
+def group_metrics_payload(metrics, all_counts, detailed_counts=(), table_bins=None, reference=None):
     """One :class:`calib.GroupMetrics` in display units: ``n`` and every registered metric (a binned one's
     ``[scheme][B]`` for ``all_counts`` if it is sent for every count, else for ``detailed_counts``); for
     ``detailed_counts`` also ``bins[scheme][B]`` as one-point packed series (the explorer's group view); with
     ``table_bins`` instead, the subgroup table: the grid pass's own metrics only, and ``bins`` that many
-    equal-width bins as plain lists."""
+    equal-width bins as plain lists. With ``reference`` (the row set the page shows a change against, a
+    :class:`calib.GroupMetrics`), ``fix``: where the change rounded once differs from the difference of the
+    rounded values, by how much (:func:`_point_fixes`)."""
     out = {"n": metrics.n}
     for metric in registered():
         if table_bins is not None and not is_builtin(metric):
@@ -261,6 +317,11 @@ def group_metrics_payload(metrics, all_counts, detailed_counts=(), table_bins=No
         elif metric.every_count or detailed_counts:
             counts = all_counts if metric.every_count else detailed_counts
             out[metric.key] = {s: {str(b): int(to_units(values[s][b], scale)) for b in counts} for s in SCHEMES}
+    if reference is not None:
+        fixes = _point_fixes(metrics, reference,
+                             lambda metric: all_counts if metric.every_count else detailed_counts)
+        if fixes:
+            out["fix"] = fixes
     if detailed_counts:
         one_point = {s: {b: type(v)(*(np.asarray(a)[None] for a in v)) for b, v in metrics.bins[s].items()}
                      for s in SCHEMES}  # (B,) → (1, B): a series of one point
@@ -288,7 +349,8 @@ def groups_payload(result, precomputed):
         "temperatures": {g: float(t) for g, t in groups.temperatures.items()},
         "subgrid": [int(i) for i in result.subgrid],
         "parts": parts,
-        "own": {part: {who: group_metrics_payload(by_condition["group"], OFFERED_BIN_COUNTS, OFFERED_BIN_COUNTS)
+        "own": {part: {who: group_metrics_payload(by_condition["group"], OFFERED_BIN_COUNTS, OFFERED_BIN_COUNTS,
+                                                  reference=by_condition["t1"])
                        for who, by_condition in by_who.items()}
                 for part, by_who in groups.scores.metrics.items()},
     }

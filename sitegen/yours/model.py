@@ -207,7 +207,8 @@ def precompute_with_user(user, plain):
 
 def user_examples_payload(payload, user, result):
     """The dataset payload of :data:`USER_SLUG` with its examples as the page keeps them: per example the
-    shown classes (``classes``, −1: all others), their logits, and the names of those classes only."""
+    shown classes (``classes``, −1: all others), their logits, the names of those classes only, and ``file_rows``
+    (1: ``index`` is a row of the reader's file, counted from 0, which the example's heading names)."""
     data = result.dataset
     rows = result.showcase
     classes = shown_classes(data.logits[rows], data.labels[rows]) if rows.size else np.zeros((0, 0), np.int64)
@@ -215,6 +216,7 @@ def user_examples_payload(payload, user, result):
     examples["logits"] = [[None if c < 0 else round(float(data.logits[r, c]), 3) for c in row]
                           for r, row in zip(rows.tolist(), classes.tolist())]
     examples["classes"] = classes.tolist()
+    examples["file_rows"] = 1  # the page also names each example's row of the reader's file (``index``, from 0)
     out = dict(payload, examples=examples)
     names = user.predictions.class_names
     if names is not None and rows.size:

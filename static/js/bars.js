@@ -51,8 +51,9 @@
     shown.forEach(function (e) {
       var card = document.createElement("div");
       card.className = "example";
-      paragraph("example-head", CT.fill(ui.example_head, {
-        number: ex.index[e] + 1, label: label(ex.label[e]), predicted: label(ex.predicted[e]),
+      // examples are numbered from 1; a reader's model (file_rows) also names the row of their file, from 0
+      paragraph("example-head", CT.fill(raw && raw.file_rows ? ui.example_head_yours : ui.example_head, {
+        number: ex.index[e] + 1, row: ex.index[e], label: label(ex.label[e]), predicted: label(ex.predicted[e]),
         verdict: ex.predicted[e] === ex.label[e] ? ui.verdict_right : ui.verdict_wrong
       }), card);
       if (single && !chosen) paragraph("example-logits", CT.fill(ui.example_logits, { logits: CT.list(ex.logits[e].map(CT.num)) }), card);

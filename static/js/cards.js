@@ -53,7 +53,8 @@
     this.constants.forEach(function (card) {
       var uncalibrated = part.metric(card.metric), value = calibrator ? calibrator.value(card.metric) : uncalibrated;
       card.value.textContent = card.format[0](value);
-      card.change.textContent = calibrator ? CT.fill(ui.change_vs_uncalibrated, { change: card.format[1](value - uncalibrated) })
+      card.change.textContent = calibrator
+        ? CT.fill(ui.change_vs_uncalibrated, { change: card.format[1](value - uncalibrated + calibrator.fix(card.metric)) })
         : ui.unchanged_by_t;
     });
     var accNote = root.querySelector('[data-metric="accuracy"] .note');

@@ -48,12 +48,18 @@
     return Int32Array.from(out);
   }
   CT.unpackSum = unpackSum;
-  /* A grid series {t1, d} (or {t1, dd}, the change delta-encoded twice): value[i] = t1 + change[i];
-   * change[i] is the engine's change against T = 1. */
+  /* A grid series {t1, d} (or {t1, dd}, the change delta-encoded twice), with the points `up` and `down`
+   * (packed, delta-encoded) where the engine's change rounded is one more or one less than the difference
+   * of the rounded values: value[i] = t1 + d[i] (the engine's value rounded), change[i] = d[i] + 1 at an
+   * `up` point, − 1 at a `down` point (the engine's change against T = 1, rounded once). */
   CT.decodeSeries = function (series) {
     var change = unpackSum(series.d || series.dd), value = new Int32Array(change.length);
     for (var i = 1; series.dd && i < change.length; i++) change[i] += change[i - 1];
     for (i = 0; i < change.length; i++) value[i] = series.t1 + change[i];
+    [["up", 1], ["down", -1]].forEach(function (fix) {
+      var points = series[fix[0]] ? unpackSum(series[fix[0]]) : [];
+      for (var j = 0; j < points.length; j++) change[points[j]] += fix[1];
+    });
     return { value: value, change: change };
   };
 

@@ -35,10 +35,10 @@
   };
 
   /* A series that does not follow the slider: `value` everywhere (Infinity: an infinite NLL), its change
-   * against `t1` (T = 1). */
-  function constant(value, t1) {
+   * against `t1` (T = 1), the engine's rounded once: the difference plus `fix` (pointScores fix). */
+  function constant(value, t1, fix) {
     var size = CT.core.grid.length, v = new Float64Array(size), c = new Float64Array(size);
-    v.fill(value); c.fill(value - t1);
+    v.fill(value); c.fill(value - t1 + fix);
     return { value: v, change: c };
   }
 
@@ -109,7 +109,9 @@
     var groups = this.groups, atOwnT = s.own && !method ? groups.atOwnT(s.part, s.group) : null;
     var point = method ? method.scores : atOwnT;  // the one point shown instead of the slider's T
     if (point) {  // constant series at the point's values
-      entries.forEach(function (e) { shown[e[0]] = constant(point.value(e[1], e[2], s.bins), series[e[0]].value[t1]); });
+      entries.forEach(function (e) {
+        shown[e[0]] = constant(point.value(e[1], e[2], s.bins), series[e[0]].value[t1], point.fix(e[1], e[2], s.bins));
+      });
     } else shown = series;
     var ownT = atOwnT && s.group !== "pooled" ? groups.temperatures[s.group] : null;
     return {

@@ -136,7 +136,9 @@
 
   /* One row set scored at one point (a group at its own T, a calibrator's test rows): {n, value(key,
    * scheme, bins) (registered metric `key`, an integer; a binned one's at `scheme` and `bins`; Infinity for
-   * a null NLL), bins(scheme, B) (one point, decoded once)}. */
+   * a null NLL), fix(key, scheme, bins) (what to add to the difference of the rounded values against the
+   * row set at T = 1, or uncalibrated, to get the engine's change rounded once: −1, 0 or 1), bins(scheme, B)
+   * (one point, decoded once)}. */
   CT.pointScores = function (raw) {
     var memo = {};
     return {
@@ -144,6 +146,11 @@
       value: function (key, scheme, bins) {
         var v = CT.metricInfo(key).kind === "binned" ? raw[key][scheme][bins] : raw[key];
         return v == null ? Infinity : v;
+      },
+      fix: function (key, scheme, bins) {
+        var f = raw.fix && raw.fix[key];
+        if (f && CT.metricInfo(key).kind === "binned") f = f[scheme] && f[scheme][bins];
+        return f || 0;
       },
       bins: function (scheme, bins) {
         var k = scheme + bins;

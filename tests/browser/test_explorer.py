@@ -429,3 +429,47 @@ def test_explorer_exposes_its_timings(open_explorer):
     perf = ex.page.evaluate("window.CalibTutorial && window.CalibTutorial.perf")
     assert isinstance(perf, list) and len(perf) >= 3, f"window.CalibTutorial.perf = {perf!r}"
     assert all(isinstance(v, (int, float)) and v >= 0 for v in perf)
+
+
+def change_units(text, scale):
+    """The signed change a card prints ("−0.7 pp vs T = 1", "+0.00123 vs T = 1", "±0.0 pp …"), as an integer
+    in units of 1/``scale`` (rates: 0.1 pp; scores: 1e-5): its digits, with its sign."""
+    number = re.search(r"([\u2212+\u00b1])?([\d.,]+)", text)
+    digits = int(re.sub(r"\D", "", number.group(2)))
+    return -digits if number.group(1) == "\u2212" else digits
+
+
+def engine_scores(name, part, t, scheme, bins):
+    """The card metrics' floats at ``t`` by calib's public API, with their display scales."""
+    logits, labels = rows_of(name, part)
+    confidence, correct = calib.top_label(logits, labels, t)
+    return {"nll": (calib.nll(logits, labels, t), 100_000), "brier": (calib.brier(logits, labels, t), 100_000),
+            "ece-w": (calib.ece(confidence, correct, bins, "equal-width"), 1000),
+            "ece-a": (calib.ece(confidence, correct, bins, "adaptive"), 1000),
+            "mce": (calib.mce(confidence, correct, bins, scheme), 1000),
+            "confidence": (float(np.mean(confidence)), 1000),
+            "ks": (calib.ks_calibration_error(confidence[None, :], correct)[0], 1000)}
+
+
+def test_the_cards_print_the_engines_change_against_t1_rounded_once(open_explorer, engine, expect):
+    """Read off the cards: at each state, every change printed is round(v(T) − v(1)) of calib's floats, not the
+    difference of the two rounded values (at these states some of the two differ: the test can fail)."""
+    def units(x, scale):
+        return int(np.sign(x) * np.floor(abs(x) * scale + 0.5))
+
+    ex = open_explorer()
+    ex.choose(dataset="overconfident", part="test", scheme="adaptive", bins=10)
+    differs = 0
+    for steps in (5, 23, 61):
+        ex.press("ArrowRight", steps)
+        state = settle(ex, engine)
+        t = float(engine.grid[state["index"]])
+        at_t, at_1 = engine_scores("overconfident", "test", t, "adaptive", 10), \
+            engine_scores("overconfident", "test", 1.0, "adaptive", 10)
+        printed = ex.root.evaluate("""root => Object.fromEntries(Array.from(root.querySelectorAll('[data-metric]'))
+            .map(card => [card.dataset.metric, (card.querySelector('.change') || {}).textContent || '']))""")
+        for card, (value, scale) in at_t.items():
+            want = units(value - at_1[card][0], scale)
+            assert change_units(printed[card], scale) == want, (card, t, printed[card], want)
+            differs += want != units(value, scale) - units(at_1[card][0], scale)
+    assert differs, "no state where the two roundings differ: pick others"

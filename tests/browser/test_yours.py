@@ -210,3 +210,36 @@ def test_the_report_explorer_opens_at_the_fitted_t(browser, expect, hostile_site
         expect(near(page, "#ex1").locator("#ex1-t-readout")).to_have_text(at_one)
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_each_example_heading_names_its_row_of_the_readers_file_from_0(browser, user_builds, lang):
+    """The bars number a reader's examples from 1, as every dataset's, and name the row of their file from 0:
+    the row named holds the logits and label the heading's example shows (read here from the file itself)."""
+    import json
+
+    import numpy as np
+
+    site, data = user_builds["hostile"], np.load(user_builds["data"])
+    text = (site / "data" / "yours.js").read_text(encoding="utf-8")
+    examples = json.loads(text[text.index('["dataset",') + len('["dataset",'):text.rindex("]);")])["examples"]
+    pattern = {"en": r"^Example (\d+) \(row (\d+) of your file, counting from zero\): true class ",
+               "es": r"^Ejemplo (\d+) \(fila (\d+) de tu archivo, contando desde cero\): clase verdadera "}[lang]
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    try:
+        page.goto((site / ("index.html" if lang == "en" else "es/index.html")).as_uri(), wait_until="load")
+        page.locator("#yr1").scroll_into_view_if_needed()
+        heads = page.locator("#yr1-bars .example-head")
+        heads.first.wait_for(timeout=20_000)
+        texts = heads.all_inner_texts()
+    finally:
+        page.context.close()
+    assert len(texts) == len(examples["index"]) == 6
+    for e, head in enumerate(texts):
+        found = re.match(pattern, head)
+        assert found, head
+        number, row = int(found.group(1)), int(found.group(2))
+        assert number == row + 1
+        assert int(data["labels"][row]) == examples["label"][e]
+        shown = [(c, v) for c, v in zip(examples["classes"][e], examples["logits"][e]) if c >= 0]
+        assert all(abs(float(data["logits"][row, c]) - v) <= 5e-4 for c, v in shown), (row, shown)
