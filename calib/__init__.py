@@ -151,7 +151,7 @@ from .io import (
     load_predictions,
     split_masks,
 )
-from .io_checks import BOUND_MARGIN, fit_warnings
+from .io_checks import BOUND_MARGIN, ROUNDING_FORMAT, fit_warnings
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
 from .measures import *  # noqa: F403 (every measure of calib/measures.py is public: see __all__ below)
 from .paired import PairedDifference, inf_quantiles, paired_against, paired_difference
@@ -217,7 +217,7 @@ __all__ = [
     "auroc", "DEFAULT_TEST_DRAWS", "CalibrationTest", "ece_consistency_test", "skce", "skce_test", "median_bandwidth",
     "DEFAULT_BOUNDS", "DEFAULT_TOLERANCE", "BRIER_PROBES", "FIT_SCORES", "fit_temperature",
     "InputError", "Predictions", "load_predictions", "split_masks", "DEFAULT_SPLIT_SEED", "MIN_PART_ROWS",
-    "SPLIT_NONE_NOTE", "BOUND_MARGIN", "fit_warnings", "rounding_range", "winner",
+    "SPLIT_NONE_NOTE", "BOUND_MARGIN", "ROUNDING_FORMAT", "fit_warnings", "rounding_range", "winner",
     "fit_weighted_temperatures", "nll_beta_derivatives", "weighted_nll", "Balance", "marginal_balance",
     "DEFAULT_DRAWS", "DEFAULT_SWEEP_DRAWS", "NoiseFloor", "noise_floor", "segment_cdfs", "bins_outside", "tail_share",
     "SPREAD_QUANTILES", "FLOOR_QUANTILES", "SWEEP_QUANTILES", "sorted_quantiles", "count_quantiles",

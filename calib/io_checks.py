@@ -26,7 +26,7 @@ __all__ = [
     "check_dropped_column",
     "label_hint", "split_from_indices", "extension_hint", "BOUND_MARGIN", "SIGMOID_SUM_GAP",
     "CALIBRATION_INDEX_NAMES", "TEST_INDEX_NAMES", "PROBABILITY_SUM_TOLERANCE", "SAVEZ_HINT", "whole_numbers",
-    "INFORMATION_MARGIN", "WARNING_CODES", "ROUNDING_FIX", "ROUNDING_T_TOLERANCE",
+    "INFORMATION_MARGIN", "WARNING_CODES", "ROUNDING_FIX", "ROUNDING_FORMAT", "ROUNDING_T_TOLERANCE",
 ]
 
 PROBABILITY_SUM_TOLERANCE = 1e-3  # |row sum − 1| allowed for probabilities
@@ -37,7 +37,8 @@ ROUNDING_T_TOLERANCE = 0.05       # Ts more than 5% apart as printed zeros move 
 #                                   (calib.rounding)
 # every code of fit_warnings, in the order they are checked
 WARNING_CODES = ("t_low_bound", "t_high_bound", "chance_accuracy", "no_information", "rounded_zeros")
-ROUNDING_FIX = "export logits, or write the probabilities with more digits, e.g. float_format='%.6g'"
+ROUNDING_FORMAT = "float_format='%.6g'"  # pandas' to_csv option that keeps six significant digits
+ROUNDING_FIX = f"export logits, or write the probabilities with more digits, e.g. {ROUNDING_FORMAT}"
 CALIBRATION_INDEX_NAMES = ("cal_idx", "calib_idx", "calibration_idx", "val_idx", "valid_idx", "validation_idx")
 TEST_INDEX_NAMES = ("test_idx",)
 SAVEZ_HINT = "np.savez(path, logits=..., labels=...)"

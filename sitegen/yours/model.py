@@ -32,6 +32,7 @@ from calib import (
     DEFAULT_SPLIT_SEED,
     MIN_PART_ROWS,
     POOLED,
+    ROUNDING_FORMAT,
     Dataset,
     InputError,
     calibrator_record,
@@ -397,6 +398,7 @@ def user_report(user, precomputed, analyses, decided=None):
         sweep_rows=list(USER_SWEEP_ROWS),
         # what to check before deploying: codes of calib.io_checks.fit_warnings, and chance (1/K) for the sentence
         warnings=[w.code for w in decided.warnings], chance=1.0 / data.logits.shape[1], rounding=decided.rounding,
+        rounding_format=ROUNDING_FORMAT,
         bound_margin=BOUND_MARGIN,
         # the one-file edition has no downloads folder: it carries temperature.json itself, as a data: link
         temperature_href="data:application/json;base64," + base64.b64encode(
