@@ -71,7 +71,7 @@ UNSETTLED = ("left out: its fit has no finite optimum on these calibration rows 
 COMPARE_SCORES = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")  # lower is better: the verdict's scores
 COMPARE_COLUMNS = COMPARE_SCORES + ("accuracy",)  # every column of the table (accuracy: higher is better)
 COMPARE_BINS = 15          # bins of every binned score (as Guo et al. report)
-_BLOCK_ELEMENTS = 1 << 23  # (resample, row) weights of the draws held at once (as float64: 64 MiB)
+_BLOCK_ELEMENTS = 1 << 22  # (resample, row) weights of the draws held at once (as float64: 32 MiB)
 # The paired draws cost resamples × test rows × methods: past this many (resample, row) pairs a comparison
 # by default draws fewer resamples (comparison_resamples), never fewer than COMPARE_MIN_RESAMPLES.
 COMPARE_RESAMPLE_BUDGET = 50_000_000
