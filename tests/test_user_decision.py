@@ -180,14 +180,22 @@ def test_for_a_file_of_probabilities_the_wrapper_tempers_the_log_of_predict_prob
     assert not np.allclose(got, scaled_probs(OneVsRest().decision_function(x), t), rtol=1e-3)
 
 
-def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built):
+@pytest.fixture(scope="module")
+def compared(built, tmp_path_factory):
+    """``python -m calib compare FILE --json --save pick.json`` on the report's file, once for the module: the
+    printed report and the saved calibrator's path."""
+    saved = tmp_path_factory.mktemp("compare") / "pick.json"
+    done = subprocess.run([sys.executable, "-m", "calib", "compare", str(built["data"]), "--json", "--save",
+                           str(saved)], cwd=str(ROOT), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), saved
+
+
+def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built, compared):
     """The report's table, cell by cell, and its verdict are what ``python -m calib compare FILE --json`` prints
     for the same file (another entry point: the command reads the file itself)."""
     from sitegen.common.numbers import fixed, pct, pp
-    done = subprocess.run([sys.executable, "-m", "calib", "compare", str(built["data"]), "--json"], cwd=str(ROOT),
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    report = json.loads(done.stdout)
+    report = compared[0]
     assert report["split"]["parts"] == {"calibration": 359, "test": 360} and report["skipped"] == {}
     fmt = {"decimal": ".", "percent": "{value}%", "points": "{value} pp"}
     for lang, page in built["pages"].items():
@@ -228,15 +236,12 @@ def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built):
             assert sentence.startswith("On these 360 test rows, no other calibrator beats temperature scaling")
 
 
-def test_the_calibrator_to_deploy_is_offered_as_calib_compare_saves_it(built, tmp_path):
+def test_the_calibrator_to_deploy_is_offered_as_calib_compare_saves_it(built, compared):
     """When the comparison picks a calibrator other than T, the page names it and offers the JSON and code that
     ``python -m calib compare FILE --save`` writes (another entry point, which reads the file itself); the code,
     run alone, gives that calibrator's probabilities. When it picks T, no such file is offered."""
-    saved = tmp_path / "pick.json"
-    done = subprocess.run([sys.executable, "-m", "calib", "compare", str(built["data"]), "--json", "--save",
-                           str(saved)], cwd=str(ROOT), capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    deploy = json.loads(done.stdout)["deploy"]
+    report, saved = compared
+    deploy = report["deploy"]
     method = deploy["method"]
     pick = re.search(r'<p class="yours-compare-pick" data-method="([a-z-]*)">', built["pages"]["en"])
     assert pick.group(1) == ("" if deploy["code"] == "check" else method)
