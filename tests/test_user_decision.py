@@ -262,3 +262,40 @@ def test_the_calibrator_to_deploy_is_offered_as_calib_compare_saves_it(built, co
     import calib
     fitted = calib.load_calibrator(str(saved))
     np.testing.assert_allclose(probs, fitted.predict_proba(z[test]), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["histogram", "isotonic", "vector"])
+def test_the_offered_calibrator_files_deploy_what_was_fitted(tmp_path, method):
+    """The page's files for a recommended calibrator other than T (sitegen.yours.model.calibrator_files): the JSON
+    read back by ``calib.load_calibrator``, and the .py run alone on it, give the fitted calibrator's probabilities;
+    T, or a warning, offers none."""
+    from types import SimpleNamespace
+
+    import calib
+    from sitegen.yours.model import calibrator_files, load_user_model
+
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, 4, 600)
+    logits = rng.normal(0, 1, (600, 4)) + 3.0 * np.eye(4)[labels] + np.array([0.8, 0.0, -0.5, 0.2])
+    np.savez(tmp_path / "m.npz", logits=logits, labels=labels)
+    user = load_user_model(tmp_path / "m.npz")
+    rows = user.parts["calibration"]
+    fitted = calib.CALIBRATORS[method]().fit(logits[rows], labels[rows])
+    decided = SimpleNamespace(recommended=method, recommended_calibrator=fitted, verdict=SimpleNamespace(code="helps"))
+    files = calibrator_files(user, decided)
+    assert sorted(files) == [f"downloads/yours-{method}.json", f"downloads/yours-{method}.py"]
+    for path, text in files.items():
+        (tmp_path / path.split("/")[1]).write_text(text)
+    record = json.loads(files[f"downloads/yours-{method}.json"])
+    assert record["kind"] == method and record["data"]["rows"] == int(rows.sum())
+    want = fitted.predict_proba(logits)
+    np.testing.assert_allclose(calib.load_calibrator(record).predict_proba(logits), want, rtol=0, atol=1e-12)
+    code = {}
+    exec(compile(files[f"downloads/yours-{method}.py"], "deploy", "exec"), code)
+    got = code["calibrated_probs"](logits, code["load_calibrator"](str(tmp_path / f"yours-{method}.json")))
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+    assert calibrator_files(user, SimpleNamespace(recommended="temperature", verdict=SimpleNamespace(code="helps"))) \
+        == {}
+    decided.verdict = SimpleNamespace(code="check")  # a warning stands: nothing to deploy
+    assert calibrator_files(user, decided) == {}
+

@@ -64,6 +64,7 @@ __all__ = [
     "UserModel", "check_text", "load_user_model", "user_dataset", "shown_classes", "precompute_with_user",
     "user_examples_payload", "temperature_json", "groups_csv", "csv_cell", "user_strings", "user_files",
     "user_report", "add_user_facts", "load_user_section", "user_fit_warnings", "calibrator_downloads",
+    "calibrator_files",
 ]
 
 
@@ -315,16 +316,23 @@ def user_files(user, precomputed, analyses, decided=None):
     sub = analyses.datasets[USER_SLUG].subgroups
     if sub is not None:
         files[f"downloads/{USER_SLUG}-groups.csv"] = groups_csv(sub)
-    offered = calibrator_downloads(decided)
-    if offered:  # the recommended calibrator, when it is not T: the files python -m calib compare --save writes
-        data = user.predictions
-        fit_rows = user.parts.get("calibration", user.parts.get("all"))
-        record = calibrator_record(decided.recommended, decided.recommended_calibrator, data.kind, data.class_names,
-                                   data.binary, {"file": _file_name(data.path), "sha256": data.sha256,
-                                                 "rows": int(fit_rows.sum())})
-        text, code = calibrator_texts(record, offered["calibrator"])
-        files[f"downloads/{offered['calibrator']}"], files[f"downloads/{offered['calibrator_code']}"] = text, code
+    files.update(calibrator_files(user, decided))
     return files
+
+
+def calibrator_files(user, decided):
+    """``{path: text}`` of the recommended calibrator, when it is not T and no warning stands (else ``{}``): its
+    JSON record and the code that applies it, the files ``python -m calib compare --save`` writes."""
+    offered = calibrator_downloads(decided)
+    if not offered:
+        return {}
+    data = user.predictions
+    fit_rows = user.parts.get("calibration", user.parts.get("all"))
+    record = calibrator_record(decided.recommended, decided.recommended_calibrator, data.kind, data.class_names,
+                               data.binary, {"file": _file_name(data.path), "sha256": data.sha256,
+                                             "rows": int(fit_rows.sum())})
+    text, code = calibrator_texts(record, offered["calibrator"])
+    return {f"downloads/{offered['calibrator']}": text, f"downloads/{offered['calibrator_code']}": code}
 
 
 def calibrator_downloads(decided):
