@@ -109,7 +109,7 @@ class Comparison(NamedTuple):
     skipped: Dict[str, str]
     calibrators: Dict[str, object]
     changed_rows: np.ndarray
-    hard_rows: np.ndarray = None
+    hard_rows: np.ndarray
 
 
 def method_row_scores(probs, labels):
@@ -374,7 +374,7 @@ def winner(result):
     a probability of exactly 0 or 1 (``hard_rows``), else ``"temperature"``; and ``{method: reason}`` of the methods
     that would have won on NLL but were passed over for such rows (:data:`HARD_REASON`)."""
     nll = result.scores["nll"]
-    hard = result.hard_rows if result.hard_rows is not None else np.zeros(len(result.methods), int)
+    hard = result.hard_rows
     beats = [i for i in range(1, len(result.methods)) if np.all(result.spread["nll"][i] < 0) and np.isfinite(nll[i])]
     beats.sort(key=lambda i: nll[i])
     passed = {}
@@ -420,8 +420,8 @@ def comparison_record(result):
     ``changed_rows`` and every column of :data:`COMPARE_COLUMNS`."""
     methods = []
     for i, name in enumerate(result.methods):
-        hard = None if result.hard_rows is None else int(result.hard_rows[i])
-        methods.append({"method": name, "zero_probability_rows": int(result.zero_rows[i]), "hard_rows": hard,
+        methods.append({"method": name, "zero_probability_rows": int(result.zero_rows[i]),
+                        "hard_rows": int(result.hard_rows[i]),
                         "changed_rows": int(result.changed_rows[i]),
                         "hyperparameters": result.calibrators[name].hyperparameters(), "scores": {
             s: {"value": _plain(result.scores[s][i]), "change": _plain(result.change[s][i]),

@@ -117,10 +117,12 @@ def comparison_text(report):
         lines.append("to deploy: none until the warnings are checked: " + " ".join(w["message"] for w in
                                                                                 report["warnings"]))
     else:
-        why = ("the lowest test NLL of those that beat temperature scaling beyond its range on NLL"
-               if best != "temperature" else "every calibrator that beats it beyond its range on NLL gives hard 0/1 "
-               "probabilities" if report["deploy"].get("passed_over") else
-               "no calibrator beats it beyond its range on NLL")
+        if best != "temperature":
+            why = "the lowest test NLL of those that beat temperature scaling beyond its range on NLL"
+        elif report["deploy"].get("passed_over"):
+            why = "every calibrator that beats it beyond its range on NLL gives hard 0/1 probabilities"
+        else:
+            why = "no calibrator beats it beyond its range on NLL"
         lines.append(f"to deploy: {best} ({why})")
     for name, reason in report["deploy"].get("passed_over", {}).items():
         lines.append(f"not {name}, though its NLL is lower: it {reason}")

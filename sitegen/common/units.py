@@ -9,7 +9,7 @@ import numpy as np
 
 from sitegen.common.settings import RATE_SCALE, SCORE_SCALE
 
-__all__ = ["RATE_SCALE", "SCORE_SCALE", "to_units", "displayed_difference", "shares_summing_to"]
+__all__ = ["RATE_SCALE", "SCORE_SCALE", "to_units", "displayed_difference", "change_fix", "shares_summing_to"]
 
 
 def to_units(values, scale):
@@ -27,6 +27,20 @@ def displayed_difference(minuend, subtrahend, scale):
     231
     """
     return to_units(minuend, scale) - to_units(subtrahend, scale)
+
+
+def change_fix(minuend, subtrahend, scale):
+    """What to add to :func:`displayed_difference` to get the change rounded once, ``to_units(minuend −
+    subtrahend)``: −1, 0 or +1 (int64, the inputs' broadcast shape; 0 where either value is not finite).
+
+    >>> change_fix(0.1344, 0.1006, 1000).tolist(), change_fix(0.1346, 0.1004, 1000).tolist()
+    (1, -1)
+    """
+    minuend, subtrahend = np.broadcast_arrays(np.asarray(minuend, np.float64), np.asarray(subtrahend, np.float64))
+    finite = np.isfinite(minuend) & np.isfinite(subtrahend)
+    once = to_units(np.where(finite, minuend - subtrahend, 0.0), scale)
+    return np.where(finite, once - displayed_difference(np.where(finite, minuend, 0.0),
+                                                        np.where(finite, subtrahend, 0.0), scale), 0)
 
 
 def shares_summing_to(parts, scale, total=None):

@@ -37,12 +37,12 @@ from sitegen.common.settings import (
     TABLE_BINS,
     WORKED_EXAMPLE_BINS,
 )
-from sitegen.common.units import shares_summing_to, to_units
+from sitegen.common.units import change_fix, shares_summing_to, to_units
 from sitegen.render.codec import delta_encode, pack, pack_rows
 from sitegen.render.hero import hero_payload, hero_series
 
 __all__ = [
-    "SCHEMA_VERSION", "grid_series", "exact_change", "core_payload", "dataset_payload",
+    "SCHEMA_VERSION", "grid_series", "core_payload", "dataset_payload",
     "bins_payload", "groups_payload",
     "group_metrics_payload", "opening_bins",
     "to_script", "to_json",
@@ -77,20 +77,12 @@ def grid_series(values, scale, t1_index, smooth=False, exact=True):
         out["d"] = pack(delta_encode(change))
     if not exact:
         return out
-    finite = np.isfinite(values)
-    rounded_once = to_units(np.where(finite, values - values[t1_index], 0.0), scale)
-    fix = np.where(finite & np.isfinite(values[t1_index]), rounded_once - change, 0)
+    fix = change_fix(values, values[t1_index], scale)
     for key, sign in (("up", 1), ("down", -1)):
         points = np.flatnonzero(fix == sign)
         if points.size:
             out[key] = pack(delta_encode(points))
     return out
-
-
-def exact_change(value, reference, scale):
-    """The change ``value − reference`` of two floats as the page prints it: rounded once, in units of
-    1/``scale`` (not the difference of the two rounded values)."""
-    return int(to_units(float(value) - float(reference), scale))
 
 
 def _carry_over_empty(values, empty):
@@ -277,20 +269,18 @@ def _bins_table(bins):
 def _point_fixes(metrics, reference, counts):
     """``{key: ±1}`` (a binned metric's ``{scheme: {B: ±1}}``) where the change of ``metrics`` against
     ``reference`` (the same row set at T = 1, or uncalibrated: a :class:`calib.GroupMetrics`) rounded once
-    (:func:`exact_change`) differs from the difference of the two rounded values; nothing where they agree,
-    or where either is not finite (an infinite NLL)."""
+    differs from the difference of the two rounded values (:func:`sitegen.common.units.change_fix`); nothing
+    where they agree, or where either is not finite (an infinite NLL)."""
     def fix(value, ref, scale):
-        value, ref = float(value), float(ref)
-        if not (np.isfinite(value) and np.isfinite(ref)):
-            return 0
-        return exact_change(value, ref, scale) - int(to_units(value, scale) - to_units(ref, scale))
+        return int(change_fix(value, ref, scale))
 
     out = {}
     for metric in registered():
         values, refs, scale = values_of(metrics, metric), values_of(reference, metric), SCALES[metric.scale]
         if metric.kind != "binned":
-            if fix(values, refs, scale):
-                out[metric.key] = fix(values, refs, scale)
+            one = fix(values, refs, scale)
+            if one:
+                out[metric.key] = one
             continue
         table = {s: {str(b): fix(values[s][b], refs[s][b], scale) for b in counts(metric)} for s in SCHEMES}
         table = {s: {b: f for b, f in by_b.items() if f} for s, by_b in table.items()}

@@ -182,6 +182,7 @@ def _comparison(user):
     return holder["value"]
 
 
+@cached("fit-checks")  # build.py prints them after the grid, the report shows them: one refit of the zeros
 def fit_checks(precomputed, user=None):
     """``(warnings, rounding)``: what to check about the reader's fit (:func:`calib.fit_warnings`: the fitted T
     within 1% of a search bound, the reported part's accuracy at or below 1/K, and, with ``user``, a T decided by
