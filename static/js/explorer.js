@@ -159,7 +159,10 @@
   };
   Explorer.prototype.writeHash = function () {
     var s = this.state, overlays = this.options.analysis, widget = this.options.widget;
-    if (!this.options.hash || !s.model) return;
+    if (!this.options.hash) return;
+    // a choice made while the data are on their way is written once they arrive (loadDataset)
+    this.hashOwed = !s.model;
+    if (this.hashOwed) return;
     CT.stateHash.write(function () { return CT.stateHash.format(s, overlays, widget); });
   };
 
@@ -198,7 +201,7 @@
       if (s.example >= s.model.examples.index.length) s.example = 0;
       self.redraw();
       if (first && self.firstView === undefined) self.firstView = self.preset ? null : self.view();
-      if (!first || dropped) self.writeHash();
+      if (!first || dropped || self.hashOwed) self.writeHash();
       if (self.options.analysis) self.loadAnalysis(name);
       (self.waiting || []).splice(0).forEach(function (fn) { fn(); });
     });

@@ -138,6 +138,24 @@ def test_the_hash_keeps_any_bin_count(open_explorer, engine):
     ex.expect_hash(bins=41)
 
 
+def test_a_count_typed_while_the_data_load_reaches_the_url_once_they_arrive(open_page, ui, expect, lang):
+    """The reader commits a bin count before the explorer's dataset file has arrived: the count stands,
+    and the URL's state carries it as soon as the file is in."""
+    page = open_page(lang=lang)
+    held = []  # the dataset requests held until the count is committed (then None: requests go through)
+    page.route("**/data/**", lambda route: route.continue_() if held is None or "/data/markup-" in route.request.url
+               else held.append(route))
+    ex = Explorer(page, ui, expect)
+    ex.set_bins(50)
+    expect(ex.bins).to_have_value("50")
+    assert "state/" not in page.url   # nothing to write while the model is missing
+    held, waiting = None, held
+    assert waiting, "no data request was held: the test would prove nothing"
+    for route in waiting:
+        route.continue_()
+    ex.expect_hash(bins=50)
+
+
 def test_a_bins_file_from_another_build_is_refused_in_words(open_page, site_dir, expect, ui, lang):
     page = open_page(lang=lang)
     root = "../" * (LANGUAGES[lang].count("/") + 1) if LANGUAGES[lang] else ""  # the page's way to the data
