@@ -8,8 +8,12 @@ Fixtures, widest first:
 * ``open_page`` — opens the page in a fresh browser context and watches it: any uncaught error,
   console error, failed or 4xx/5xx request, or request to a host other than 127.0.0.1/localhost
   fails the test that opened it (after the test body, as a failure of the test itself);
-* ``lang`` — each language edition of the site in turn (``sitegen.common.settings.LANGUAGES``): a test that
-  asks for it, or for ``open_explorer``, ``ui`` or ``number``, runs once per language;
+* ``lang`` — a language edition of the site (``sitegen.common.settings.LANGUAGES``) for a test that asks
+  for it, or for ``open_explorer``, ``ui`` or ``number``. A test marked ``every_language`` (what the
+  language changes: layout of longer words, the page's strings, accessibility, HTML) runs once per
+  language; any other test checks behaviour that is the same in every edition and runs in one of them,
+  chosen by its name so the suite spreads over every edition (``:func:`language_of```).
+  ``CALIB_EVERY_LANGUAGE=1`` runs every such test in every language;
 * ``open_explorer`` — ``open_page`` of the ``lang`` edition, for tests of the main explorer: its controls
   found by role and label;
 * ``engine`` — ``sitegen.compute.precompute.precompute_all()``, computed once (``precomputed``), for expected values;
@@ -28,6 +32,7 @@ import os
 import re
 import shutil
 import sys
+import zlib
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -56,6 +61,35 @@ def missing(what, install):
     if IN_CI:
         pytest.fail(f"CI: {message}", pytrace=False)
     pytest.skip(message)
+
+
+EVERY_LANGUAGE = os.environ.get("CALIB_EVERY_LANGUAGE", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def language_of(test_name):
+    """The one edition a language-independent test runs in: a stable choice by its function's name, so
+    the tests spread over every edition and a run chooses as the last one did."""
+    languages = list(LANGUAGES)
+    return languages[zlib.crc32(test_name.encode("utf-8")) % len(languages)]
+
+
+def _parametrized_names(definition):
+    """The argument names a test's own ``@pytest.mark.parametrize`` marks give values to."""
+    names = set()
+    for mark in definition.iter_markers("parametrize"):
+        argnames = mark.args[0]
+        names.update(n.strip() for n in argnames.split(",")) if isinstance(argnames, str) else names.update(argnames)
+    return names
+
+
+def pytest_generate_tests(metafunc):
+    """Give ``lang`` every edition for a test marked ``every_language``, else one (see the module docstring);
+    a test whose own ``parametrize`` names its languages keeps them."""
+    if "lang" not in metafunc.fixturenames or "lang" in _parametrized_names(metafunc.definition):
+        return
+    every = EVERY_LANGUAGE or metafunc.definition.get_closest_marker("every_language") is not None
+    languages = list(LANGUAGES) if every else [language_of(metafunc.definition.originalname)]
+    metafunc.parametrize("lang", languages, indirect=True, scope="session")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -89,9 +123,9 @@ def engine(precomputed):
     return precomputed
 
 
-@pytest.fixture(scope="session", params=list(LANGUAGES))
+@pytest.fixture(scope="session")
 def lang(request):
-    """A language tag of ``sitegen.common.settings.LANGUAGES``; the tests that use it run once per language."""
+    """A language tag of ``sitegen.common.settings.LANGUAGES``, given by :func:`pytest_generate_tests`."""
     return request.param
 
 

@@ -10,6 +10,8 @@ from sitegen.common.settings import LANGUAGES
 
 from .conftest import page_path
 
+pytestmark = pytest.mark.every_language  # each edition's names, labels and contrast
+
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 

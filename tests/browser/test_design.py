@@ -9,6 +9,8 @@ import pytest
 
 from sitegen.common.settings import SCROLLING_TABLE_SECTIONS
 
+pytestmark = pytest.mark.every_language  # layout: the editions' words differ in length
+
 NARROW = {"width": 390, "height": 844}
 WIDE = {"width": 1280, "height": 900}
 

@@ -33,6 +33,8 @@ from .embed_hosts import (
 )
 from .test_explorer import expected_cards
 
+pytestmark = pytest.mark.every_language  # each edition in a second engine
+
 FIREFOX = "/usr/bin/firefox-esr"
 SCRIPT = ROOT / "tests" / "browser" / "firefox" / "smoke.mjs"
 PUPPETEER = NODE_MODULES / "puppeteer-core" / "package.json"

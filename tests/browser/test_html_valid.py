@@ -9,6 +9,8 @@ import pytest
 
 from .conftest import page_path
 
+pytestmark = pytest.mark.every_language  # each edition's markup
+
 
 def run_vnu(vnu_command, *paths):
     """``{path: [error messages]}`` from one vnu run (``--errors-only --format json``)."""

@@ -10,6 +10,8 @@ from sitegen.common.settings import LANGUAGES
 from .conftest import page_path
 from .explorer_ui import Explorer
 
+pytestmark = pytest.mark.every_language  # what each edition says
+
 
 def language_links(page):
     """The language switcher's links: the navigation landmark whose links name another language."""

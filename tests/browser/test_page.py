@@ -195,6 +195,7 @@ def static_figure_alts(edition_strings, lang):
             "reliability-fitted": text["reliability_fitted_alt"]}
 
 
+@pytest.mark.every_language
 def test_without_javascript_each_static_figure_is_its_languages_image(open_page, lang, edition_strings, expect):
     page = open_page(lang=lang, java_script_enabled=False)
     expected = static_figure_alts(edition_strings, lang)
@@ -213,6 +214,7 @@ def test_without_javascript_each_static_figure_is_its_languages_image(open_page,
     assert found == expected
 
 
+@pytest.mark.every_language
 def test_without_javascript_the_figures_load_from_disk_too(open_page, lang):
     page = open_page(lang=lang, file=True, java_script_enabled=False)
     widths = page.eval_on_selector_all(".static-figure img", "images => Promise.all(images.map(img => "

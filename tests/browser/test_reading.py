@@ -212,6 +212,7 @@ CARD_CLIPS = """() => {
 }"""
 
 
+@pytest.mark.every_language
 @pytest.mark.parametrize("width", [320, 390, 768, 1280])
 def test_no_card_text_is_clipped(open_explorer, width):
     """Every line of every card (title, value, change, note) stays inside its card, in every language."""

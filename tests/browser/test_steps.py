@@ -27,6 +27,7 @@ def step_links(page, section, figure):
     return [(href, float(dict(parse_qsl(href.split("/state/", 1)[1]))["t"])) for href in hrefs]
 
 
+@pytest.mark.every_language
 @pytest.mark.parametrize("section", sorted(FIGURES))
 def test_each_step_link_puts_its_figure_in_that_state(open_page, engine, lang, section):
     figure = FIGURES[section]

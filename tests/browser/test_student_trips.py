@@ -8,9 +8,13 @@ at its own T and the section being read. Several checks per page load."""
 
 import re
 
+import pytest
+
 from sitegen.common.settings import TABLE_BINS
 
 from .explorer_ui import Explorer, near
+
+pytestmark = pytest.mark.every_language  # what a reader of each edition tripped over
 
 NARROW = {"width": 390, "height": 844}
 WIDE = {"width": 1280, "height": 900}

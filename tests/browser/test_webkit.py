@@ -26,6 +26,8 @@ import pytest
 from .conftest import missing
 from .test_explorer import expected_cards
 
+pytestmark = pytest.mark.every_language  # each edition in a third engine
+
 DRIVER = "/usr/bin/WebKitWebDriver"
 MINIBROWSER = next(iter(sorted(glob.glob("/usr/lib/*/webkit2gtk-4.*/MiniBrowser"))), "MiniBrowser (not found)")
 ARROW_RIGHT = "\ue014"

@@ -14,6 +14,8 @@ from user_inputs import HOSTILE_DESCRIPTION, HOSTILE_GROUPS, HOSTILE_NAME, MODEL
 
 from .explorer_ui import near
 
+pytestmark = pytest.mark.every_language  # each edition of the reader's page
+
 NAME, GROUPS, DESCRIPTION = HOSTILE_NAME, HOSTILE_GROUPS, HOSTILE_DESCRIPTION
 
 
