@@ -12,23 +12,30 @@ the model, never negative), so Newton's method on β with the summed slope and c
 (:func:`fit_beta`), kept inside a bracket that the slope's sign shrinks, reaches the bounded minimiser in
 a few passes (typically 4–7). It stops when a step moves β by less than :data:`STEP_TOLERANCE`; the
 remaining error is of the order of that step squared, far below ``calib fit``'s bracket of 1e-7.
+
+Probabilities rounded to a few decimals get ``calib fit``'s check (:mod:`calib.rounding`): a ``"digits"`` pass
+first finds the decimals and the zeros, every later pass reads a printed 0 as ``calib fit`` does, and when the
+calibration rows hold zeros, two more Newton fits (from the fitted β, a few passes each) read them at either
+end of what they can stand for; Ts more than 5% apart give the warning ``rounded_zeros``.
 """
 
 import numpy as np
 
 from .binning import equal_mass_bounds, finish_bins, max_gap
 from .bootstrap import BootstrapDraws, ScoreSet
-from .chunks import FINE_BINS, SUB_BINS, Plan, fine_edges, partition_sums
+from .chunks import FINE_BINS, SUB_BINS, Plan, fine_edges, partition_sums, rounded_decimals
 from .decision import MetricChange, TemperatureSpread, verdict
 from .fitting import DEFAULT_BOUNDS
 from .io import MIN_PART_ROWS
 from .io_checks import InputError, fit_warnings
+from .io_values import rounded_zeros_note
 from .paired import paired_difference
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
+from .rounding import RoundingRange, zero_readings
 
 __all__ = ["STEP_TOLERANCE", "EARLY_STEP", "RESIDUAL_LIMIT", "MAX_PASSES", "N_BINS", "DECISION_SEED",
            "LARGE_METRICS", "fit_beta", "part_scores", "equal_mass_estimate", "cut_bins", "resampled_decision",
-           "chunked_report", "default_resamples"]
+           "chunked_report", "default_resamples", "rounding_check"]
 
 STEP_TOLERANCE = 1e-10  # Newton stops when a step moves β by less than this
 EARLY_STEP = 1e-6       # ... or, converging quadratically, by less than this (the next step would be ~1e-12)
@@ -234,6 +241,19 @@ def _pilot_beta(pilot, base):
     return fit_beta(slope_at, tolerance=PILOT_TOLERANCE)[0] if len(y) >= MIN_PART_ROWS else 1.0
 
 
+def rounding_check(fit, base, beta, zeros):
+    """``(range, passes)``: the :class:`calib.rounding.RoundingRange` of a fit whose calibration rows hold
+    ``zeros`` cells printed as 0 at ``base.decimals`` places (None, 0 when none), by two Newton fits
+    ``fit(plan, start) -> (beta, passes)`` from the fitted ``beta``, with the zeros of ``base``'s passes read at
+    each of :func:`calib.rounding.zero_readings`; and the passes they took."""
+    if not base.decimals or not zeros:
+        return None, 0
+    values = zero_readings(base.decimals)
+    fits = [fit(base._replace(zero=value), beta) for value in values]
+    return (RoundingRange(int(base.decimals), int(zeros), values, tuple(1.0 / b for b, _ in fits)),
+            sum(passes for _, passes in fits))
+
+
 def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, resamples=None, seed=DECISION_SEED,
                    n_bins=N_BINS, fine_bins=FINE_BINS, probabilities=False, engine=None, refine=True, pilot=None,
                    files=None):
@@ -247,14 +267,20 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
     (e.g. the first batch) whose own fit is where Newton starts, which saves two or three passes; ``files``
     the report's ``files`` (one dict per file: ``file``, ``rows``; default one entry for ``name``). The key
     ``exactness`` lists every figure that is approximate, resampled differently from ``calib fit``, or left
-    out, and why.
+    out, and why. Probabilities rounded to a few decimals take one more pass, and a fitted T two more fits,
+    for the check of :func:`rounding_check`.
     """
     fit_part, eval_part = _part_names(split)
     base = Plan("slope", 1.0, split=split, n_bins=n_bins, fine_bins=fine_bins, probabilities=probabilities)
-    rows = {}
+    rows, notes = {}, []
+    if probabilities:  # which decimals, if any, the values were rounded to: how to read a 0 from now on
+        digits = run_pass(base._replace(kind="digits"))
+        base = base._replace(decimals=rounded_decimals(digits))
+        if base.decimals:
+            notes.append(f"{name}: {rounded_zeros_note(base.decimals, int(digits['zeros'][0]))}")
 
-    def slope_at(beta):
-        sums = run_pass(base._replace(beta=beta))
+    def slope_at(beta, plan=base):
+        sums = run_pass(plan._replace(beta=beta))
         rows.update(fit=int(sums["fit_rows"][0]), eval=int(sums["eval_rows"][0]))
         _check_rows(name, split, fit_part, rows["fit"])
         return sums["slope"][0] / rows["fit"], sums["curvature"][0] / rows["fit"]
@@ -304,10 +330,13 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
         else:
             left_out[f"{key}.ece.adaptive"] = left_out[f"{key}.mce.adaptive"] = "fine_bins = 0: no histogram"
     slope, curvature = sums["slope"][0] / fit_rows, sums["curvature"][0] / fit_rows
-    warned = fit_warnings(float(temperature), after["accuracy"], k, DEFAULT_BOUNDS, eval_part)
+    rounding, rounding_passes = rounding_check(
+        lambda plan, start: fit_beta(lambda b: slope_at(b, plan), start=start), base, beta,
+        int(sums["zero_cells"][0]) if passes and "zero_cells" in sums else 0)
+    warned = fit_warnings(float(temperature), after["accuracy"], k, DEFAULT_BOUNDS, eval_part, rounding=rounding)
     report = {
         "file": str(name), "files": list(files or [{"file": str(name), "rows": int(n)}]), "n": int(n), "k": int(k),
-        "kind": "probabilities" if probabilities else "logits", "binary": False, "notes": [],
+        "kind": "probabilities" if probabilities else "logits", "binary": False, "notes": notes,
         "split": {"rule": split, "seed": None, "parts": {fit_part: fit_rows} if split == "none"
                   else {fit_part: fit_rows, eval_part: eval_rows}},
         "temperature": float(temperature),
@@ -315,7 +344,8 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
                 "method": "Newton in 1/T (summed slope and curvature; convex)" if passes else "given",
                 "bounds": list(DEFAULT_BOUNDS), "tolerance": STEP_TOLERANCE, "tolerance_of": "the last step in 1/T",
                 "passes": passes, "residual_step": float(abs(slope / curvature)) if curvature > 0 else 0.0,
-                "part": fit_part, "rows": fit_rows},
+                "part": fit_part, "rows": fit_rows,
+                "rounding": None if rounding is None else {**rounding._asdict(), "passes": rounding_passes}},
         "evaluated_on": eval_part, "n_bins": n_bins, "before": before, "after": after,
         "warnings": [w._asdict() for w in warned],
         "engine": dict(engine or {}),

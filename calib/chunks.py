@@ -8,8 +8,12 @@ of rows, with the engine's own kernels (:func:`calib.scaling.example_scores`,
 :func:`calib.binning.equal_width_sums`); :func:`add_sums` adds two partitions' sums. A partition is read
 a window of rows at a time, so its memory is bounded by the window, not by the partition.
 
-Three kinds of pass (a :class:`Plan`):
+Four kinds of pass (a :class:`Plan`):
 
+``"digits"``
+    probabilities only, before the fit: the decimals every window's values are rounded to, and the cells that
+    are 0 (:mod:`calib.rounding`: a printed 0, read as :func:`calib.io_values.probability_floor`, then at each
+    end of what it can stand for);
 ``"slope"``
     one Newton step: the count, slope sum and curvature sum of the calibration rows at β;
 ``"final"``
@@ -31,18 +35,21 @@ are partitioned.
 """
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 import numpy as np
 
 from .binning import equal_width_ids, equal_width_sums
 from .blocks import ROW_ALIGN
 from .io_checks import InputError
+from .io_values import MAX_DECIMALS, PROBABILITY_FLOOR, decimals_of, probability_floor
 from .refit import beta_derivative_rows
+from .rounding import zero_cells, zeros_read_at
 from .scaling import example_scores
 
 __all__ = ["Plan", "SPLIT_RULES", "WINDOW_ELEMENTS", "POISSON_WINDOW", "POISSON_BLOCK", "FINE_BINS", "SUB_BINS",
-           "fine_edges", "fine_ids", "poisson_weights", "row_parts", "partition_sums", "add_sums", "PROBABILITY_FLOOR"]
+           "fine_edges", "fine_ids", "poisson_weights", "row_parts", "partition_sums", "add_sums", "PROBABILITY_FLOOR",
+           "rounded_decimals"]
 
 SPLIT_RULES = ("file", "even-odd", "none")  # the rules a partitioned fit can apply row by row
 WINDOW_ELEMENTS = 1 << 18   # (temperature, row, class) values per kernel call: 2 MiB of float64 per work array
@@ -51,7 +58,6 @@ POISSON_BLOCK = 4096        # rows per seeded stream of Poisson weights (whole b
 FINE_BINS = 1 << 16         # bins of the fine confidence histogram (equal width in −log2(1 − c), see fine_edges)
 SUB_BINS = 1 << 12          # sub-bins of a fine bin that an equal-mass cut falls in (the "refine" pass)
 FINE_SPAN = 52.0            # the fine histogram spans 1 − c from 1 down to 2⁻⁵²; c = 1 falls in the last bin
-PROBABILITY_FLOOR = 1e-300  # as calib.io: probabilities are floored here before the log
 # Poisson(1) by inverse CDF on 32-bit uniform integers: a weight is the number of cuts at or below the draw
 _CDF = np.cumsum([np.exp(-1.0) / np.prod(np.arange(1, k + 1, dtype=np.float64)) for k in range(12)])
 _POISSON_CUTS = np.floor(_CDF * 2.0 ** 32).astype(np.uint32)
@@ -60,12 +66,15 @@ _POISSON_CUTS = np.floor(_CDF * 2.0 ** 32).astype(np.uint32)
 class Plan(NamedTuple):
     """One pass over the partitions.
 
-    ``kind`` is ``"slope"`` or ``"final"``; ``beta`` the inverse temperature of the calibration rows'
-    derivatives; ``temperatures`` those at which a final pass scores the test rows; ``split`` one of
-    :data:`SPLIT_RULES`; ``n_bins`` the equal-width bin count; ``fine_bins`` the fine histogram's bins (0:
+    ``kind`` is ``"digits"``, ``"slope"``, ``"final"`` or ``"refine"``; ``beta`` the inverse temperature of the
+    calibration rows' derivatives; ``temperatures`` those at which a final pass scores the test rows; ``split``
+    one of :data:`SPLIT_RULES`; ``n_bins`` the equal-width bin count; ``fine_bins`` the fine histogram's bins (0:
     none); ``resamples`` the Poisson bootstrap's R (0: none) and ``seed`` its seed; ``probabilities`` whether
     the numbers are probabilities (their logarithms are then the logits); ``cut_bins`` (G rows of fine-bin
-    indices) the fine bins a ``"refine"`` pass splits into :data:`SUB_BINS` equal-width sub-bins each.
+    indices) the fine bins a ``"refine"`` pass splits into :data:`SUB_BINS` equal-width sub-bins each;
+    ``decimals`` the places the probabilities were rounded to (None: full precision; a 0 is then read as
+    :func:`calib.io_values.probability_floor` of them); ``zero``, if not 0, the probability a printed 0 is
+    read as instead (:func:`calib.rounding.zeros_read_at`: the rounding check's refits).
     """
 
     kind: str
@@ -78,6 +87,8 @@ class Plan(NamedTuple):
     seed: int = 0
     probabilities: bool = False
     cut_bins: tuple = ()
+    decimals: Optional[int] = None
+    zero: float = 0.0
 
 
 @lru_cache(maxsize=4)
@@ -159,10 +170,10 @@ def _window_rows(plan, k):
     return min(rows, POISSON_WINDOW) if plan.resamples else rows
 
 
-def _as_window(raw, labels, first, where, k, probabilities, index=None):
+def _as_window(raw, labels, first, where, k, plan, index=None):
     """A window's logits as float64 (r, K) and labels as int64 (r,), checked; ``first`` is the window's first
     row as messages count it, ``index`` the positions in the window of the rows given (None: all), ``where``
-    the source's name."""
+    the source's name; probabilities (``plan.probabilities``) as :class:`Plan` says to read them."""
     def row_of(i):
         return first + int(i if index is None else index[i])
 
@@ -173,11 +184,13 @@ def _as_window(raw, labels, first, where, k, probabilities, index=None):
             row, column = np.unravel_index(np.argmax(bad), bad.shape)
             raise InputError(f"{where}: logits[{row_of(row)}, {column}]: {z[row, column]}; every value must be "
                              "finite")
-    if probabilities:
+    if plan.probabilities:
         if z.min() < 0 or z.max() > 1:
             row = int(np.argmax(((z < 0) | (z > 1)).any(axis=1)))
             raise InputError(f"{where}: probabilities[{row_of(row)}]: values outside [0, 1]")
-        z = np.log(np.maximum(z, PROBABILITY_FLOOR))
+        z = np.log(np.maximum(z, probability_floor(plan.decimals)))
+        if plan.zero:
+            z = zeros_read_at(z, plan.decimals, plan.zero)
     y = np.asarray(labels)
     whole = np.isfinite(y) & (y == np.round(y)) if y.dtype.kind == "f" else np.ones(y.shape, dtype=bool)
     outside = ~whole | (y < 0) | (y >= k)
@@ -203,6 +216,8 @@ def _empty_sums(plan):
     g, b, f, r = len(plan.temperatures), plan.n_bins, plan.fine_bins, plan.resamples
     sums = {"fit_rows": np.zeros(1, np.int64), "eval_rows": np.zeros(1, np.int64),
             "slope": np.zeros(1), "curvature": np.zeros(1)}
+    if plan.kind == "digits":
+        sums.update(digits=np.zeros(MAX_DECIMALS + 2, np.int64), zeros=np.zeros(1, np.int64))
     if plan.kind == "refine":
         sums.update(sub_count=np.zeros((g, len(plan.cut_bins[0]), SUB_BINS), np.int64),
                     sub_confidence=np.zeros((g, len(plan.cut_bins[0]), SUB_BINS)),
@@ -210,6 +225,8 @@ def _empty_sums(plan):
     if plan.kind == "final":
         sums.update(hits=np.zeros(1, np.int64), nll=np.zeros(g), brier=np.zeros(g), confidence=np.zeros(g),
                     bin_count=np.zeros((g, b), np.int64), bin_confidence=np.zeros((g, b)), bin_hits=np.zeros((g, b)))
+        if plan.decimals:
+            sums.update(zero_cells=np.zeros(1, np.int64))
         if f:
             sums.update(fine_count=np.zeros((g, f), np.int64), fine_confidence=np.zeros((g, f)),
                         fine_hits=np.zeros((g, f)))
@@ -239,7 +256,7 @@ def partition_sums(logits, labels, split_values, offset, plan, where="data", fir
     first_row = offset if first_row is None else first_row
     calibration, test = row_parts(plan.split, offset, m, split_values)
     sums = _empty_sums(plan) if into is None else into
-    final = plan.kind != "slope"  # a final or refine pass scores the test rows
+    final = plan.kind in ("final", "refine")  # a final or refine pass scores the test rows
     temps = np.asarray(plan.temperatures, dtype=np.float64)
     edges = fine_edges(plan.fine_bins) if final and plan.fine_bins else None
     window = _window_rows(plan, k)
@@ -255,7 +272,10 @@ def partition_sums(logits, labels, split_values, offset, plan, where="data", fir
         raw, labels_part = logits[part], labels[part]
         if index is not None:
             raw, labels_part, cal, ev = raw[index], labels_part[index], cal[index], ev[index]
-        z, y = _as_window(raw, labels_part, first_row + start, where, k, plan.probabilities, index)
+        if plan.kind == "digits":
+            _digits_window(sums, raw)
+            continue
+        z, y = _as_window(raw, labels_part, first_row + start, where, k, plan, index)
         if plan.kind == "refine":
             _refine_window(sums, z, y, temps, plan, edges)
             continue
@@ -269,12 +289,32 @@ def partition_sums(logits, labels, split_values, offset, plan, where="data", fir
             sums["fit_rows"] += int(cal.sum())
             sums["slope"] += slope.sum()
             sums["curvature"] += curvature.sum()
+            if plan.kind == "final" and plan.decimals:
+                sums["zero_cells"] += int(np.count_nonzero(zero_cells(zc, plan.decimals)))
             if weights is not None:
                 columns = np.column_stack([np.ones(slope.size), slope, curvature])
                 sums["boot_fit"] += (columns.T @ weights[cal]).T
         if final and ev.any():
             _score_window(sums, z[ev], y[ev], temps, plan, edges, None if weights is None else weights[ev])
     return sums
+
+
+def _digits_window(sums, raw):
+    """Add one window's values (r, K) to a digits pass: the window's decimals (:func:`calib.io_values.decimals_of`,
+    in their float dtype as ``calib fit`` reads them; full precision counted at the end) and its zeros."""
+    values = np.asarray(raw)
+    values = values if values.dtype.kind == "f" else values.astype(np.float64)
+    d = decimals_of(values)
+    sums["digits"][MAX_DECIMALS + 1 if d is None else d] += 1
+    sums["zeros"] += int(np.count_nonzero(values == 0))
+
+
+def rounded_decimals(sums):
+    """The places a ``"digits"`` pass's sums say the probabilities were rounded to, when some of them were
+    printed as 0: the most any window needs (``calib fit``'s :func:`calib.io_values.decimals_of` of all the
+    values), or None (full precision, whole numbers, or no 0)."""
+    d = int(np.flatnonzero(sums["digits"])[-1]) if sums["digits"].any() else None
+    return d if d and d <= MAX_DECIMALS and sums["zeros"][0] else None
 
 
 def _score_window(sums, z, y, temps, plan, edges, weights):

@@ -32,8 +32,8 @@ import numpy as np
 
 from .io_checks import PROBABILITY_SUM_TOLERANCE, SIGMOID_SUM_GAP, fail, row_name
 
-__all__ = ["ReadValues", "read_values", "decimals_of", "sum_tolerance", "PROBABILITY_FLOOR", "MAX_DECIMALS",
-           "ROUNDED_ZERO"]
+__all__ = ["ReadValues", "read_values", "decimals_of", "sum_tolerance", "probability_floor", "rounded_zeros_note",
+           "PROBABILITY_FLOOR", "MAX_DECIMALS", "ROUNDED_ZERO"]
 
 PROBABILITY_FLOOR = 1e-300  # full-precision probabilities are floored here before the log (a zero → ≈ −690.8)
 MAX_DECIMALS = 6            # values on a grid of 10^-d for some d ≤ this are taken as rounded to d decimals
@@ -92,6 +92,19 @@ def sum_tolerance(k, decimals):
     if not decimals:  # full precision, or whole numbers (0 and 1: nothing was rounded away)
         return PROBABILITY_SUM_TOLERANCE
     return max(PROBABILITY_SUM_TOLERANCE, k * 0.5 * 10.0 ** -decimals * (1 + 1e-9))
+
+
+def probability_floor(decimals):
+    """What a probability is raised to before its log, so that a 0 is read as it: 10^-d · :data:`ROUNDED_ZERO`
+    for values rounded to ``decimals`` = d ≥ 1 places (a printed 0), else :data:`PROBABILITY_FLOOR`."""
+    return 10.0 ** -decimals * ROUNDED_ZERO if decimals else PROBABILITY_FLOOR
+
+
+def rounded_zeros_note(decimals, zeros):
+    """The note that ``zeros`` probabilities rounded to ``decimals`` places were printed as 0, and what they are
+    read as."""
+    return (f"probabilities rounded to {decimals} decimals: {zeros:,} zero(s) read as {probability_floor(decimals):g} "
+            f"(a printed 0 is below {10.0 ** -decimals / 2:g}; write more digits to keep them)")
 
 
 def _declare(arrays):
@@ -177,13 +190,10 @@ def _probability_logits(path, arrays, name, probs, decimals, notes):
     gap = np.abs(probs.sum(axis=1) - 1.0)
     if np.any(gap > sum_tolerance(k, decimals)):
         _unit_problem(path, arrays, name, probs, True)
-    floor = PROBABILITY_FLOOR
-    if decimals:
-        floor = 10.0 ** -decimals * ROUNDED_ZERO
-        zeros = int(np.count_nonzero(probs == 0))
-        if zeros:
-            notes.append(f"probabilities rounded to {decimals} decimals: {zeros:,} zero(s) read as {floor:g} (a "
-                         f"printed 0 is below {10.0 ** -decimals / 2:g}; write more digits to keep them)")
+    floor = probability_floor(decimals)
+    zeros = int(np.count_nonzero(probs == 0)) if decimals else 0
+    if zeros:
+        notes.append(rounded_zeros_note(decimals, zeros))
     if float(gap.max(initial=0.0)) > 1e-6:
         notes.append(f"rows of probabilities that sum to 1 only within {float(gap.max()):.3g} were renormalised")
     return np.log(np.maximum(probs, floor))

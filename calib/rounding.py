@@ -23,7 +23,8 @@ import numpy as np
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .io_values import ROUNDED_ZERO
 
-__all__ = ["RoundingRange", "rounding_range", "zero_cells", "ZERO_TOP", "ZERO_BOTTOM_DIGITS"]
+__all__ = ["RoundingRange", "rounding_range", "zero_cells", "zero_readings", "zeros_read_at", "ZERO_TOP",
+           "ZERO_BOTTOM_DIGITS"]
 
 ZERO_TOP = 0.5            # units of the last digit: the most a printed 0 can stand for
 ZERO_BOTTOM_DIGITS = 3    # the low end: one unit of the digit this many places below the last printed one
@@ -53,6 +54,19 @@ def zero_cells(logits, decimals):
     return np.asarray(logits) < np.log(10.0 ** -decimals * ROUNDED_ZERO) + 1.0
 
 
+def zero_readings(decimals):
+    """The two values (probabilities) a printed 0 of ``decimals`` places is read at, top end first: u · ZERO_TOP
+    = u / 2 and u / 10^ZERO_BOTTOM_DIGITS = u / 1000, with u = 10^-d."""
+    return ZERO_TOP * 10.0 ** -decimals, 10.0 ** -(decimals + ZERO_BOTTOM_DIGITS)
+
+
+def zeros_read_at(logits, decimals, value):
+    """``logits`` (n, K) with the cells :func:`zero_cells` finds set to log(``value``): a printed 0 read as the
+    probability ``value``."""
+    z = np.asarray(logits, dtype=np.float64)
+    return np.where(zero_cells(z, decimals), np.log(value), z)
+
+
 def rounding_range(logits, labels, decimals, bounds=DEFAULT_BOUNDS, tolerance=DEFAULT_TOLERANCE, workers=1):
     """The :class:`RoundingRange` of the rows ``logits`` (n, K), ``labels`` (n,) T is fitted on, read from
     probabilities rounded to ``decimals`` places; None when ``decimals`` is None or no cell was printed as 0. Two
@@ -64,8 +78,8 @@ def rounding_range(logits, labels, decimals, bounds=DEFAULT_BOUNDS, tolerance=DE
     zeros = int(np.count_nonzero(zero))
     if not zeros:
         return None
-    values = (ZERO_TOP * 10.0 ** -decimals, 10.0 ** -(decimals + ZERO_BOTTOM_DIGITS))
-    temperatures = tuple(float(fit_temperature(np.where(zero, np.log(value), z), labels, method="bounded",
+    values = zero_readings(decimals)
+    temperatures = tuple(float(fit_temperature(zeros_read_at(z, decimals, value), labels, method="bounded",
                                                bounds=bounds, tolerance=tolerance, workers=workers))
                          for value in values)
     return RoundingRange(int(decimals), zeros, values, temperatures)
