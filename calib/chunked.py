@@ -15,8 +15,9 @@ remaining error is of the order of that step squared, far below ``calib fit``'s 
 
 Probabilities rounded to a few decimals get ``calib fit``'s check (:mod:`calib.rounding`): a ``"digits"`` pass
 first finds the decimals and the zeros, every later pass reads a printed 0 as ``calib fit`` does, and when the
-calibration rows hold zeros, two more Newton fits (from the fitted β, a few passes each) read them at either
-end of what they can stand for; Ts more than 5% apart give the warning ``rounded_zeros``.
+calibration rows hold zeros, two more Newton fits read them at either end of what they can stand for (each
+starts from the fitted β moved as the pilot's rows move: about two passes); Ts more than 5% apart give the
+warning ``rounded_zeros``.
 """
 
 import numpy as np
@@ -244,7 +245,7 @@ def _pilot_beta(pilot, base):
 def rounding_check(fit, base, beta, zeros):
     """``(range, passes)``: the :class:`calib.rounding.RoundingRange` of a fit whose calibration rows hold
     ``zeros`` cells printed as 0 at ``base.decimals`` places (None, 0 when none), by two Newton fits
-    ``fit(plan, start) -> (beta, passes)`` from the fitted ``beta``, with the zeros of ``base``'s passes read at
+    ``fit(plan, beta) -> (beta, passes)`` near the fitted ``beta``, with the zeros of ``base``'s passes read at
     each of :func:`calib.rounding.zero_readings`; and the passes they took."""
     if not base.decimals or not zeros:
         return None, 0
@@ -330,9 +331,13 @@ def chunked_report(run_pass, name, n, k, split="even-odd", temperature=None, res
         else:
             left_out[f"{key}.ece.adaptive"] = left_out[f"{key}.mce.adaptive"] = "fine_bins = 0: no histogram"
     slope, curvature = sums["slope"][0] / fit_rows, sums["curvature"][0] / fit_rows
-    rounding, rounding_passes = rounding_check(
-        lambda plan, start: fit_beta(lambda b: slope_at(b, plan), start=start), base, beta,
-        int(sums["zero_cells"][0]) if passes and "zero_cells" in sums else 0)
+
+    def refit(plan, beta):  # from the fitted β moved as the pilot's rows move with the zeros' reading
+        moved = _pilot_beta(pilot, plan) - start if pilot is not None else 0.0
+        return fit_beta(lambda b: slope_at(b, plan), start=beta + moved)
+
+    rounding, rounding_passes = rounding_check(refit, base, beta,
+                                               int(sums["zero_cells"][0]) if passes and "zero_cells" in sums else 0)
     warned = fit_warnings(float(temperature), after["accuracy"], k, DEFAULT_BOUNDS, eval_part, rounding=rounding)
     report = {
         "file": str(name), "files": list(files or [{"file": str(name), "rows": int(n)}]), "n": int(n), "k": int(k),
