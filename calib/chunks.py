@@ -72,8 +72,8 @@ class Plan(NamedTuple):
     none); ``resamples`` the Poisson bootstrap's R (0: none) and ``seed`` its seed; ``probabilities`` whether
     the numbers are probabilities (their logarithms are then the logits); ``cut_bins`` (G rows of fine-bin
     indices) the fine bins a ``"refine"`` pass splits into :data:`SUB_BINS` equal-width sub-bins each;
-    ``decimals`` the places the probabilities were rounded to (None: full precision; a 0 is then read as
-    :func:`calib.io_values.probability_floor` of them); ``zero``, if not 0, the probability a printed 0 is
+    ``decimals`` the places the probabilities were rounded to (None: full precision), which set what a 0 is
+    read as (:func:`calib.io_values.probability_floor`); ``zero``, if not 0, the probability a printed 0 is
     read as instead (:func:`calib.rounding.zeros_read_at`: the rounding check's refits).
     """
 
