@@ -25,6 +25,7 @@ from .binning import (
     adaptive_bins_sorted,
     equal_mass_bounds,
     equal_width_bins,
+    finish_bins,
     max_gap,
     sort_by_confidence,
     stable_order,
@@ -47,12 +48,12 @@ def sort_rows(confidence):
     return order, np.take_along_axis(conf, order, axis=1)
 
 
-def rows_order(confidence):
+def rows_order(confidence, hint=None):
     """Each row's stable ascending order, (G, n): ``numpy.argsort(confidence, axis=1, kind="stable")``, computed
     row by row with the previous row's order as a hint (:func:`calib.binning.stable_order`; neighbouring
-    temperatures order the rows almost alike). ``confidence`` is (G, n); nothing is checked."""
+    temperatures order the rows almost alike). ``confidence`` is (G, n); nothing is checked. ``hint`` (n,), if
+    given, is the first row's hint (the order of the temperature before it); the result does not depend on it."""
     order = np.empty(confidence.shape, dtype=np.intp)
-    hint = None
     for row in range(confidence.shape[0]):
         order[row] = hint = stable_order(confidence[row], hint)
     return order
@@ -240,8 +241,47 @@ def bins_by_count(confidence, correct, bin_counts, order=None, schemes=SCHEMES):
         sorted_rows = sort_by_confidence(confidence, correct)
     else:
         sorted_rows = (np.take_along_axis(confidence, order, axis=1), np.asarray(correct, dtype=bool)[order])
+    if "equal-width" not in schemes or order is None or confidence.ndim != 2:
+        width = lambda count: equal_width_bins(confidence, correct, count)  # noqa: E731
+    else:
+        width = _equal_width_from_order(confidence, correct, order, sorted_rows)
     binners = {
-        "equal-width": lambda count: equal_width_bins(confidence, correct, count),
+        "equal-width": width,
         "adaptive": lambda count: adaptive_bins_sorted(*sorted_rows, count),
     }
     return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in schemes}
+
+
+def _equal_width_from_order(confidence, correct, order, sorted_rows=None):
+    """``count ↦`` :func:`calib.equal_width_bins` of ``confidence`` (G, n) whose rows' stable ascending ``order``
+    (G, n) is known, to the bit: each bin is a run of the sorted row (its start is the number of confidences
+    below its lower edge, one ``searchsorted`` per row), so counts and hits are differences of integer running
+    counts, and only the confidence sums take a pass over the rows (a ``bincount`` in row order, as
+    :func:`calib.binning.equal_width_sums` adds them). ``sorted_rows``: ``(sorted confidence, sorted correct)``."""
+    rows, n = confidence.shape
+    if sorted_rows is None:
+        sorted_rows = (np.take_along_axis(confidence, order, axis=1), np.asarray(correct, dtype=bool)[order])
+    sorted_conf, sorted_hits = sorted_rows
+    hit_prefix = np.zeros((rows, n + 1), dtype=np.int64)
+    np.cumsum(sorted_hits, axis=1, out=hit_prefix[:, 1:])
+    offsets = (np.arange(rows) * n)[:, None]
+    flat_order = (order + offsets).ravel()
+
+    def bins(n_bins):
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        inner = edges[1:-1]
+        bounds = np.empty((rows, n_bins + 1), dtype=np.int64)
+        bounds[:, 0], bounds[:, -1] = 0, n
+        for g in range(rows):  # one search per temperature of the block, over B − 1 edges
+            bounds[g, 1:-1] = np.searchsorted(sorted_conf[g], inner, side="left")
+        count = np.diff(bounds, axis=1)
+        hit_sum = np.diff(np.take_along_axis(hit_prefix, bounds, axis=1), axis=1).astype(np.float64)
+        ids = np.empty(rows * n, dtype=np.intp)  # each row's bin, in row order (the sorted runs scattered back)
+        ids[flat_order] = np.repeat(np.tile(np.arange(n_bins), rows) + np.repeat(np.arange(rows) * n_bins, n_bins),
+                                    count.ravel())
+        conf_sum = np.bincount(ids, weights=confidence.ravel(), minlength=rows * n_bins).reshape(rows, n_bins)
+        shape = (rows, n_bins)
+        return finish_bins(np.broadcast_to(edges[:-1], shape).copy(), np.broadcast_to(edges[1:], shape).copy(),
+                           count, conf_sum, hit_sum, n)
+
+    return bins
