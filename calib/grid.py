@@ -133,6 +133,7 @@ def grid_metrics(logits, labels, temps, bin_counts=(15,), schemes=SCHEMES, worke
     extra = _extras(extra)
     rows = _prepare(z, y)
     correct, n = rows.correct, z.shape[0]
+    del z  # the pass reads only the shifted rows (with float32 logits, z was a float64 copy)
     step = max(1, positive_int(binning_elements, "binning_elements") // n)
     starts = range(0, temps.size, step)
     threads = min(positive_int(workers, "workers"), len(starts))
@@ -145,20 +146,22 @@ def grid_metrics(logits, labels, temps, bin_counts=(15,), schemes=SCHEMES, worke
                                               conf_out=confidence)
         # one stable sort per temperature serves every binning; the previous block's last order is the hint
         order = rows_order(confidence, hint) if sort else None
-        bins = bins_by_count(confidence, correct, bin_counts, order, schemes)
+        ordered = None if order is None else (np.take_along_axis(confidence, order, axis=1), correct[order])
+        bins = bins_by_count(confidence, correct, bin_counts, order, schemes, ordered)
         ece = {s: {b: bins[s][b].weighted_gap.sum(axis=1) for b in bin_counts} for s in schemes}
         mce = {s: {b: max_gap(bins[s][b]) for b in bin_counts} for s in schemes}
         if others:
-            sweep = ece_sweep(confidence, correct, max_bins=max_bins, schemes=schemes, order=order)
-            for (scheme, b), values in mce_over_counts(confidence, correct, others, schemes, order).items():
+            sweep = ece_sweep(confidence, correct, max_bins=max_bins, schemes=schemes, order=order, sorted_rows=ordered)
+            for (scheme, b), values in mce_over_counts(confidence, correct, others, schemes, order, ordered).items():
                 ece[scheme][b] = sweep[scheme][:, b - 1]
                 mce[scheme][b] = values
         inside = points[(points >= start) & (points < stop)] - start
         sub = bins_by_count(confidence[inside], correct, sub_counts, None if order is None else order[inside],
-                            schemes) if inside.size else None
-        values = {name: np.asarray(f(confidence, correct, order=order) if ordered and order is not None
+                            schemes, None if order is None else (ordered[0][inside], ordered[1][inside])) \
+            if inside.size else None
+        values = {name: np.asarray(f(confidence, correct, order=order) if takes_order and order is not None
                                    else f(confidence, correct), dtype=np.float64)
-                  for name, (f, ordered) in extra.items()}
+                  for name, (f, takes_order) in extra.items()}
         for name, v in values.items():
             if v.shape != (stop - start,):
                 raise ValueError(f"extra metric {name!r} returned shape {v.shape}, not ({stop - start},)")
