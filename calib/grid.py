@@ -21,11 +21,9 @@ from .validation import as_bin_counts, check_choice, positive_int
 
 __all__ = ["GridMetrics", "grid_metrics", "BINNING_ELEMENTS"]
 
-# (temperature, row) confidences binned at once: 16 MiB of float64 per block. Every temporary of a block is then
-# below glibc's largest mmap threshold (32 MiB), so the allocator reuses freed blocks instead of handing them back
-# to the kernel and faulting fresh zeroed pages in for the next block (at 64 MiB blocks that page faulting was
-# about a fifth of a 1,000,000-row build's CPU time, as system time).
-BINNING_ELEMENTS = 1 << 21
+# Below glibc's largest mmap threshold (32 MiB), a block's temporaries are reused from one block to the next; at
+# 64 MiB each was mmapped and zero-filled afresh (a fifth of a 1,000,000-row build's CPU time, as system time).
+BINNING_ELEMENTS = 1 << 21  # (temperature, row) confidences binned at once: 16 MiB of float64 per block
 
 
 class GridMetrics(NamedTuple):
