@@ -149,14 +149,15 @@ def _ece_block(compact, order, sorted_conf, hits, residuals, scale, layout, unio
     resamples, n = compact.shape
     value_prefix = np.zeros(resamples * n + 1, dtype=np.int64)
     row_start = np.arange(resamples)[:, None] * n
+    # scratch reused at every temperature (fresh (r, n) arrays would be page-faulted in at each one)
+    w, weighted = np.empty_like(compact), np.empty(compact.shape, dtype=np.int64)
     for g in range(order.shape[0]):
         o = order[g]
         residual = residuals[g] if residuals is not None else \
             np.rint((hits[o] - sorted_conf[g]) * scale).astype(np.int64)
-        w = compact[:, o]
+        np.take(compact, o, axis=1, out=w)
         weight_prefix = count_prefix(w)
-        np.cumsum((w * residual).ravel(), out=value_prefix[1:])
-        del w
+        np.cumsum(np.multiply(w, residual, out=weighted).ravel(), out=value_prefix[1:])
         # equal-width bins: fixed runs of the sorted order
         at_edges = (value_prefix[row_start + layout.ends[g][None, :]]
                     - value_prefix[row_start + layout.starts[g][None, :]])

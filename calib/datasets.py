@@ -47,8 +47,8 @@ DIGITS_EPOCHS = 3000
 
 
 class Dataset(NamedTuple):
-    """One dataset: ``logits`` (n, K) float64, ``labels`` (n,) int64,
-    ``groups`` (n,) str or None, ``is_calibration`` (n,) bool or None (None: not split)."""
+    """One dataset: ``logits`` (n, K) float64 (or float32, which the engine makes float64 exactly), ``labels`` (n,)
+    int64, ``groups`` (n,) str or None, ``is_calibration`` (n,) bool or None (None: not split)."""
 
     name: str
     logits: np.ndarray

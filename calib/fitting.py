@@ -85,6 +85,8 @@ def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_
     workers = positive_int(workers, "workers")
     score = check_choice(score, FIT_SCORES, "score")
     rows = _prepare(z, y)
+    shape = z.shape
+    del z  # the search reads only the shifted rows (with float32 logits, z was a float64 copy)
     if method == "bounded":
         low, high = bounds
         if not (0 < low < high and np.isfinite(high)):
@@ -93,9 +95,9 @@ def fit_temperature(logits, labels, method="bounded", grid=None, bounds=DEFAULT_
             raise ValueError(f"tolerance must be positive and finite; got {tolerance!r}")
         if score == "brier":
             return _fit_brier(rows, low, high, tolerance, workers)
-        chunks = -(-z.shape[0] // block_shape(*z.shape, 1)[1])
-        size = max(BLOCK_ELEMENTS, block_shape(*z.shape, 1)[1] * z.shape[1])
-        workspaces = [Workspace(size, z.shape[1]) for _ in range(min(workers, chunks))]
+        chunks = -(-shape[0] // block_shape(*shape, 1)[1])
+        size = max(BLOCK_ELEMENTS, block_shape(*shape, 1)[1] * shape[1])
+        workspaces = [Workspace(size, shape[1]) for _ in range(min(workers, chunks))]
         return golden_section_minimise(lambda t: nll_over_rows(rows, t, workspaces), low, high, tolerance)
     if method == "grid":
         if grid is None:

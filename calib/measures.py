@@ -16,7 +16,7 @@ from .validation import as_correct, as_probability_rows
 __all__ = ["ks_calibration_error"]
 
 
-def ks_calibration_error(confidence, correct):
+def ks_calibration_error(confidence, correct, order=None):
     """Kolmogorov–Smirnov calibration error of top-label predictions (Gupta et al. 2021): a probability in [0, 1].
 
     With the rows sorted by confidence, the cumulative share of right answers and the cumulative
@@ -24,14 +24,17 @@ def ks_calibration_error(confidence, correct):
     their largest vertical distance, ``max_c |Σ_{conf_i ≤ c} (correct_i − conf_i)| / n``. It needs no
     bins. Rows of equal confidence enter together (the curves are read after each run of ties), so the
     order of ties does not matter. ``confidence`` is (n,) or (G, n), one row per temperature; ``correct``
-    (n,). A float for 1-D input, an array (G,) for (G, n).
+    (n,). A float for 1-D input, an array (G,) for (G, n). ``order`` (G, n), if given, is each row's stable
+    ascending order (:func:`calib.runs.rows_order`), already known to the caller (the grid pass).
 
     >>> round(ks_calibration_error([0.2, 0.6, 0.7, 1.0], [0, 1, 0, 1]), 6)
     0.125
     """
     conf = as_probability_rows(confidence)
     hits = as_correct(correct, conf.shape[1:])
-    order = rows_order(conf)  # each row's stable ascending order: the running sums below are reproducible
+    if order is None:  # each row's stable ascending order: the running sums below are reproducible
+        order = rows_order(conf)
+    order = np.asarray(order).reshape(conf.shape)
     ordered = np.take_along_axis(conf, order, axis=1)
     running = np.cumsum(hits[order] - ordered, axis=1)
     last = np.ones(ordered.shape, dtype=bool)  # the last row of each run of equal confidences

@@ -76,12 +76,17 @@ def row_scores_over_grid(logits, labels, temperatures, block_elements=ROW_BLOCK_
     correct = predicted == y
     confidence, example_nll = np.empty((temps.size, n)), np.empty((temps.size, n))
     g_max, r_max = block_shape(n, k, temps.size, block_elements)
+    chunks = row_chunks(n, r_max)
+    # one scratch buffer for every block (a fresh one per block would be page-faulted in each time)
+    buffer = np.empty(g_max * max(c.stop - c.start for c in chunks) * k)
     for g0 in range(0, temps.size, g_max):
         t = temps[g0:g0 + g_max]
-        for rows in row_chunks(n, r_max):
-            scaled = shifted[rows][None] / t[:, None, None]
-            log_norm = log_normaliser(scaled)  # (g, r)
-            index = np.arange(rows.stop - rows.start)
-            confidence[g0:g0 + t.size, rows] = np.exp(scaled[:, index, predicted[rows]] - log_norm)
-            example_nll[g0:g0 + t.size, rows] = -(scaled[:, index, y[rows]] - log_norm)
+        for rows in chunks:
+            r = rows.stop - rows.start
+            scaled = np.divide(shifted[rows][None], t[:, None, None], out=buffer[:t.size * r * k].reshape(t.size, r, k))
+            index = np.arange(r)
+            top, true = scaled[:, index, predicted[rows]], scaled[:, index, y[rows]]  # before exp overwrites them
+            log_norm = log_normaliser(scaled, out=scaled)  # (g, r)
+            confidence[g0:g0 + t.size, rows] = np.exp(top - log_norm)
+            example_nll[g0:g0 + t.size, rows] = -(true - log_norm)
     return confidence, correct, example_nll

@@ -25,6 +25,7 @@ from .binning import (
     adaptive_bins_sorted,
     equal_mass_bounds,
     equal_width_bins,
+    finish_bins,
     max_gap,
     sort_by_confidence,
     stable_order,
@@ -47,12 +48,12 @@ def sort_rows(confidence):
     return order, np.take_along_axis(conf, order, axis=1)
 
 
-def rows_order(confidence):
+def rows_order(confidence, hint=None):
     """Each row's stable ascending order, (G, n): ``numpy.argsort(confidence, axis=1, kind="stable")``, computed
     row by row with the previous row's order as a hint (:func:`calib.binning.stable_order`; neighbouring
-    temperatures order the rows almost alike). ``confidence`` is (G, n); nothing is checked."""
+    temperatures order the rows almost alike). ``confidence`` is (G, n); nothing is checked. ``hint`` (n,), if
+    given, is the first row's hint (the order of the temperature before it); the result does not depend on it."""
     order = np.empty(confidence.shape, dtype=np.intp)
-    hint = None
     for row in range(confidence.shape[0]):
         order[row] = hint = stable_order(confidence[row], hint)
     return order
@@ -156,7 +157,7 @@ def ece_from_prefix(prefix, starts, ends, first, n):
     return np.add.reduceat(gaps, first, axis=-1) / n
 
 
-def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES, order=None):
+def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES, order=None, sorted_rows=None):
     """ECE (probability in [0, 1]) for every bin count 1..``max_bins``: ``{scheme: array (G, max_bins)}``.
 
     ``confidence`` is (n,) or (G, n), one row per temperature; column B − 1 of
@@ -167,7 +168,8 @@ def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES, order=None):
     1/4 · 0.4, and {0.7 wrong, 1.0 right} gives 2/4 · |0.5 − 0.85|:
 
     ``order`` (G, n), if given, must be each row's stable ascending order
-    (as :func:`sort_rows` computes it), already known to the caller.
+    (as :func:`sort_rows` computes it), already known to the caller; ``sorted_rows``, with it, the rows in
+    that order, ``(confidence, correct)`` (each (G, n)), if the caller has them too.
 
     >>> ece_sweep([0.2, 0.6, 0.7, 1.0], [0, 1, 0, 1], 3)["equal-width"].round(4).tolist()
     [[0.125, 0.125, 0.325]]
@@ -177,9 +179,13 @@ def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES, order=None):
     max_bins = positive_int(max_bins, "max_bins")
     if order is None:
         order, sorted_conf = sort_rows(conf)
-    else:
+    elif sorted_rows is None:
         sorted_conf = np.take_along_axis(conf, order, axis=1)
-    prefix = prefix_sums(hits[order] - sorted_conf)
+    if sorted_rows is None:
+        sorted_hits = hits[order]
+    else:
+        sorted_conf, sorted_hits = sorted_rows
+    prefix = prefix_sums(sorted_hits - sorted_conf)
     layout = bin_layout(sorted_conf, range(1, max_bins + 1), schemes)
     result = {}
     values = np.stack([
@@ -191,21 +197,26 @@ def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES, order=None):
     return result
 
 
-def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None):
+def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None, sorted_rows=None):
     """Per-bin ``(count, confidence sum, hit sum)`` of every ``(scheme, B)`` from one sort per temperature.
 
     ``confidence`` is (G, n), ``correct`` (n,). The bins are the run-wise layout of :func:`bin_layout`
     (the same membership rules as :func:`calib.reliability_bins`), summed by :func:`prefix_sums`.
     Returns ``{(scheme, B): ReliabilityBins}`` of arrays (G, B_used) with the count, mean confidence
     and accuracy filled (edges and weighted gaps are not computed: zeros). ``order`` (G, n), if given,
-    is each row's stable ascending order (:func:`rows_order`).
+    is each row's stable ascending order (:func:`rows_order`), and ``sorted_rows``, with it, the rows in that
+    order, ``(confidence, correct)`` (each (G, n)).
     """
-    if order is None:
-        order, sorted_conf = sort_rows(confidence)
+    if sorted_rows is not None:
+        sorted_conf, sorted_hits = sorted_rows[0], np.asarray(sorted_rows[1], dtype=np.float64)
     else:
-        sorted_conf = np.take_along_axis(confidence, order, axis=1)
+        if order is None:
+            order, sorted_conf = sort_rows(confidence)
+        else:
+            sorted_conf = np.take_along_axis(confidence, order, axis=1)
+        sorted_hits = np.asarray(correct, dtype=np.float64)[order]
     conf_prefix = prefix_sums(sorted_conf)
-    hit_prefix = prefix_sums(np.asarray(correct, dtype=np.float64)[order])
+    hit_prefix = prefix_sums(sorted_hits)
     layout = bin_layout(sorted_conf, bin_counts, schemes)
     count = layout.ends - layout.starts
     conf_sum = np.take_along_axis(conf_prefix, layout.ends, 1) - np.take_along_axis(conf_prefix, layout.starts, 1)
@@ -221,27 +232,71 @@ def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order
     return out
 
 
-def mce_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None):
-    """MCE (G,) of every ``(scheme, B)``: :func:`calib.max_gap` over :func:`binnings_over_counts`.
+def mce_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None, sorted_rows=None):
+    """MCE (G,) of every ``(scheme, B)``: :func:`calib.max_gap` over :func:`binnings_over_counts` (``order`` and
+    ``sorted_rows`` as there).
 
     Equal to :func:`calib.mce` up to floating-point rounding (sums by prefix sums instead of bincount).
     """
     return {key: max_gap(bins)
-            for key, bins in binnings_over_counts(confidence, correct, bin_counts, schemes, order).items()}
+            for key, bins in binnings_over_counts(confidence, correct, bin_counts, schemes, order,
+                                                  sorted_rows).items()}
 
 
-def bins_by_count(confidence, correct, bin_counts, order=None, schemes=SCHEMES):
+def bins_by_count(confidence, correct, bin_counts, order=None, schemes=SCHEMES, sorted_rows=None):
     """``{scheme: {B: ReliabilityBins}}`` of ``confidence`` (G, n) by the exact binners of :mod:`calib.binning`
     (:func:`calib.reliability_bins`' rules and sums) for each of ``schemes``, sorting each row once (for
-    adaptive bins), or using the rows' stable ``order`` (G, n) when given."""
-    if "adaptive" not in schemes:
+    adaptive bins), or using the rows' stable ``order`` (G, n) when given, and with it ``sorted_rows``, the rows
+    in that order, ``(confidence, correct)`` (each (G, n)), when the caller has them too."""
+    if order is not None and sorted_rows is not None:
+        sorted_rows = (sorted_rows[0], np.asarray(sorted_rows[1], dtype=bool))
+    elif "adaptive" not in schemes:
         sorted_rows = None
     elif order is None:
         sorted_rows = sort_by_confidence(confidence, correct)
     else:
         sorted_rows = (np.take_along_axis(confidence, order, axis=1), np.asarray(correct, dtype=bool)[order])
+    if "equal-width" not in schemes or order is None or confidence.ndim != 2:
+        width = lambda count: equal_width_bins(confidence, correct, count)  # noqa: E731
+    else:
+        width = _equal_width_from_order(confidence, correct, order, sorted_rows)
     binners = {
-        "equal-width": lambda count: equal_width_bins(confidence, correct, count),
+        "equal-width": width,
         "adaptive": lambda count: adaptive_bins_sorted(*sorted_rows, count),
     }
     return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in schemes}
+
+
+def _equal_width_from_order(confidence, correct, order, sorted_rows=None):
+    """``count ↦`` :func:`calib.equal_width_bins` of ``confidence`` (G, n) whose rows' stable ascending ``order``
+    (G, n) is known, to the bit: each bin is a run of the sorted row (its start is the number of confidences
+    below its lower edge, one ``searchsorted`` per row), so counts and hits are differences of integer running
+    counts, and only the confidence sums take a pass over the rows (a ``bincount`` in row order, as
+    :func:`calib.binning.equal_width_sums` adds them). ``sorted_rows``: ``(sorted confidence, sorted correct)``."""
+    rows, n = confidence.shape
+    if sorted_rows is None:
+        sorted_rows = (np.take_along_axis(confidence, order, axis=1), np.asarray(correct, dtype=bool)[order])
+    sorted_conf, sorted_hits = sorted_rows
+    hit_prefix = np.zeros((rows, n + 1), dtype=np.int64)
+    np.cumsum(sorted_hits, axis=1, out=hit_prefix[:, 1:])
+    offsets = (np.arange(rows) * n)[:, None]
+    flat_order = (order + offsets).ravel()
+
+    def bins(n_bins):
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+        inner = edges[1:-1]
+        bounds = np.empty((rows, n_bins + 1), dtype=np.int64)
+        bounds[:, 0], bounds[:, -1] = 0, n
+        for g in range(rows):  # one search per temperature of the block, over B − 1 edges
+            bounds[g, 1:-1] = np.searchsorted(sorted_conf[g], inner, side="left")
+        count = np.diff(bounds, axis=1)
+        hit_sum = np.diff(np.take_along_axis(hit_prefix, bounds, axis=1), axis=1).astype(np.float64)
+        ids = np.empty(rows * n, dtype=np.intp)  # each row's bin, in row order (the sorted runs scattered back)
+        ids[flat_order] = np.repeat(np.tile(np.arange(n_bins), rows) + np.repeat(np.arange(rows) * n_bins, n_bins),
+                                    count.ravel())
+        conf_sum = np.bincount(ids, weights=confidence.ravel(), minlength=rows * n_bins).reshape(rows, n_bins)
+        shape = (rows, n_bins)
+        return finish_bins(np.broadcast_to(edges[:-1], shape).copy(), np.broadcast_to(edges[1:], shape).copy(),
+                           count, conf_sum, hit_sum, n)
+
+    return bins

@@ -262,7 +262,9 @@ def scores_over_grid(logits, labels, temps, block=None, workers=1, block_element
     if budget is None:
         budget = block * z.shape[0] * z.shape[1]
     confidence = np.empty((temps.size, z.shape[0]))
-    nll_values, brier_values = _grid_pass(_prepare(z, y), temps, budget, workers, conf_out=confidence)
+    rows = _prepare(z, y)
+    del z  # the pass reads only the shifted rows (with float32 logits, z was a float64 copy)
+    nll_values, brier_values = _grid_pass(rows, temps, budget, workers, conf_out=confidence)
     return nll_values, brier_values, confidence
 
 

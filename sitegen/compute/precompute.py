@@ -18,6 +18,7 @@ from calib import (
     Dataset,
     ReliabilityBins,
     SubgroupAnalysis,
+    block_shape,
     ece_sweep,
     fit_temperature,
     grid_metrics,
@@ -26,6 +27,7 @@ from calib import (
     part_masks,
     positive_int,
     reliability_bins,
+    row_chunks,
     row_scores,
     scaled_probs,
     scores_over_grid,
@@ -407,6 +409,19 @@ def _plain_grid_fit(dataset, fitted_on, grid, part):
     return t, float(nll(logits, labels, t))
 
 
+CONFIDENCE_BLOCK_ELEMENTS = 1 << 22  # logits (32 MiB of float64) per block of rows of _confidence_at_one
+
+
+def _confidence_at_one(logits, labels, elements=CONFIDENCE_BLOCK_ELEMENTS):
+    """Top-label confidence (n,) of every row at T = 1, a block of about ``elements`` logits at a time (no float64
+    copy of every row at once). Blocks are :func:`calib.block_shape`'s rows (a multiple of its row alignment) and
+    :func:`calib.row_chunks` never leaves one row alone, so each row gets the bits of one pass over all rows."""
+    n, k = logits.shape
+    step = block_shape(n, k, 1, elements)[1]
+    return np.concatenate([scores_over_grid(logits[rows], labels[rows], np.array([1.0]))[2][0]
+                           for rows in row_chunks(n, step)])
+
+
 def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
     """A :class:`DatasetResult` for ``dataset`` on ``grid`` (which must contain ``fitted_t`` and 1)."""
     fitted_index = grid_index(grid, fitted_t)
@@ -418,7 +433,7 @@ def precompute_dataset(dataset, grid, fitted_t, fitted_on, t1_index):
                               subgrid=subgrid)
         for name, rows in masks.items()
     }
-    conf1 = scores_over_grid(dataset.logits, dataset.labels, np.array([1.0]))[2][0]
+    conf1 = _confidence_at_one(dataset.logits, dataset.labels)
     showcase = showcase_examples(conf1, np.argmax(dataset.logits, axis=1) == dataset.labels)
     probs = scaled_probs(dataset.logits[showcase], grid)
     base_t, base_nll = _plain_grid_fit(dataset, fitted_on, grid, parts[fitted_on])

@@ -150,10 +150,14 @@ def _check_groups(path, groups, parts):
 
 
 def user_dataset(user):
-    """The reader's rows as a :class:`calib.Dataset` named :data:`USER_SLUG` (float64 logits)."""
+    """The reader's rows as a :class:`calib.Dataset` named :data:`USER_SLUG`: the file's logits as read (float32 or
+    float64). No float64 copy of a float32 file is kept beside it: the engine makes each part it takes float64
+    (exactly: every float32 is a float64), so the results are those of a float64 copy."""
     data = user.predictions
     calibration = user.parts.get("calibration")
-    logits = np.asarray(data.logits, dtype=np.float64)
+    logits = np.asarray(data.logits)
+    if logits.dtype not in (np.float32, np.float64):
+        logits = logits.astype(np.float64)
     return Dataset(USER_SLUG, logits, data.labels, data.groups, calibration)
 
 
