@@ -122,7 +122,7 @@ def method_row_scores(probs, labels):
     picked = probs[rows, labels]
     with np.errstate(divide="ignore"):
         nll = -np.log(picked)
-    brier = (probs ** 2).sum(axis=1) - 2.0 * picked + 1.0
+    brier = np.einsum("ij,ij->i", probs, probs) - 2.0 * picked + 1.0  # no (n, K) square held
     top = np.argmax(probs, axis=1)
     return nll, np.clip(brier, 0.0, 2.0), probs[rows, top], top == labels
 
@@ -132,7 +132,8 @@ def _gap_operators(probs, hit_column, n_bins):
 
     ``hits`` (K, n) sparse: 1 where ``hit_column`` (n,) names the right column (−1: none); ``upper`` (K · B, n)
     sparse: ([right] − p) of every value in a bin above the first (:func:`calib.binning.equal_width_ids`; few per
-    row, as a row's probabilities sum to 1); ``probs_t`` (K, n) the probabilities, C-contiguous. Equal-width bins do
+    row, as a row's probabilities sum to 1); ``probs_t`` (K, n) the probabilities, a transposed view (BLAS reads
+    it as it is: no (K, n) copy of a large model's probabilities). Equal-width bins do
     not move when rows are resampled, so each bin's sum over a resample is a product with its counts.
     """
     import scipy.sparse  # imported on first use, as in calib.calibrators
@@ -145,7 +146,7 @@ def _gap_operators(probs, hit_column, n_bins):
     ids = equal_width_ids(values, n_bins)
     upper = scipy.sparse.csr_matrix(((cols == hit_column[rows]) - values, (cols * n_bins + ids, rows)),
                                     shape=(k * n_bins, n))
-    return hits, upper, np.ascontiguousarray(probs.T)
+    return hits, upper, probs.T
 
 
 def _binned_gap_draws(operators, weights, n_bins):
