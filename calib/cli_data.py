@@ -52,10 +52,14 @@ def _same_model(path, first, second):
         if k1 != k2 or first.binary != second.binary:
             what = lambda d: "one column (binary)" if d.binary else f"{d.logits.shape[1]} classes"  # noqa: E731
             fail(path, "", f"{what(second)}, but {first.path} has {what(first)}; both files hold the same model")
+    same_way = ("save both the same way, both logits (they keep every digit) or both probabilities; --input "
+                "reads both files alike, so it cannot mend this")
     with problems.collect():
         if first.kind != second.kind:
-            fail(path, "", f"holds {second.kind}, but {first.path} holds {first.kind}; save both the same way "
-                 "(or pass --input)")
+            fail(path, "", f"holds {second.kind}, but {first.path} holds {first.kind}; {same_way}")
+        elif first.looks != second.looks:  # --input read both alike, yet one file's numbers are the other kind
+            fail(path, "", f"its numbers look like {second.looks}, but {first.path}'s like {first.looks}, and "
+                 f"--input {first.kind} reads both as {first.kind}; {same_way}")
     with problems.collect():
         names = (first.class_names, second.class_names)
         if all(n is not None for n in names) and names[0].tolist() != names[1].tolist():

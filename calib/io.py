@@ -117,7 +117,8 @@ class Predictions(NamedTuple):
     positive-class probability, held as the two logits of K = 2);
     ``split_rule`` the rule the file's split asks for when it is not a
     calibration/test column (``"none"``: every row marked ``all``), else None;
-    ``decimals`` the places of rounded probabilities with cells printed as 0 (:mod:`calib.rounding`), else None.
+    ``decimals`` the places of rounded probabilities with cells printed as 0 (:mod:`calib.rounding`), else None;
+    ``looks`` what the numbers look like whatever ``kind=`` said, ``"logits"`` or ``"probabilities"``.
     """
 
     logits: np.ndarray
@@ -132,6 +133,7 @@ class Predictions(NamedTuple):
     binary: bool = False
     split_rule: Optional[str] = None
     decimals: Optional[int] = None
+    looks: str = "logits"
 
 
 def load_predictions(path, kind=None):
@@ -329,7 +331,8 @@ def _validate(path, arrays, kind):
     if class_names is not None:
         class_names = None if None in list(class_names) else np.array(list(class_names), dtype=str)
     return dict(logits=read.logits, labels=labels, split=split, groups=groups, class_names=class_names,
-                kind=read.kind, notes=tuple(notes), binary=binary, split_rule=rule, decimals=read.decimals)
+                kind=read.kind, notes=tuple(notes), binary=binary, split_rule=rule, decimals=read.decimals,
+                looks=read.looks)
 
 
 # --- the split ----------------------------------------------------------------------------------

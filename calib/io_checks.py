@@ -267,7 +267,8 @@ def fit_warnings(temperature, accuracy, k, bounds, part="test", nll=None, prior_
     if rounding is not None and rounding.spread > rounding_tolerance:
         (top, bottom), (t_top, t_bottom) = rounding.values, rounding.temperatures
         out.append(FitWarning("rounded_zeros", f"{rounding.zeros:,} probabilities printed as 0 at {rounding.decimals} "
-                              f"decimals decide T: read as {top:g} (the most a printed 0 stands for) they give T = "
+                              f"decimals decide T (counted in the rows T is fitted on): read as {top:g} (the most a "
+                              f"printed 0 stands for) they give T = "
                               f"{t_top:.4g}, read as {bottom:g} T = {t_bottom:.4g}, more than {rounding_tolerance:.0%} "
                               f"apart, and smaller values more: the model's T could lie anywhere from "
                               f"{min(t_top, t_bottom):.4g} to above {max(t_top, t_bottom):.4g}, not only at the "

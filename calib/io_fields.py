@@ -91,8 +91,9 @@ def _named_labels(path, arrays, values, class_names, binary):
     fix = ("name the class columns after the labels, or map names to indices, e.g. np.searchsorted(classes, y) on "
            "the sorted class names" if "lines" in arrays else
            "save class_names (K,) in the class order, or map names to indices: np.searchsorted(model.classes_, y)")
+    rows = int(np.count_nonzero(np.isin(text, unknown)))
     fail(path, row_name(arrays, "labels", row), f"{str(values[row])!r} is not a class index or a class "
-         f"name{known}; {len(unknown)} such label(s) in all; {fix}")
+         f"name{known}; {rows:,} such row(s), {len(unknown)} distinct label(s); {fix}")
 
 
 def as_labels(path, arrays, n, k, class_names, binary):

@@ -47,13 +47,16 @@ class ReadValues(NamedTuple):
     """The logits (n, K ≥ 2) read from a file's values, ``kind`` (``"logits"`` or ``"probabilities"``: what the
     numbers were, after any note), ``binary`` (one column was given), ``notes`` (what was read how) and
     ``decimals``: the places of rounded probabilities some of whose cells were printed as 0 (read as
-    :data:`ROUNDED_ZERO` of the last digit; :mod:`calib.rounding`), else None."""
+    :data:`ROUNDED_ZERO` of the last digit; :mod:`calib.rounding`), else None; ``looks``: what the numbers
+    look like whatever ``--input`` said (``"probabilities"``: in [0, 1] and, for K ≥ 2, rows summing to 1, or
+    rows summing to 100; else ``"logits"``)."""
 
     logits: np.ndarray
     kind: str
     binary: bool
     notes: Tuple[str, ...]
     decimals: Optional[int] = None
+    looks: str = "logits"
 
 
 def decimals_of(values):
@@ -214,6 +217,7 @@ def read_values(path, arrays, name, values, declared, forced):
     notes = []
     kind = forced or declared
     form, decimals = _form(values, binary)
+    looks = "probabilities" if form in ("probabilities", "percentages") else "logits"
     place = _place(arrays, name)
     if kind is None:  # undeclared: what the numbers look like decides
         if form in ("probabilities", "percentages"):
@@ -241,7 +245,7 @@ def read_values(path, arrays, name, values, declared, forced):
         notes.append(f"{place}: every value is ≤ 0 and {'is' if binary else 'each row is'} a log-probability: "
                      "read as log-probabilities")
         if not binary:
-            return ReadValues(np.ascontiguousarray(values), "logits", False, tuple(notes))
+            return ReadValues(np.ascontiguousarray(values), "logits", False, tuple(notes), looks=looks)
         values, decimals = np.exp(values), None
     elif kind == "probabilities" and (form == "percentages" or (binary and low >= 0 and 1 < high <= 100)):
         notes.append(f"{place}: {'values up to 100' if binary else 'rows sum to 100'}: read as percentages "
@@ -251,7 +255,7 @@ def read_values(path, arrays, name, values, declared, forced):
         probs = np.concatenate([1.0 - values, values], axis=1) if binary else values.astype(np.float64)
         logits = _probability_logits(path, arrays, name, probs, decimals, notes)
         zeros = bool(decimals) and bool(np.any(probs == 0))
-        return ReadValues(logits, "probabilities", binary, tuple(notes), int(decimals) if zeros else None)
+        return ReadValues(logits, "probabilities", binary, tuple(notes), int(decimals) if zeros else None, looks)
     if binary:
         values = np.concatenate([np.zeros_like(values), values], axis=1)
-    return ReadValues(np.ascontiguousarray(values), "logits", binary, tuple(notes))
+    return ReadValues(np.ascontiguousarray(values), "logits", binary, tuple(notes), looks=looks)

@@ -199,6 +199,23 @@ def test_a_separate_test_file_holds_out_every_row_of_it(tmp_path, capsys):
     assert status == 2 and "give one" in err[0]
 
 
+def test_a_test_file_of_the_other_kind_is_refused_with_or_without_input(tmp_path, capsys):
+    """Validation logits beside test probabilities (the practitioner's npz and to_csv): --input reads both files
+    alike, so it is no way out; the one fix named is saving both the same way, and --input logits cannot make
+    the probabilities be fitted as logits."""
+    z, y = model(n=900)
+    np.savez(tmp_path / "val.npz", logits=z[:500], labels=y[:500])
+    probs = scipy.special.softmax(z[500:], axis=1)
+    frame(probs, y[500:], [f"c{i}" for i in range(K)]).to_csv(tmp_path / "test.csv", index=False,
+                                                                float_format="%.3f")
+    for extra in ((), ("--input", "logits")):
+        status, out, err = cli(capsys, "fit", tmp_path / "val.npz", "--test", tmp_path / "test.csv", *extra)
+        assert status == 2 and out == "" and len(err) == 1, (extra, err)
+        assert err[0].startswith(f"python -m calib: error: {tmp_path / 'test.csv'}: ") and "both the same way" in err[0]
+        assert "or pass --input" not in err[0], err
+    assert "look like probabilities" in err[0] and "--input logits reads both as logits" in err[0], err
+
+
 def test_a_binary_models_one_score_column_end_to_end(tmp_path, capsys):
     """fit (T on the log-odds, Platt as scikit-learn fits it, the positive class's reliability), compare (Platt
     among the calibrators), and the deploy code of Platt scaling reproducing the scored NLL."""

@@ -230,6 +230,8 @@ def test_wrong_shapes_and_lengths(tmp_path, arrays, fragments):
     (np.r_[np.zeros(N - 1, int), 3], (f"labels[{N - 1}]", "outside [0, 3)")),
     (np.r_[np.zeros(2, int), -1, np.zeros(N - 3, int)], ("labels[2]", "outside")),
     (np.array(["cat"] * N), ("labels[0]", "'cat' is not a class index or a class name")),
+    # the count is of rows, with the distinct values beside it (a trial read "2 such labels" for all 3,000 rows)
+    (np.array(["cat", "dog"] * (N // 2)), ("labels[0]", f"{N // 2 * 2:,} such row(s), 2 distinct label(s)")),
 ])
 def test_bad_labels(tmp_path, labels, fragments):
     refused(write_npz(tmp_path / "m.npz", logits=np.zeros((N, K)), labels=labels), *fragments)
