@@ -39,6 +39,7 @@ import sys
 import numpy as np
 
 from .binning import SCHEMES, ece, reliability_bins
+from .blocks import one_blas_thread
 from .cli_data import load_run, run_warnings
 from .cli_output import (
     STRICT_STATUS,
@@ -251,7 +252,8 @@ def main(argv=None):
     (the recipe of Python's ``signal`` documentation: stdout is pointed at /dev/null so the exit flush is silent)."""
     try:
         try:
-            return _main(argv)
+            with one_blas_thread():
+                return _main(argv)
         finally:
             sys.stdout.flush()
     except BrokenPipeError:

@@ -13,7 +13,8 @@ import numpy as np
 
 from .validation import positive_int
 
-__all__ = ["BLOCK_ELEMENTS", "ROW_ALIGN", "block_shape", "row_chunks", "Workspace", "worker_count", "run_tasks"]
+__all__ = ["BLOCK_ELEMENTS", "ROW_ALIGN", "block_shape", "row_chunks", "Workspace", "worker_count", "run_tasks",
+           "one_blas_thread"]
 
 BLOCK_ELEMENTS = 1 << 17  # (temperature, row, class) values per work buffer: 1 MiB of float64, in a core's L2 cache
 ROW_ALIGN = 64  # rows per chunk are a multiple of this (see block_shape)
@@ -101,3 +102,15 @@ def run_tasks(task, count, workspaces):
     with ThreadPoolExecutor(max_workers=len(workspaces)) as pool:
         for _ in pool.map(run_one, range(count)):
             pass
+
+
+def one_blas_thread():
+    """A context manager in which BLAS (numpy's matrix products) runs on one thread, for a whole command: the
+    engine's own threads already share the cores, and BLAS threads beside them wait on each other on a busy
+    machine (a calibrator comparison of 3,000 rows took 27 s instead of 3 s) and make a product's last bits
+    depend on the number of cores."""
+    import scipy.linalg  # noqa: F401  (loads SciPy's own BLAS, so that the limit reaches it too)
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
+

@@ -7,9 +7,14 @@ from the same row inside a longer chunk, and the results depended on the block s
 block tests use n = 1,000 (a multiple of 8), where that case never arises; these use n ≡ 1 (mod 64).
 """
 
+import json
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from analysis_inputs import scores
+from conftest import ROOT
 
 from calib import row_chunks, scores_over_grid
 from calib import (
@@ -60,3 +65,20 @@ def test_part_scores_in_row_chunks_equal_the_one_pass_log_softmax_with_a_lone_la
     confidence, correct, nll = scores(z, y, temps)
     got = part_scores(z, y, temps, block_elements=ROW_ALIGN * 10)
     assert np.array_equal(got[0], confidence) and np.array_equal(got[1], correct) and np.array_equal(got[2], nll)
+
+
+def test_one_blas_thread_holds_numpys_and_scipys_blas_loaded_after_it_too():
+    """The CLI and build.py run under ``one_blas_thread``: every BLAS in the process, SciPy's (loaded by the
+    calibrators' optimisers, often after the command starts) as well as numpy's, is held to one thread."""
+    script = ("import json, threadpoolctl\n"
+              "from calib.blocks import one_blas_thread\n"
+              "with one_blas_thread():\n"
+              "    import scipy.optimize\n"
+              "    print(json.dumps([(i['filepath'], i['num_threads']) for i in threadpoolctl.threadpool_info()\n"
+              "                      if i['user_api'] == 'blas']))\n")
+    env = {"PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=str(ROOT), check=True)
+    libraries = json.loads(done.stdout)
+    assert len(libraries) >= 2, libraries  # numpy's and SciPy's OpenBLAS (wheels bundle one each)
+    assert all(threads == 1 for _, threads in libraries), libraries

@@ -62,6 +62,21 @@ def test_temperature_json_has_the_test_metrics_ranges_verdict_version_and_schema
     assert spread["rows"] == 359 and spread["values"][0] < t < spread["values"][1]
 
 
+def test_temperature_jsons_decision_keeps_ten_significant_digits(built):
+    """The paired ranges come from BLAS products whose last bits follow the machine's kernel and threads: the
+    file keeps 10 significant digits of every figure, so builds on any machine write the same bytes."""
+    def floats(value):
+        if isinstance(value, dict):
+            return [f for v in value.values() for f in floats(v)]
+        if isinstance(value, list):
+            return [f for v in value for f in floats(v)]
+        return [value] if isinstance(value, float) else []
+
+    found = floats(built["record"]["decision"])
+    assert len(found) > 10
+    assert all(float(f"{v:.10g}") == v for v in found), [v for v in found if float(f"{v:.10g}") != v][:5]
+
+
 def test_the_verdict_and_every_worse_metric_are_on_the_page_in_both_languages(built):
     v = built["record"]["decision"]["verdict"]
     for lang, page in built["pages"].items():

@@ -262,8 +262,20 @@ def temperature_json(user, result, decided=None):
         "project_version": user_decision.project_version(),
     }
     if decided is not None:
-        record["decision"] = user_decision.decision_record(decided)
+        record["decision"] = _significant(user_decision.decision_record(decided))
     return json.dumps(record, indent=2, sort_keys=True, ensure_ascii=True, allow_nan=False) + "\n"
+
+
+def _significant(value):
+    """``value`` with every float in it rounded to :data:`DEPLOY_DIGITS` significant digits: the paired ranges'
+    last bits follow the BLAS kernel and thread count of the machine, and the file must not."""
+    if isinstance(value, dict):
+        return {key: _significant(v) for key, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_significant(v) for v in value]
+    if isinstance(value, float):
+        return float(f"{value:.{DEPLOY_DIGITS}g}")
+    return value
 
 
 def _file_name(path):
