@@ -223,9 +223,13 @@ def pytest_configure_node(node):
 def pytest_configure(config):
     """Every build of the run (the tests' own included) shares one build cache in the run's shared folder:
     a build of a changed copy of the sources recomputes only what the change touches, and the repository's
-    own .cache/ is left alone."""
+    own .cache/ is left alone. BLAS runs on one thread in every process of the run, as in the CLI and build.py
+    (calib.blocks.one_blas_thread): two workers, the builds and Chromium already share the cores."""
     os.environ["CALIB_BUILD_CACHE"] = str(_shared_root(config) / "build-cache")
     os.environ["CALIB_TEST_SHARED"] = str(_shared_root(config))  # tests/shared_values.py
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # the programs the tests start (Dask workers too)
+    from calib.blocks import one_blas_thread
+    config._calib_blas = one_blas_thread()  # this process: the limit holds while the object lives
 
 
 _BUILDS = {}
