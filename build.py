@@ -371,7 +371,7 @@ def main(argv=None):
         if args.serve:  # the sources as this build reads them: a change made while it runs rebuilds again
             from sitegen.write.serve import Watcher
             watcher = Watcher(ROOT, extra=[args.data] if args.data else ())
-        from calib.blocks import one_blas_thread
+        from calib import one_blas_thread
         with one_blas_thread():
             out = build(args)
         if args.serve:

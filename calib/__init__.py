@@ -91,7 +91,7 @@ from .binning import (
     mce,
     reliability_bins,
 )
-from .blocks import BLOCK_ELEMENTS, block_shape, row_chunks
+from .blocks import BLOCK_ELEMENTS, block_shape, one_blas_thread, row_chunks
 from .bootstrap import (
     DEFAULT_RESAMPLES,
     BootstrapDraws,
@@ -232,7 +232,7 @@ __all__ = [
     "subgroup_analysis",
     "positive_int",
     "scaled_probs", "log_softmax", "predicted_class", "top_label", "nll", "brier", "scores_over_grid",
-    "grid_metrics", "GridMetrics", "BINNING_ELEMENTS", "block_shape", "row_chunks", "BLOCK_ELEMENTS",
+    "grid_metrics", "GridMetrics", "BINNING_ELEMENTS", "block_shape", "row_chunks", "BLOCK_ELEMENTS", "one_blas_thread",
     "TemperatureScaling", "VectorScaling", "MatrixScaling", "DirichletCalibration",
     "HistogramBinning", "IsotonicCalibration", "ScalingBinning", "EnsembleTemperatureScaling", "PlattScaling",
     "classwise_bins", "classwise_ece", "static_calibration_error",

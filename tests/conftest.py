@@ -228,7 +228,7 @@ def pytest_configure(config):
     os.environ["CALIB_BUILD_CACHE"] = str(_shared_root(config) / "build-cache")
     os.environ["CALIB_TEST_SHARED"] = str(_shared_root(config))  # tests/shared_values.py
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # the programs the tests start (Dask workers too)
-    from calib.blocks import one_blas_thread
+    from calib import one_blas_thread
     config._calib_blas = one_blas_thread()  # this process: the limit holds while the object lives
 
 
