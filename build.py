@@ -371,9 +371,7 @@ def main(argv=None):
         if args.serve:  # the sources as this build reads them: a change made while it runs rebuilds again
             from sitegen.write.serve import Watcher
             watcher = Watcher(ROOT, extra=[args.data] if args.data else ())
-        from calib import one_blas_thread
-        with one_blas_thread():
-            out = build(args)
+        out = build(args)
         if args.serve:
             try:
                 serve(out, args.port, rebuilder(sys.argv[1:] if argv is None else list(argv)), watcher)
