@@ -68,6 +68,9 @@ _SHARE_T = ("scaling-binning", "ensemble-temperature")  # fit T as temperature s
 MAX_AFFINE_CLASSES = 100   # above this many classes the affine calibrators are skipped
 UNSETTLED = ("left out: its fit has no finite optimum on these calibration rows (fits from two starting points "
              "end apart)")
+CONSTANT_LOGIT = ("left out: a class's logit is the same on every calibration row (a binary model's one score column "
+                  "gives (0, x)), so vector scaling's scale for it has nothing to fit; on one score column it is Platt "
+                  "scaling")
 COMPARE_SCORES = ("nll", "brier", "ece_w", "ece_a", "cw_ece", "smooth")  # lower is better: the verdict's scores
 COMPARE_COLUMNS = COMPARE_SCORES + ("accuracy",)  # every column of the table (accuracy: higher is better)
 COMPARE_BINS = 15          # bins of every binned score (as Guo et al. report)
@@ -266,6 +269,8 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     if k > max_affine_classes:
         for name in AFFINE_METHODS:
             skipped[name] = f"skipped above {max_affine_classes} classes (this file has {k})"
+    if "vector" not in skipped and np.any(np.all(z_cal == z_cal[:1], axis=0)):  # its scale there is no parameter
+        skipped["vector"] = CONSTANT_LOGIT
     available = dict(CALIBRATORS, **(BINARY_CALIBRATORS if binary and k == 2 else {}))
     candidates = tuple(name for name in available if name not in skipped)
     n = y_test.size

@@ -219,7 +219,7 @@ def visible_text(html):
 
 
 _ASCII_WORD = re.compile(r"(?<![^\W\d_])[A-Za-z]+(?![^\W\d_])")
-_FILE_NAME = re.compile(r"\S+\.(?:csv|py|js|html|toml)\b")
+_FILE_NAME = re.compile(r"\S+\.(?:csv|py|js|json|npz|html|toml)\b")  # a file name is no English
 _POINT_DECIMAL = re.compile(r"\d\.\d")
 
 

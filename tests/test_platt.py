@@ -119,3 +119,21 @@ def test_a_single_column_is_a_binary_models_two_logits(tmp_path, form):
     np.testing.assert_allclose(scipy.special.softmax(got.logits.astype(np.float64), axis=1)[:, 1], p, rtol=1e-6)
     if form == "csv-text-labels":
         assert got.class_names.tolist() == ["ham", "spam"]
+
+
+def test_vector_scaling_is_left_out_for_one_score_column_with_its_reason():
+    """A binary model's one score is read as the logits (0, x): vector scaling's scale of the zero column has
+    nothing to fit, so compare names why it is left out (it is Platt scaling there) instead of calling its fit
+    unsettled; two varying logit columns keep it."""
+    from calib import CONSTANT_LOGIT, UNSETTLED, compare_calibrators
+
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=1600) * 2
+    y = (rng.random(1600) < scipy.special.expit(0.6 * x)).astype(int)
+    one = np.column_stack([np.zeros_like(x), x])
+    result = compare_calibrators(one[:800], y[:800], one[800:], y[800:], n_resamples=20, binary=True)
+    assert result.skipped == {"vector": CONSTANT_LOGIT} and "platt" in result.methods
+    assert "Platt" in CONSTANT_LOGIT and CONSTANT_LOGIT != UNSETTLED
+    two = np.column_stack([-x / 2, x / 2])
+    result = compare_calibrators(two[:800], y[:800], two[800:], y[800:], n_resamples=20, binary=True)
+    assert "vector" not in result.skipped

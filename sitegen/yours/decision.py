@@ -23,6 +23,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from calib import (
+    CONSTANT_LOGIT,
     DECISION_BINS,
     DECISION_METRICS,
     MAX_AFFINE_CLASSES,
@@ -208,7 +209,9 @@ def decision(user, precomputed, analyses):
     ``verdict`` (``check`` with any of ``warnings``: :func:`fit_checks`, with ``rounding``),
     ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``,
     ``compare`` (:func:`sitegen.facts.beyond_dives.comparison_view`) with ``compare_verdict``, ``compare_q``,
-    ``compare_resamples``, ``compare_bins`` and ``compare_max`` (the affine calibrators' class limit),
+    ``compare_resamples``, ``compare_bins`` and ``compare_max`` (the affine calibrators' class limit), the
+    methods left out with :data:`calib.UNSETTLED` (``compare_unsettled``) and :data:`calib.CONSTANT_LOGIT`
+    (``compare_constant``),
     ``recommended`` (:func:`calib.compare.winner`) with ``recommended_calibrator`` (fitted) and ``passed_over``
     ({method: test rows with a hard 0}).
     Computed once per build (the editions, the downloads and build.py's last line share it)."""
@@ -244,6 +247,8 @@ def _decide(user, precomputed, analyses):
         compare_max=MAX_AFFINE_CLASSES,
         # left out because its fit has no finite optimum (the rest of compare.skipped: too many classes)
         compare_unsettled=[m for m, reason in compared.skipped.items() if reason == UNSETTLED],
+        # left out because a logit column is constant (a binary model's one score): vector scaling is Platt there
+        compare_constant=[m for m, reason in compared.skipped.items() if reason == CONSTANT_LOGIT],
         reported=reported, rows=int(masks[reported].sum()), changes=changes, verdict=verdict(changes, warnings),
         spread=spread, resamples=int(quoted.paired.n_resamples), quantiles=quoted.paired.quantiles,
         mce=_mce_view(part, t1, fit, USER_MCE_MIN_ROWS), mce_min_rows=USER_MCE_MIN_ROWS,
