@@ -122,7 +122,9 @@ NUMPY_WITHOUT_SIMD = {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX5
 SHARED_BUILDS = {
     "built_site": ("site", "site", ("--out", "OUT"), {}),
     "single_file": ("single", "tutorial.html", ("--single-file", "OUT"), {}),
-    "site_without_simd": ("site-without-simd", "site", ("--out", "OUT"), NUMPY_WITHOUT_SIMD),
+    # … and with BLAS on two threads where the run's other builds have one (OPENBLAS_NUM_THREADS, pytest_configure)
+    "site_without_simd": ("site-without-simd", "site", ("--out", "OUT"), {**NUMPY_WITHOUT_SIMD,
+                                                                          "OPENBLAS_NUM_THREADS": "2"}),
     "digits_report": ("digits-report", "site", ("--data", "DATA", "--out", "OUT"), {}),
     # the reader's-model builds (user_builds) that tests/test_user_model.py and tests/browser/test_yours.py share
     "user_hostile": ("user-hostile", "site", ("--out", "OUT", "--data", "DATA", "--name", user_inputs.HOSTILE_NAME,

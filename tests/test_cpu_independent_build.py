@@ -4,7 +4,11 @@ numpy dispatches ``exp``, ``log``, sums and sorts to SSE, AVX2 or AVX-512 code b
 differ in the last bits. The site must not show it: the datasets are generated without those paths
 (``calib.rng``) and every number is printed with the digits the arithmetic guarantees. This test builds
 the site a second time with ``NPY_DISABLE_CPU_FEATURES`` (``site_without_simd``, tests/conftest.py; on a
-CPU without AVX2 both builds run the same paths and the test holds trivially) and compares every file.
+CPU without AVX2 both builds run the same paths and the test holds trivially) and with BLAS on two threads
+instead of the run's one (a paired range's last bits once moved a chart's clip-path ids), and compares every file.
+
+Not covered: OpenBLAS picks its kernels by CPU too, and the engine's row sums are BLAS products, so under
+``OPENBLAS_CORETYPE=Prescott`` the payloads differ in the last digits they carry (docs/testing.md).
 """
 
 import subprocess

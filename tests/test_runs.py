@@ -162,3 +162,19 @@ def test_bins_by_count_are_reliability_bins_to_the_bit():
                 want = binning.reliability_bins(confidence, correct, b, scheme)
                 for field, a, c in zip(want._fields, got[scheme][b], want):
                     assert np.array_equal(a, c, equal_nan=True), (scheme, b, field)
+
+
+def test_equal_width_bins_of_values_on_and_beside_every_edge_are_reliability_bins_to_the_bit():
+    """Each row's bin comes from floor(c · B), mended where c · B rounds across an edge: values on every edge of
+    every bin count and one step of the float either side land where the sorted runs put them."""
+    rng = np.random.default_rng(3)
+    for b in range(1, 51):
+        edges = np.linspace(0.0, 1.0, b + 1)
+        values = np.concatenate([edges, np.nextafter(edges, -1.0), np.nextafter(edges, 2.0), rng.random(40)])
+        values = np.clip(values, 0.0, 1.0)
+        confidence = np.stack([values, rng.permutation(values)])
+        correct = rng.random(values.size) < 0.5
+        got = runs.bins_by_count(confidence, correct, (b,), order=runs.rows_order(confidence))["equal-width"][b]
+        want = binning.reliability_bins(confidence, correct, b, "equal-width")
+        for field, a, c in zip(want._fields, got, want):
+            assert np.array_equal(a, c, equal_nan=True), (b, field)

@@ -84,7 +84,12 @@ def svg_of(fig, prefix):
     # Keep only the ids something refers to (clip paths); prefix them so inlined figures cannot collide.
     referenced = set(re.findall(r'(?:url\(#|href="#)([^)"]+)', svg))
     svg = re.sub(r'\s+id="([^"]+)"', lambda m: m.group(0) if m.group(1) in referenced else "", svg)
-    svg = re.sub(r'(id="|url\(#|href="#)', lambda m: m.group(1) + prefix + "-", svg)
+    # matplotlib names a clip path after a hash of its box's floats to the last bit, which can follow the BLAS
+    # threads or kernel that computed the data (a held-out range's last bits moved one chart's ids): the file
+    # must not, so the ids are numbered in the order they are defined
+    names = {old: f"c{i}" for i, old in enumerate(dict.fromkeys(re.findall(r'\sid="([^"]+)"', svg)))}
+    svg = re.sub(r'(id="|url\(#|href="#)([^)"]+)',
+                 lambda m: f"{m.group(1)}{prefix}-{names.get(m.group(2), m.group(2))}", svg)
     for sentinel, variable in PALETTE.items():
         svg = svg.replace(sentinel, f"var({variable})")
     # its text in the page's body font (sitegen/common/style_tokens.toml), as the live charts write theirs
