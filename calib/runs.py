@@ -267,19 +267,6 @@ def bins_by_count(confidence, correct, bin_counts, order=None, schemes=SCHEMES, 
     return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in schemes}
 
 
-def _row_bins(confidence, edges):
-    """Each value's equal-width bin in row order, offset by B per row of ``confidence`` (G, n) in [0, 1]: the bin
-    whose lower edge (of ``edges``, B + 1 values) is the last at or below it, as the sorted runs assign them.
-    ``floor(c · B)`` is that bin but where c · B rounds across an edge; one step either way mends it (a
-    streaming pass: scattering the sorted runs back to row order cost a fifth of a million-row grid pass)."""
-    n_bins = edges.size - 1
-    ids = np.minimum((confidence * n_bins).astype(np.intp), n_bins - 1)
-    ids -= confidence < edges[ids]
-    ids += (ids < n_bins - 1) & (confidence >= edges[ids + 1])
-    ids += (np.arange(confidence.shape[0]) * n_bins)[:, None]
-    return ids
-
-
 def _equal_width_from_order(confidence, correct, order, sorted_rows=None):
     """``count ↦`` :func:`calib.equal_width_bins` of ``confidence`` (G, n) whose rows' stable ascending ``order``
     (G, n) is known, to the bit: each bin is a run of the sorted row (its start is the number of confidences
@@ -292,6 +279,8 @@ def _equal_width_from_order(confidence, correct, order, sorted_rows=None):
     sorted_conf, sorted_hits = sorted_rows
     hit_prefix = np.zeros((rows, n + 1), dtype=np.int64)
     np.cumsum(sorted_hits, axis=1, out=hit_prefix[:, 1:])
+    offsets = (np.arange(rows) * n)[:, None]
+    flat_order = (order + offsets).ravel()
 
     def bins(n_bins):
         edges = np.linspace(0.0, 1.0, n_bins + 1)
@@ -302,8 +291,10 @@ def _equal_width_from_order(confidence, correct, order, sorted_rows=None):
             bounds[g, 1:-1] = np.searchsorted(sorted_conf[g], inner, side="left")
         count = np.diff(bounds, axis=1)
         hit_sum = np.diff(np.take_along_axis(hit_prefix, bounds, axis=1), axis=1).astype(np.float64)
-        conf_sum = np.bincount(_row_bins(confidence, edges).ravel(), weights=confidence.ravel(),
-                               minlength=rows * n_bins).reshape(rows, n_bins)
+        ids = np.empty(rows * n, dtype=np.intp)  # each row's bin, in row order (the sorted runs scattered back)
+        ids[flat_order] = np.repeat(np.tile(np.arange(n_bins), rows) + np.repeat(np.arange(rows) * n_bins, n_bins),
+                                    count.ravel())
+        conf_sum = np.bincount(ids, weights=confidence.ravel(), minlength=rows * n_bins).reshape(rows, n_bins)
         shape = (rows, n_bins)
         return finish_bins(np.broadcast_to(edges[:-1], shape).copy(), np.broadcast_to(edges[1:], shape).copy(),
                            count, conf_sum, hit_sum, n)
