@@ -21,6 +21,7 @@ Compositional Methods for Uncertainty Calibration in Deep Learning", ICML 2020.
 
 import numpy as np
 
+from .blocks import one_blas_thread
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .scaling import as_labels, as_logits, scaled_probs
 
@@ -41,9 +42,8 @@ def lbfgs(loss, start, args, bounds=None):
     each fit about ten times slower.
     """
     import scipy.optimize  # imported on first use: it costs more than all of the rest of `import calib`
-    import threadpoolctl
 
-    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+    with one_blas_thread():
         result = scipy.optimize.minimize(loss, start, args=args, jac=True, method="L-BFGS-B", bounds=bounds,
                                          options={"gtol": OPTIMISER_TOLERANCE, "ftol": OPTIMISER_FTOL,
                                                   "maxiter": _MAX_ITERATIONS, "maxcor": 20})

@@ -41,6 +41,7 @@ import numpy as np
 
 from .binned import HistogramBinning, IsotonicCalibration, ScalingBinning
 from .binning import adaptive_ece_resampled, ece, equal_width_ids
+from .blocks import one_blas_thread
 from .bootstrap import DEFAULT_RESAMPLES, resample_counts
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
@@ -311,9 +312,7 @@ def compare_calibrators(cal_logits, cal_labels, test_logits, test_labels, n_resa
     else:  # each method is fitted and scored on its own; BLAS held to one thread per worker
         from concurrent.futures import ThreadPoolExecutor
 
-        import threadpoolctl
-
-        with threadpoolctl.threadpool_limits(1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        with one_blas_thread(), ThreadPoolExecutor(workers) as pool:
             done.update(zip(rest, pool.map(fit_and_score, rest)))
     scores, draws, zero_rows, changed_rows = {s: [] for s in COMPARE_COLUMNS}, {s: [] for s in COMPARE_COLUMNS}, [], []
     hard_rows = []

@@ -11,9 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 from functools import reduce
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from .blocks import ROW_ALIGN
+from .blocks import ROW_ALIGN, one_blas_thread
 from .chunked import DECISION_SEED, N_BINS, chunked_report
 from .chunks import FINE_BINS, add_sums, partition_sums
 from .shards import PIECE_BYTES, array_pieces, open_source, piece_sums, pilot_rows, pilot_size, source_files, split_rule
@@ -75,6 +74,6 @@ def fit_streamed(source, labels=None, *, split=None, temperature=None, resamples
             return reduce(add_sums, pool.map(lambda piece: one(piece, plan), pieces))
 
     engine = {"kind": "streamed", "pieces": len(pieces), "threads": workers}
-    with threadpool_limits(limits=1, user_api="blas"):  # the threads share the cores; BLAS must not add its own
+    with one_blas_thread():  # the threads share the cores; BLAS must not add its own
         return chunked_report(run_pass, name, n, k, rule, temperature, resamples, seed, n_bins, fine_bins,
                               probabilities, engine, pilot=pilot, files=files)

@@ -55,7 +55,7 @@ from sitegen.common.settings import (
     USER_SLUG,
     USER_SWEEP_ROWS,
 )
-from sitegen.compute.precompute import Precomputed, fit_for, precompute_dataset
+from sitegen.compute.precompute import Precomputed, fit_for, precompute_dataset, round_significant
 from sitegen.compute.splice import insert_temperature
 from sitegen.content.sections import load_sections
 from sitegen.yours import decision as user_decision
@@ -274,7 +274,7 @@ def _significant(value):
     if isinstance(value, (list, tuple)):
         return [_significant(v) for v in value]
     if isinstance(value, float):
-        return float(f"{value:.{DEPLOY_DIGITS}g}")
+        return float(round_significant(value, DEPLOY_DIGITS)[0])
     return value
 
 
