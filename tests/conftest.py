@@ -16,7 +16,6 @@ Shared fixtures, widest first:
 * ``built_site`` — the whole site (every language), ``build.py --out``, built once per session. Read it,
   never write into it (copy it first); ``built_site_run`` is that build's finished process;
 * ``single_file`` — the English one-file edition, ``build.py --single-file``, built once per session;
-* ``site_without_simd`` — the whole site built with numpy's SIMD paths disabled (SSE only);
 * ``digits_report`` — ``build.py --data`` on a scikit-learn digits model (tests/digits_model.py);
 * ``user_builds`` — ``build.py --data`` on the small hostile models of tests/user_inputs.py (four builds);
 * ``precomputed`` — ``sitegen.compute.precompute.precompute_all()``, computed once per session.
@@ -122,9 +121,6 @@ NUMPY_WITHOUT_SIMD = {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL AVX5
 SHARED_BUILDS = {
     "built_site": ("site", "site", ("--out", "OUT"), {}),
     "single_file": ("single", "tutorial.html", ("--single-file", "OUT"), {}),
-    # … and with BLAS on two threads where the run's other builds have one (OPENBLAS_NUM_THREADS, pytest_configure)
-    "site_without_simd": ("site-without-simd", "site", ("--out", "OUT"), {**NUMPY_WITHOUT_SIMD,
-                                                                          "OPENBLAS_NUM_THREADS": "2"}),
     "digits_report": ("digits-report", "site", ("--data", "DATA", "--out", "OUT"), {}),
     # the reader's-model builds (user_builds) that tests/test_user_model.py and tests/browser/test_yours.py share
     "user_hostile": ("user-hostile", "site", ("--out", "OUT", "--data", "DATA", "--name", user_inputs.HOSTILE_NAME,
@@ -148,8 +144,7 @@ SHARED_INPUTS = {
 # fixture name → the shared builds it reads, when they are not named after it
 FIXTURE_BUILDS = {"user_builds": ("user_hostile", "user_single", "user_bare", "user_warned")}
 # build name → the shared build it starts after: it then finds the built-in datasets' steps (and the one-file
-# edition the model's) in the run's build cache instead of computing them a second time alongside (the
-# SIMD-free build shares no entry)
+# edition the model's) in the run's build cache instead of computing them a second time alongside
 SHARED_AFTER = {"single_file": "built_site", "digits_report": "built_site", "user_hostile": "built_site",
                 "user_single": "user_hostile", "user_bare": "built_site", "user_warned": "built_site"}
 
@@ -333,11 +328,6 @@ def user_builds(pytestconfig):
     out["data"] = _shared_root(pytestconfig) / "user-hostile.npz"
     return out
 
-
-@pytest.fixture(scope="session")
-def site_without_simd(pytestconfig):
-    """The whole site built with numpy's SIMD paths disabled (``NUMPY_WITHOUT_SIMD``), once per session."""
-    return _finished(pytestconfig, "site_without_simd")[0]
 
 
 @pytest.fixture(scope="session")

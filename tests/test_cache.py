@@ -3,7 +3,9 @@ build.py --serve).
 
 The cache must never change a byte of the output: a private copy of the sources is built cold (the
 session's site, when it was built cold), warm, after an edit of the prose and strings, and with
-``--no-cache``, and the sites are compared file by file. The keys must change with every input, and a
+``--no-cache``, and the sites are compared file by file. The ``--no-cache`` build also runs on another CPU
+path, numpy's SIMD paths disabled and BLAS on two threads (tests/test_cpu_independent_build.py says why):
+one cold build shows both that the cache and that the CPU change no byte. The keys must change with every input, and a
 damaged entry must be a miss. The watcher is tested without a browser: touch a file, step the watcher,
 run the rebuild it asks for.
 """
@@ -26,6 +28,7 @@ from urllib.parse import urlsplit
 import jinja2
 import numpy as np
 import pytest
+from conftest import NUMPY_WITHOUT_SIMD
 
 from sitegen.common import cache as build_cache
 from sitegen.common.cache import BuildCache, fingerprint, source_digest
@@ -35,6 +38,9 @@ from sitegen.write.serve import Builds, Watcher, serving, watch
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ("content", "templates", "static", "calib", "sitegen", "build.py")
 TIMEOUT = 900
+# the uncached build's CPU path: numpy without its SIMD paths (SSE only) and BLAS on two threads where the run's
+# other builds have one (tests/conftest.py)
+OTHER_CPU_PATH = {**NUMPY_WITHOUT_SIMD, "OPENBLAS_NUM_THREADS": "2"}
 
 
 def snapshot(folder):
@@ -52,8 +58,9 @@ def copy_sources(destination):
     return destination
 
 
-def run_build(root, cache_dir, *options):
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", CALIB_BUILD_CACHE=str(cache_dir))
+def run_build(root, cache_dir, *options, env=None):
+    """``build.py options`` of the sources under ``root`` with the cache ``cache_dir`` (``env``: extra variables)."""
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", CALIB_BUILD_CACHE=str(cache_dir), **(env or {}))
     return subprocess.run([sys.executable, str(root / "build.py"), *map(str, options)], cwd=str(root), env=env,
                           capture_output=True, text=True, timeout=TIMEOUT)
 
@@ -313,13 +320,22 @@ def test_cached_builds_are_byte_identical_to_uncached_ones_after_a_content_edit(
     assert reuse(after.stderr) == (STAGE_ENTRIES - 2, 2), "only the Spanish figures and diagrams are drawn again"
     entries = sorted(p.relative_to(cache) for p in cache.rglob("*") if p.is_file())
     stamps = {p: (cache / p).stat().st_mtime_ns for p in entries}
-    fresh = run_build(root, cache, "--no-cache", "--out", base / "fresh" / "site")
+    fresh = run_build(root, cache, "--no-cache", "--out", base / "fresh" / "site", env=OTHER_CPU_PATH)
     assert fresh.returncode == 0, fresh.stderr
     assert "cache off" in fresh.stderr
     assert sorted(p.relative_to(cache) for p in cache.rglob("*") if p.is_file()) == entries
     assert {p: (cache / p).stat().st_mtime_ns for p in entries} == stamps, "--no-cache reads and writes nothing"
     after_files, fresh_files = snapshot(base / "after" / "site"), snapshot(base / "fresh" / "site")
-    assert after_files == fresh_files
+    assert sorted(after_files) == sorted(fresh_files)
+    differ = [name for name in after_files if after_files[name] != fresh_files[name]]
+    if differ:  # which of the two changed them: a third build, uncached on this CPU's own paths, tells
+        same_cpu = run_build(root, cache, "--no-cache", "--out", base / "same-cpu" / "site")
+        assert same_cpu.returncode == 0, same_cpu.stderr
+        reference = snapshot(base / "same-cpu" / "site")
+        by_cache = [name for name in differ if after_files[name] != reference[name]]
+        by_cpu = [name for name in differ if fresh_files[name] != reference[name]]
+        pytest.fail(f"{len(differ)} files differ between the cached build and the uncached one on another CPU path; "
+                    f"the cache changed {by_cache[:10]}, numpy's SIMD paths or the BLAS threads {by_cpu[:10]}")
     assert b"A sentence added by the cache test." in after_files["index.html"]
     assert b"(edited) Pin" in after_files["index.html"]
     figure = "figures/reliability-t1.es.svg"

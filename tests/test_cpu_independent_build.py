@@ -2,10 +2,11 @@
 
 numpy dispatches ``exp``, ``log``, sums and sorts to SSE, AVX2 or AVX-512 code by CPU, and the paths may
 differ in the last bits. The site must not show it: the datasets are generated without those paths
-(``calib.rng``) and every number is printed with the digits the arithmetic guarantees. This test builds
-the site a second time with ``NPY_DISABLE_CPU_FEATURES`` (``site_without_simd``, tests/conftest.py; on a
-CPU without AVX2 both builds run the same paths and the test holds trivially) and with BLAS on two threads
-instead of the run's one (a paired range's last bits once moved a chart's clip-path ids), and compares every file.
+(``calib.rng``) and every number is printed with the digits the arithmetic guarantees. The whole site is
+compared in tests/test_cache.py: its uncached build runs with ``NPY_DISABLE_CPU_FEATURES`` (on a CPU without
+AVX2 both builds run the same paths and the check holds trivially) and with BLAS on two threads instead of
+the run's one (a paired range's last bits once moved a chart's clip-path ids), and must equal the cached build
+file by file. This file checks that the setting really turns the paths off.
 
 Not covered: OpenBLAS picks its kernels by CPU too, and the engine's row sums are BLAS products, so under
 ``OPENBLAS_CORETYPE=Prescott`` the payloads differ in the last digits they carry (docs/testing.md).
@@ -17,10 +18,6 @@ import sys
 from conftest import NUMPY_WITHOUT_SIMD, ROOT
 
 
-def files(folder):
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 def test_numpy_really_runs_without_simd_under_the_setting():
     script = ("from numpy._core._multiarray_umath import __cpu_dispatch__ as d, __cpu_features__ as f\n"
               "print(' '.join(sorted(x for x in d if f.get(x))))")
@@ -28,9 +25,3 @@ def test_numpy_really_runs_without_simd_under_the_setting():
                           cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.strip() == "", f"still dispatched: {done.stdout.strip()}"
 
-
-def test_a_build_without_numpys_simd_paths_is_byte_identical(built_site, site_without_simd):
-    default, without = files(built_site), files(site_without_simd)
-    assert sorted(default) == sorted(without)
-    differ = [name for name in default if default[name] != without[name]]
-    assert not differ, f"{len(differ)} files depend on the CPU's SIMD paths: {differ[:10]}"

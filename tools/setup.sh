@@ -6,7 +6,8 @@
 #                                 jinja2, markdown, latex2mathml, rjsmin, rcssmin). No root, no browser, no npm.
 #   bash tools/setup.sh           everything the tests need as well:
 #                                 1. .venv/ with the test extras too (pytest, hypothesis, playwright, …);
-#                                 2. Debian's chromium, firefox-esr, and webkit2gtk-driver with xvfb
+#                                 2. Debian's chromium and chromium-headless-shell (the same build; most
+#                                    browser tests run in the shell), firefox-esr, and webkit2gtk-driver with xvfb
 #                                    (WebKitGTK needs an X display) for the browser tests;
 #                                 3. Java (vnu.jar), Node.js with npm, and Debian's own python3 (the test
 #                                    that runs `--build` under it);
@@ -19,7 +20,8 @@
 # python3-venv is installed as root, and without root the script stops with the command to run.
 # pip runs only when pyproject.toml (or this folder) changed since the last install; npm ci only when
 # package-lock.json did. No browser is ever downloaded (no `playwright install`, PUPPETEER_SKIP_DOWNLOAD):
-# the tests drive /usr/bin/chromium, /usr/bin/firefox-esr and WebKitGTK's MiniBrowser. Safe to run again.
+# the tests drive /usr/bin/chromium-headless-shell, /usr/bin/chromium, /usr/bin/firefox-esr and WebKitGTK's
+# MiniBrowser. Safe to run again.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -117,8 +119,8 @@ fi
 
 # ------------------------------------------------------------------ 2. browsers from Debian
 
-if [ ! -x /usr/bin/chromium ]; then
-    apt_install chromium fonts-dejavu-core fonts-liberation
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromium-headless-shell ]; then
+    apt_install chromium chromium-headless-shell fonts-dejavu-core fonts-liberation
 fi
 if [ ! -x /usr/bin/firefox-esr ]; then
     apt_install firefox-esr
