@@ -23,7 +23,10 @@ LINES = """el => {
 
 def start_widgets(page, within="main"):
     """Build every widget and figure copy (the paradox's copy of the hero) outside a closed <details>, as a
-    reader scrolling by would, and wait for the widgets' data."""
+    reader scrolling by would, and wait for the widgets' data. (main.js starts the figures after the first
+    paint: an event sent to a copy's slot before then finds no listener, so wait for the start first.)"""
+    page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-copy-of]'))
+        .every(slot => { const ct = window.CalibTutorial; return !!(ct && ct.steps && ct.steps[slot.id]); })""")
     page.evaluate("""sel => document.querySelectorAll(sel + ' :is([data-component="explorer"], [data-copy-of])')
         .forEach(root => root.closest('details:not([open])') || root.dispatchEvent(new FocusEvent('focusin')))""",
                   within)
