@@ -97,15 +97,21 @@ def tier_of(keywords):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Mark every test with its tier, and run the tiers in the order unit, build, browser; within a tier, the
-    files of ``LONGEST_FIRST`` first (the order is otherwise stable)."""
+    """Mark every test with its tier, and order the files: first those whose tests wait for no shared build (they
+    run while the site builds in the background), then the others; within each, the tiers in the order unit,
+    build, browser, and the files of ``LONGEST_FIRST`` first (the order is otherwise stable)."""
+    waiting = set(SHARED_BUILDS) | set(FIXTURE_BUILDS) | {"precomputed"}
+    waits = set()
     for item in items:
         for name in markers_of(item.path):
             item.add_marker(name)
+        if waiting & set(getattr(item, "fixturenames", ())):
+            waits.add(item.path)
+
     def rank(item):
         name = Path(str(item.path)).name
-        return ORDER.index(tier_of(item.keywords)), LONGEST_FIRST.index(name) if name in LONGEST_FIRST else \
-            len(LONGEST_FIRST)
+        return item.path in waits, ORDER.index(tier_of(item.keywords)), \
+            LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=rank)
 
