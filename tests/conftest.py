@@ -177,7 +177,8 @@ class Build:
                 (folder / "rc").write_text("-1")
                 return
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", **(env or {}))
-        script = '"$@" >"$0/stdout" 2>"$0/stderr"; echo $? >"$0/rc.part" && mv "$0/rc.part" "$0/rc"'
+        script = ('date +%s.%N >"$0/started"; "$@" >"$0/stdout" 2>"$0/stderr"; '
+                  'echo $? >"$0/rc.part" && mv "$0/rc.part" "$0/rc"')
         if after is not None:  # wait for the other build's exit code (whatever it is) first
             script = f'while [ ! -e {shlex.quote(str(after / "rc"))} ]; do sleep 0.2; done; {script}'
         process = subprocess.Popen(["sh", "-c", script, str(folder), sys.executable, str(ROOT / "build.py"),
@@ -281,7 +282,20 @@ def pytest_sessionfinish(session):
         return
     for name in SHARED_BUILDS:
         _kill(config._calib_shared / SHARED_BUILDS[name][0])
+    config._calib_builds = _build_times(config._calib_shared)
     shutil.rmtree(config._calib_shared, ignore_errors=True)
+
+
+def _build_times(shared):
+    """``{build name: (seconds from the session's start to the build's, its seconds of wall time)}`` of the
+    shared builds that ran to the end."""
+    times = {}
+    for name, (folder, *_) in SHARED_BUILDS.items():
+        started, rc = shared / folder / "started", shared / folder / "rc"
+        if started.exists() and rc.exists():
+            begin = float(started.read_text())
+            times[name] = (begin - _STARTED_AT, rc.stat().st_mtime - begin)
+    return times
 
 
 def _finished(config, name):
@@ -357,6 +371,7 @@ def precomputed():
 _SECONDS = defaultdict(float)
 _TESTS = defaultdict(set)
 _STARTED = time.perf_counter()
+_STARTED_AT = time.time()
 
 
 def pytest_runtest_logreport(report):
@@ -381,3 +396,8 @@ def pytest_terminal_summary(terminalreporter):
     total = sum(_SECONDS[tier] for tier in ORDER)
     write(f"{'all tiers':<22}{sum(len(_TESTS[t]) for t in ORDER):>7}{total:>10.1f}"
           f"   (session {time.perf_counter() - _STARTED:.1f} s of wall time)")
+    builds = getattr(terminalreporter.config, "_calib_builds", {})
+    if builds:
+        write("shared builds in the background (seconds of wall time): " + ", ".join(
+            f"{name} {seconds:.0f} from {start:.0f}" for name, (start, seconds) in sorted(builds.items(),
+                                                                                         key=lambda b: b[1])))
