@@ -5,10 +5,14 @@ each file to one worker)."""
 
 import gzip
 
+import pytest
 from test_user_model import run
 from user_inputs import model_file
 
 
+# after the whole site: the build then finds the built-in datasets' steps in the run's build cache and computes
+# only the reader's model (run before it, it computed them all a second time beside the site's build)
+@pytest.mark.usefixtures("built_site")
 def test_user_payload_is_bounded(tmp_path):
     """n = 20,000 and K = 101: the dataset file within 300 KB and its analysis file within 100 KB, gzipped.
     (One class above ``calib.MAX_AFFINE_CLASSES``: the sizes do not depend on the calibrator comparison, and
