@@ -155,7 +155,7 @@ from .io import (
 from .io_checks import BOUND_MARGIN, ROUNDING_FORMAT, fit_warnings
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
 from .measures import *  # noqa: F403 (every measure of calib/measures.py is public: see __all__ below)
-from .paired import PairedDifference, inf_quantiles, paired_against, paired_difference
+from .paired import NEGLIGIBLE_CHANGE, PairedDifference, change_side, inf_quantiles, paired_against, paired_difference
 from .platt import PlattScaling
 from .quantiles import (
     FLOOR_QUANTILES,
@@ -245,6 +245,6 @@ __all__ = [
     "Comparison",
     "compare_calibrators",
     "inf_quantiles", "method_row_scores", "paired_against", "CompareVerdict", "compare_verdict", "compare_parts",
-    "comparison_resamples", "COMPARE_RESAMPLE_BUDGET", "COMPARE_MIN_RESAMPLES",
+    "comparison_resamples", "COMPARE_RESAMPLE_BUDGET", "COMPARE_MIN_RESAMPLES", "NEGLIGIBLE_CHANGE", "change_side",
     "fit_streamed", "fit_dask", "local_client",
 ] + _measures.__all__  # the measures of (confidence, correct), calib/measures.py

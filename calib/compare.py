@@ -45,7 +45,7 @@ from .blocks import one_blas_thread
 from .bootstrap import DEFAULT_RESAMPLES, resample_counts
 from .calibrators import EnsembleTemperatureScaling, TemperatureScaling
 from .matrix import DirichletCalibration, MatrixScaling, VectorScaling
-from .paired import paired_against
+from .paired import change_side, paired_against
 from .platt import PlattScaling
 from .quantiles import SPREAD_QUANTILES
 from .scaling import as_labels, as_logits
@@ -348,7 +348,8 @@ def _plain(value):
 class CompareVerdict(NamedTuple):
     """Whether any calibrator beats temperature scaling beyond its range: ``code`` is ``"beats"`` or ``"none"``;
     ``beats`` ``{method: (score, …)}`` (table order) the scores on which the method's whole range of change
-    (every quantile of :attr:`Comparison.spread`) lies below zero; ``worse`` the same above zero."""
+    (every quantile of :attr:`Comparison.spread`) lies below zero by more than :data:`calib.NEGLIGIBLE_CHANGE`;
+    ``worse`` the same above zero."""
 
     code: str
     beats: Dict[str, Tuple[str, ...]]
@@ -357,11 +358,12 @@ class CompareVerdict(NamedTuple):
 
 def compare_verdict(result):
     """The :class:`CompareVerdict` of a :class:`Comparison` (a change is beyond its range when its 5% and 95%
-    points, or whichever quantiles it carries, are all on one side of zero)."""
+    points, or whichever quantiles it carries, are all on one side of zero, farther than
+    :data:`calib.NEGLIGIBLE_CHANGE`)."""
     beats, worse = {}, {}
     for i, name in enumerate(result.methods[1:], start=1):
-        below = tuple(s for s in COMPARE_SCORES if np.all(result.spread[s][i] < 0))
-        above = tuple(s for s in COMPARE_SCORES if np.all(result.spread[s][i] > 0))
+        below = tuple(s for s in COMPARE_SCORES if change_side(result.spread[s][i]) < 0)
+        above = tuple(s for s in COMPARE_SCORES if change_side(result.spread[s][i]) > 0)
         if below:
             beats[name] = below
         if above:
@@ -375,12 +377,14 @@ HARD_REASON = ("gives {rows} test row(s) a probability of exactly 0 (and 1): a h
 
 def winner(result):
     """``(method, passed_over)``: the method to deploy from a :class:`Comparison`, the lowest test NLL among the
-    methods whose every quantile of NLL change from temperature scaling lies below zero and that give no test row
+    methods whose every quantile of NLL change from temperature scaling lies below zero (by more than
+    :data:`calib.NEGLIGIBLE_CHANGE`) and that give no test row
     a probability of exactly 0 or 1 (``hard_rows``), else ``"temperature"``; and ``{method: reason}`` of the methods
     that would have won on NLL but were passed over for such rows (:data:`HARD_REASON`)."""
     nll = result.scores["nll"]
     hard = result.hard_rows
-    beats = [i for i in range(1, len(result.methods)) if np.all(result.spread["nll"][i] < 0) and np.isfinite(nll[i])]
+    beats = [i for i in range(1, len(result.methods))
+             if change_side(result.spread["nll"][i]) < 0 and np.isfinite(nll[i])]
     beats.sort(key=lambda i: nll[i])
     passed = {}
     for i in beats:

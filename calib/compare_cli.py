@@ -28,6 +28,7 @@ from .compare import (
 )
 from .deploy import calibrator_record
 from .io import InputError
+from .paired import NEGLIGIBLE_CHANGE
 from .rounding import rounding_range
 
 __all__ = ["SCORE_LABELS", "comparison_report", "comparison_text", "winner", "add_compare_command",
@@ -91,7 +92,7 @@ def comparison_text(report):
              f"fitted T = {report['temperature']:.6g}",
              f"scores on the test rows; change = method − temperature scaling, its {q[0]:.0%}–{q[-1]:.0%} range "
              f"over {report['n_resamples']} paired resamples (seed {report['bootstrap_seed']}); inf: a label got "
-             f"probability 0"]
+             f"probability 0; a range within {NEGLIGIBLE_CHANGE:g} of zero is no change"]
     for name, reason in report["skipped"].items():
         lines.append(f"{name}: {reason}")
     for s in COMPARE_COLUMNS:

@@ -26,7 +26,7 @@ from typing import NamedTuple, Tuple
 import numpy as np
 
 from .bootstrap import bootstrap_draws, resample_counts
-from .paired import paired_difference
+from .paired import change_side, paired_difference
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 from .refit import fit_weighted_temperatures
 from .rowscores import row_scores
@@ -56,7 +56,8 @@ class Verdict(NamedTuple):
     """``code`` (``helps``, ``hurts`` or ``unclear``, from NLL's range; ``check`` whenever a warning about the fit
     fired), ``worse`` (metrics whose value rises at the fitted T, in :data:`DECISION_METRICS` order),
     ``worse_beyond`` (those whose whole range lies above zero), ``clear`` (metrics whose whole range lies below
-    zero), ``nll_bound`` (the largest |change| of NLL its range allows, nats), ``checks`` (the codes of the
+    zero; a range within :data:`calib.NEGLIGIBLE_CHANGE` of zero is neither, :func:`calib.change_side`),
+    ``nll_bound`` (the largest |change| of NLL its range allows, nats), ``checks`` (the codes of the
     warnings that make it ``check``) and ``nll_code`` (what NLL's range alone says)."""
 
     code: str
@@ -113,10 +114,11 @@ def verdict(changes, warnings=(), metrics=DECISION_METRICS):
     range computed from rows whose labels may not belong to them recommends nothing.
     """
     nll = changes["nll"]
-    code = "helps" if nll.hi < 0 else "hurts" if nll.lo > 0 else "unclear"
+    side = {k: change_side([changes[k].lo, changes[k].hi]) for k in metrics}  # beyond the range, and not negligible
+    code = {-1: "helps", 1: "hurts", 0: "unclear"}[side["nll"]]
     worse = tuple(k for k in metrics if changes[k].after > changes[k].before)
-    beyond = tuple(k for k in metrics if changes[k].lo > 0)
-    clear = tuple(k for k in metrics if changes[k].hi < 0)
+    beyond = tuple(k for k in metrics if side[k] > 0)
+    clear = tuple(k for k in metrics if side[k] < 0)
     checks = tuple(getattr(w, "code", w) for w in warnings)
     return Verdict("check" if checks else code, worse, beyond, clear, float(max(abs(nll.lo), abs(nll.hi))), checks,
                    code)

@@ -5,7 +5,9 @@ change of each score between two temperatures and the quantiles of that change o
 resamples: the rows a resample over- or under-weights move both scores alike, so the change is usually
 much steadier than either score. :func:`paired_against` does the same for the draws of several methods
 scored on the same resamples, against the first of them (the calibrator comparison, :mod:`calib.compare`),
-with :func:`inf_quantiles` keeping an infinite draw (an infinite NLL) infinite.
+with :func:`inf_quantiles` keeping an infinite draw (an infinite NLL) infinite. :func:`change_side` says
+where a range lies: below zero, above it, or neither (within :data:`NEGLIGIBLE_CHANGE` of it), for every
+verdict that reads one.
 """
 
 from typing import NamedTuple, Tuple
@@ -16,7 +18,24 @@ from .bootstrap import ScoreSet
 from .quantiles import SPREAD_QUANTILES, sorted_quantiles
 from .validation import as_quantile_levels
 
-__all__ = ["PairedDifference", "paired_difference", "inf_quantiles", "paired_against"]
+__all__ = ["PairedDifference", "paired_difference", "inf_quantiles", "paired_against", "NEGLIGIBLE_CHANGE",
+           "change_side"]
+
+# A change whose whole range lies within this of zero is no change: half the last digit the reports print (four
+# decimals), so a verdict never rests on a range the table shows as -0.0000 to -0.0000 (ensemble temperature
+# scaling's mixture, weighted 0.998 on temperature scaling, once "beat" it so on NLL).
+NEGLIGIBLE_CHANGE = 5e-5
+
+
+def change_side(spread):
+    """Where a range of change (its quantiles, any shape) lies: -1 wholly below zero and 1 wholly above it, farther
+    than :data:`NEGLIGIBLE_CHANGE`; 0 when it includes zero or stays within that of it.
+
+    >>> change_side([-0.02, -0.01]), change_side([-0.02, 0.01]), change_side([-4e-5, -1e-6])
+    (-1, 0, 0)
+    """
+    spread = np.asarray(spread, dtype=np.float64)
+    return -1 if np.all(spread < -NEGLIGIBLE_CHANGE) else 1 if np.all(spread > NEGLIGIBLE_CHANGE) else 0
 
 
 class PairedDifference(NamedTuple):

@@ -110,6 +110,14 @@ def test_verdict_names_each_calibrator_and_score_beyond_its_range(sim):
     moved["nll"][0] = [-0.5, -0.1]         # temperature scaling's own row is never judged
     v = calib.compare_verdict(result._replace(spread=moved))
     assert v.code == "beats" and v.beats == {"isotonic": ("brier",)} and v.worse == {"vector": ("nll",)}
+    # a range the report prints as -0.0000 to -0.0000 (or +0.0000) is no change, whatever its sign
+    tiny = {s: v.copy() for s, v in straddle.items()}
+    tiny["nll"][iso] = [-4e-5, -1e-6]
+    tiny["brier"][vec] = [1e-6, 4e-5]
+    tiny["smooth"][iso] = [-0.0002, -0.0001]  # -0.0002 to -0.0001: printed, and beyond its range
+    v = calib.compare_verdict(result._replace(spread=tiny))
+    assert v.beats == {"isotonic": ("smooth",)} and v.worse == {}
+    assert calib.winner(result._replace(spread=tiny))[0] == "temperature"
 
 
 @pytest.mark.parametrize("n", [7, 501])

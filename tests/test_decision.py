@@ -30,6 +30,14 @@ def test_a_range_below_zero_helps_and_one_above_hurts_and_is_named():
     assert hurts.code == "hurts" and hurts.worse == ("nll", "brier") and hurts.worse_beyond == ("nll", "brier")
 
 
+def test_a_range_that_prints_as_zero_is_no_change_either_way():
+    """A whole range within 0.00005 of zero (printed as -0.0000 to -0.0000 at four decimals) neither helps nor
+    hurts: a T of about 1 moves NLL by a millionth, beyond its range and of no use."""
+    tiny = verdict(changes((0.30, 0.29999, -4e-5, -1e-6), brier=(0.1, 0.10001, 1e-6, 4e-5)))
+    assert tiny.code == "unclear" and tiny.clear == () and tiny.worse_beyond == ()
+    assert verdict(changes((0.30, 0.2999, -6e-5, -5.1e-5))).code == "helps"
+
+
 def test_any_warning_makes_the_verdict_check_never_helps():
     from calib import fit_warnings
     warned = fit_warnings(9.99, 0.05, 10, (0.05, 10.0), nll=2.5, prior_nll=2.3)

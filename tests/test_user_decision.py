@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from digits_model import digits_model
 
-from calib import classwise_ece, max_gap, reliability_bins, scaled_probs
+from calib import NEGLIGIBLE_CHANGE, classwise_ece, max_gap, reliability_bins, scaled_probs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -242,7 +242,9 @@ def test_the_calibrator_comparison_on_both_pages_is_calib_compare_json(built, co
                     # a change wholly below zero is better for a loss, worse for accuracy (higher is better)
                     below = "worse" if score == "accuracy" else "better"
                     above = "better" if score == "accuracy" else "worse"
-                    beyond = below if hi is not None and hi < 0 else above if lo is not None and lo > 0 else ""
+                    # beyond its range: wholly below or above zero, by more than the least change the verdict counts
+                    least = NEGLIGIBLE_CHANGE
+                    beyond = below if hi is not None and hi < -least else above if lo is not None and lo > least else ""
                     assert (f'data-score="{score}" class="{beyond}"' in row) == bool(beyond)
         sentence = text_of(verdict.group(2))
         for method, scores in report["verdict"]["beats"].items():

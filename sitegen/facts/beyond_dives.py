@@ -8,7 +8,8 @@ with ``name`` and ``key``) — :func:`calib.compare_calibrators` on the
 dataset's calibration and test rows: ``n_cal``, ``n_test``, ``rows`` (the table, one namespace per method in
 :data:`calib.CALIBRATORS` order, for the template) and ``<method key>.<score>`` with ``value``, ``change``
 (method − temperature scaling), ``lo``/``hi`` (the paired 5–95% range), ``lower`` (share of resamples where the
-method scores lower), ``finite`` / ``lo_finite`` / ``hi_finite`` (False where that value is infinite), for every
+method scores lower), ``finite`` / ``lo_finite`` / ``hi_finite`` (False where that value is infinite), ``side``
+(:func:`calib.change_side`: -1 or 1 when the whole range lies below or above zero, the verdict's rule), for every
 column of :data:`calib.COMPARE_COLUMNS` (the six scores and ``accuracy``); ``<method key>.zero_rows``,
 ``.changed_rows`` (test rows whose top class the calibrator moved) and ``.hyper`` (the fitted calibrator's
 :meth:`hyperparameters` record: ``settings``, ``fitted``, ``chosen_by``, ``keeps_ranking``).
@@ -48,6 +49,7 @@ from calib import (
     MatrixScaling,
     ScalingBinning,
     VectorScaling,
+    change_side,
     classwise_ece,
     compare_calibrators,
     corp,
@@ -118,7 +120,8 @@ def comparison_view(result):
                                        lo=float(result.spread[s][i, 0]), hi=float(result.spread[s][i, -1]),
                                        lower=float(result.share_lower[s][i]), finite=bool(np.isfinite(value)),
                                        lo_finite=bool(np.isfinite(result.spread[s][i, 0])),
-                                       hi_finite=bool(np.isfinite(result.spread[s][i, -1])))
+                                       hi_finite=bool(np.isfinite(result.spread[s][i, -1])),
+                                       side=change_side(result.spread[s][i]))
         ns = SimpleNamespace(method=method, key=fact_key(method), zero_rows=int(result.zero_rows[i]),
                              changed_rows=int(result.changed_rows[i]),
                              hyper=_hyper_view(result.calibrators[method].hyperparameters()), **cells)

@@ -27,6 +27,7 @@ from calib import (
     DECISION_BINS,
     DECISION_METRICS,
     MAX_AFFINE_CLASSES,
+    NEGLIGIBLE_CHANGE,
     UNSETTLED,
     ScoreSet,
     classwise_bins,
@@ -209,7 +210,8 @@ def decision(user, precomputed, analyses):
     ``verdict`` (``check`` with any of ``warnings``: :func:`fit_checks`, with ``rounding``),
     ``spread`` (:class:`calib.decision.TemperatureSpread`), ``mce``, ``classes``, ``resamples``,
     ``compare`` (:func:`sitegen.facts.beyond_dives.comparison_view`) with ``compare_verdict``, ``compare_q``,
-    ``compare_resamples``, ``compare_bins`` and ``compare_max`` (the affine calibrators' class limit), the
+    ``compare_resamples``, ``compare_bins``, ``compare_max`` (the affine calibrators' class limit) and
+    ``compare_negligible`` (:data:`calib.NEGLIGIBLE_CHANGE`, the verdict's least change), the
     methods left out with :data:`calib.UNSETTLED` (``compare_unsettled``) and :data:`calib.CONSTANT_LOGIT`
     (``compare_constant``),
     ``recommended`` (:func:`calib.compare.winner`) with ``recommended_calibrator`` (fitted) and ``passed_over``
@@ -244,7 +246,7 @@ def _decide(user, precomputed, analyses):
         passed_over={m: int(compared.hard_rows[compared.methods.index(m)]) for m in passed},
         compare=comparison_view(compared), compare_verdict=compare_verdict(compared),
         compare_q=compared.quantiles, compare_resamples=compared.n_resamples, compare_bins=compared.n_bins,
-        compare_max=MAX_AFFINE_CLASSES,
+        compare_max=MAX_AFFINE_CLASSES, compare_negligible=NEGLIGIBLE_CHANGE,
         # left out because its fit has no finite optimum (the rest of compare.skipped: too many classes)
         compare_unsettled=[m for m, reason in compared.skipped.items() if reason == UNSETTLED],
         # left out because a logit column is constant (a binary model's one score): vector scaling is Platt there
