@@ -48,22 +48,54 @@ from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-# Sorted by hand and wrapped as a grid: one name a line would push this module over its size cap.
-# isort: off
 from calib import (
-    SPREAD_QUANTILES, Balance, BootstrapSpread, NoiseFloor, PairedDifference, ScoreSet, SmoothCurve, SmoothECE,
-    SubgroupAnalysis, bootstrap_draws, bootstrap_spread, ece_sweep, fit_weighted_temperatures, marginal_balance,
-    noise_floor, paired_difference, part_masks, quantile_interval, resample_counts, row_scores, row_scores_over_grid,
-    scaled_probs, smooth_ece, smooth_reliability, sorted_quantiles,
+    SPREAD_QUANTILES,
+    Balance,
+    BootstrapSpread,
+    NoiseFloor,
+    PairedDifference,
+    ScoreSet,
+    SmoothCurve,
+    SmoothECE,
+    SubgroupAnalysis,
+    bootstrap_draws,
+    bootstrap_spread,
+    ece_sweep,
+    fit_weighted_temperatures,
+    marginal_balance,
+    noise_floor,
+    paired_difference,
+    part_masks,
+    quantile_interval,
+    resample_counts,
+    row_scores,
+    row_scores_over_grid,
+    scaled_probs,
+    smooth_ece,
+    smooth_reliability,
+    sorted_quantiles,
 )
-
-from sitegen.compute.precompute import grid_index
 from sitegen.common.settings import (
-    ANALYSIS_SEED, CURVE_POINTS, DRAWS, FIT_RESAMPLES, FIT_SPREAD_QUANTILES, FIT_SPREAD_TRUTH,
-    LARGE_PART_ROWS, MAX_SWEEP_BINS, MONTE_CARLO_LEVEL, OFFERED_BIN_COUNTS, QUOTED_RESAMPLES, QUOTED_ROW_BUDGET,
-    REFIT_TOLERANCE, RESAMPLES, SWEEP_DRAWS, TABLE_BINS, TRUTH_DRAWS, WORKED_EXAMPLE,
+    ANALYSIS_SEED,
+    CURVE_POINTS,
+    DRAWS,
+    FIT_RESAMPLES,
+    FIT_SPREAD_QUANTILES,
+    FIT_SPREAD_TRUTH,
+    LARGE_PART_ROWS,
+    MAX_SWEEP_BINS,
+    MONTE_CARLO_LEVEL,
+    OFFERED_BIN_COUNTS,
+    QUOTED_RESAMPLES,
+    QUOTED_ROW_BUDGET,
+    REFIT_TOLERANCE,
+    RESAMPLES,
+    SWEEP_DRAWS,
+    TABLE_BINS,
+    TRUTH_DRAWS,
+    WORKED_EXAMPLE,
 )
-# isort: on
+from sitegen.compute.precompute import grid_index
 
 __all__ = [
     "PartAnalysis", "DatasetAnalysis", "Analyses",
