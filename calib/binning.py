@@ -29,7 +29,8 @@ from .validation import as_correct, as_probabilities, check_choice, positive_int
 __all__ = [
     "SCHEMES", "ReliabilityBins", "reliability_bins", "ece", "mce", "max_gap",
     "sort_by_confidence", "adaptive_bins_sorted", "equal_width_bins", "equal_width_ids", "equal_width_sums",
-    "equal_mass_bounds", "bin_sums", "adaptive_sums", "finish_bins", "stable_order", "adaptive_ece_resampled",
+    "equal_mass_bounds", "bin_sums", "adaptive_sums", "finish_bins", "stable_order", "sorted_with_order",
+    "adaptive_ece_resampled",
 ]
 
 SCHEMES = ("equal-width", "adaptive")
@@ -154,21 +155,30 @@ def stable_order(values, hint=None):
     >>> stable_order(np.array([0.5, 0.2, 0.5, 0.2])).tolist()
     [1, 3, 0, 2]
     """
+    return sorted_with_order(values, hint)[0]
+
+
+def sorted_with_order(values, hint=None):
+    """``(order, sorted_values)``: :func:`stable_order` of the 1-D array ``values`` and ``values[order]``, which
+    the sort has at hand (a gather from the hinted order, almost sequential, instead of a random one)."""
     n = values.shape[0]
     if hint is None:
         order = np.argsort(values)
+        ordered = values[order]
     else:
-        order = hint[np.argsort(values[hint], kind="stable")]
-    ordered = values[order]
+        hinted = values[hint]
+        moves = np.argsort(hinted, kind="stable")
+        order, ordered = hint[moves], hinted[moves]
     run = np.zeros(n, dtype=np.int64)
     if n > 1:
         np.cumsum(ordered[1:] != ordered[:-1], out=run[1:])
         if run[-1] == n - 1:  # no ties
-            return order
+            return order, ordered
     run *= n
     run += order
     run.sort()
-    return run % n if n else order
+    # ties only swap equal values: the sorted values stay as they are
+    return (run % n if n else order), ordered
 
 
 def equal_mass_bounds(n, n_bins):

@@ -139,7 +139,8 @@ def _as_example_scores(values, shape, name, bounds=None):
     return scores
 
 
-RESAMPLE_BLOCK_ELEMENTS = 1 << 23  # resample counts (R × n) held at once: bounds the bootstrap's memory
+RESAMPLE_BLOCK_ELEMENTS = 1 << 21  # resample counts (R × n) held at once: bounds the bootstrap's memory
+# (16 MiB as float64: below glibc's 32 MiB mmap threshold, temporaries are reused, not zero-filled afresh)
 
 
 def _ece_block(compact, order, sorted_conf, hits, residuals, scale, layout, union, adaptive_starts, adaptive_ends,

@@ -15,7 +15,7 @@ import numpy as np
 
 from .binning import SCHEMES, ReliabilityBins, max_gap
 from .blocks import BLOCK_ELEMENTS
-from .runs import bins_by_count, ece_sweep, mce_over_counts, rows_order
+from .runs import bins_by_count, rows_order, sweep_sorted
 from .scaling import _grid_pass, _prepare, as_labels, as_logits, as_temperatures
 from .validation import as_bin_counts, check_choice, positive_int
 
@@ -66,15 +66,17 @@ def _extras(extra):
     for name, function in extra.items():
         if not isinstance(name, str) or not callable(function):
             raise ValueError(f"extra must map names to functions of (confidence, correct); got {name!r}: {function!r}")
-    return {name: (function, _takes_order(function)) for name, function in extra.items()}
+    return {name: (function, _sort_keywords(function)) for name, function in extra.items()}
 
 
-def _takes_order(function):
-    """Whether ``function`` has a keyword parameter ``order`` (the rows' stable order, which the grid pass knows)."""
+def _sort_keywords(function):
+    """Which of the keyword parameters ``order`` (the rows' stable order) and ``sorted_rows`` (the rows in that
+    order, ``(confidence, correct)``), both of which the grid pass knows, ``function`` has."""
     try:
-        return "order" in inspect.signature(function).parameters
+        parameters = inspect.signature(function).parameters
     except (TypeError, ValueError):  # a builtin without a signature
-        return False
+        return ()
+    return tuple(name for name in ("order", "sorted_rows") if name in parameters)
 
 
 def _join(blocks):
@@ -110,7 +112,8 @@ def grid_metrics(logits, labels, temps, bin_counts=(15,), schemes=SCHEMES, worke
     ``f(confidence, correct)`` of a block's confidences (g, n) and the rows'
     correctness (n,) returning (g,) values, such as
     :func:`calib.ks_calibration_error`; each is in ``extra[name]`` (a function with a
-    keyword ``order`` is also given the rows' stable ascending order (g, n), when the pass sorts). With
+    keyword ``order`` is also given the rows' stable ascending order (g, n), and one with a keyword
+    ``sorted_rows`` the rows in that order, ``(confidence, correct)``, when the pass sorts). With
     several blocks, ``workers`` threads share them (else they share the
     softmax). Nothing depends on ``workers``, ``block_elements`` or
     ``binning_elements``. Returns a :class:`GridMetrics`.
@@ -137,29 +140,32 @@ def grid_metrics(logits, labels, temps, bin_counts=(15,), schemes=SCHEMES, worke
     threads = min(positive_int(workers, "workers"), len(starts))
     sort = "adaptive" in schemes or bool(others)
 
-    def block(start, buffer, hint):
+    def block(start, buffers, hint):
         stop = min(temps.size, start + step)
-        confidence = buffer[:(stop - start) * n].reshape(stop - start, n)
+        confidence = buffers[0][:(stop - start) * n].reshape(stop - start, n)
         nll_values, brier_values = _grid_pass(rows, temps[start:stop], block_elements, 1 if threads > 1 else workers,
                                               conf_out=confidence)
-        # one stable sort per temperature serves every binning; the previous block's last order is the hint
-        order = rows_order(confidence, hint) if sort else None
-        ordered = None if order is None else (np.take_along_axis(confidence, order, axis=1), correct[order])
+        order = ordered = None
+        if sort:  # one stable sort per temperature serves every binning; the previous block's last order is the hint
+            sorted_conf = buffers[1][:(stop - start) * n].reshape(stop - start, n)
+            order = rows_order(confidence, hint, sorted_out=sorted_conf)
+            ordered = (sorted_conf, correct[order])
         bins = bins_by_count(confidence, correct, bin_counts, order, schemes, ordered)
         ece = {s: {b: bins[s][b].weighted_gap.sum(axis=1) for b in bin_counts} for s in schemes}
         mce = {s: {b: max_gap(bins[s][b]) for b in bin_counts} for s in schemes}
-        if others:
-            sweep = ece_sweep(confidence, correct, max_bins=max_bins, schemes=schemes, order=order, sorted_rows=ordered)
-            for (scheme, b), values in mce_over_counts(confidence, correct, others, schemes, order, ordered).items():
+        if others:  # one running sum of the sorted residuals: every other bin count's ECE and MCE
+            sweep, sweep_mce = sweep_sorted(*ordered, max_bins, schemes, others)
+            for (scheme, b), values in sweep_mce.items():
                 ece[scheme][b] = sweep[scheme][:, b - 1]
                 mce[scheme][b] = values
         inside = points[(points >= start) & (points < stop)] - start
         sub = bins_by_count(confidence[inside], correct, sub_counts, None if order is None else order[inside],
                             schemes, None if order is None else (ordered[0][inside], ordered[1][inside])) \
             if inside.size else None
-        values = {name: np.asarray(f(confidence, correct, order=order) if takes_order and order is not None
-                                   else f(confidence, correct), dtype=np.float64)
-                  for name, (f, takes_order) in extra.items()}
+        known = {"order": order, "sorted_rows": ordered}
+        values = {name: np.asarray(f(confidence, correct, **({k: known[k] for k in keywords} if sort else {})),
+                                   dtype=np.float64)
+                  for name, (f, keywords) in extra.items()}
         for name, v in values.items():
             if v.shape != (stop - start,):
                 raise ValueError(f"extra metric {name!r} returned shape {v.shape}, not ({stop - start},)")
@@ -168,9 +174,10 @@ def grid_metrics(logits, labels, temps, bin_counts=(15,), schemes=SCHEMES, worke
 
     def run(first, last):
         """Blocks ``starts[first:last]``, in grid order, with one confidence buffer and the sort hint carried."""
-        buffer, hint, out = np.empty(min(step, temps.size) * n), None, []
+        size = min(step, temps.size) * n  # the block's confidences, and (when it sorts) the sorted rows
+        buffers, hint, out = (np.empty(size), np.empty(size if sort else 0)), None, []
         for start in starts[first:last]:
-            whole, sub, hint = block(start, buffer, hint)
+            whole, sub, hint = block(start, buffers, hint)
             out.append((whole, sub))
         return out
 

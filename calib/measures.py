@@ -16,7 +16,7 @@ from .validation import as_correct, as_probability_rows
 __all__ = ["ks_calibration_error"]
 
 
-def ks_calibration_error(confidence, correct, order=None):
+def ks_calibration_error(confidence, correct, order=None, sorted_rows=None):
     """Kolmogorov–Smirnov calibration error of top-label predictions (Gupta et al. 2021): a probability in [0, 1].
 
     With the rows sorted by confidence, the cumulative share of right answers and the cumulative
@@ -25,19 +25,23 @@ def ks_calibration_error(confidence, correct, order=None):
     bins. Rows of equal confidence enter together (the curves are read after each run of ties), so the
     order of ties does not matter. ``confidence`` is (n,) or (G, n), one row per temperature; ``correct``
     (n,). A float for 1-D input, an array (G,) for (G, n). ``order`` (G, n), if given, is each row's stable
-    ascending order (:func:`calib.runs.rows_order`), already known to the caller (the grid pass).
+    ascending order (:func:`calib.runs.rows_order`), already known to the caller (the grid pass), and
+    ``sorted_rows``, with it, the rows in that order, ``(confidence, correct)`` (each (G, n)).
 
     >>> round(ks_calibration_error([0.2, 0.6, 0.7, 1.0], [0, 1, 0, 1]), 6)
     0.125
     """
     conf = as_probability_rows(confidence)
     hits = as_correct(correct, conf.shape[1:])
-    if order is None:  # each row's stable ascending order: the running sums below are reproducible
+    if order is None and sorted_rows is None:  # each row's stable order: the running sums are reproducible
         order = rows_order(conf)
-    order = np.asarray(order).reshape(conf.shape)
-    ordered = np.take_along_axis(conf, order, axis=1)
-    running = np.cumsum(hits[order] - ordered, axis=1)
+    if sorted_rows is None:
+        order = np.asarray(order).reshape(conf.shape)
+        sorted_rows = np.take_along_axis(conf, order, axis=1), hits[order]
+    ordered, sorted_hits = (np.asarray(rows).reshape(conf.shape) for rows in sorted_rows)
+    running = np.cumsum(sorted_hits - ordered, axis=1)
     last = np.ones(ordered.shape, dtype=bool)  # the last row of each run of equal confidences
     np.not_equal(ordered[:, 1:], ordered[:, :-1], out=last[:, :-1])
-    values = np.where(last, np.abs(running), 0.0).max(axis=1) / conf.shape[1]
+    np.abs(running, out=running)
+    values = np.multiply(running, last, out=running).max(axis=1) / conf.shape[1]  # 0 inside a run of ties
     return float(values[0]) if np.ndim(confidence) == 1 else values

@@ -20,7 +20,7 @@ from .scaling import as_labels, as_logits, block_shape, example_scores, log_soft
 
 __all__ = ["ROW_BLOCK_ELEMENTS", "log_normaliser", "row_scores", "row_scores_over_grid"]
 
-ROW_BLOCK_ELEMENTS = 1 << 22  # (temperature, row, class) values row_scores_over_grid holds at once (32 MiB)
+ROW_BLOCK_ELEMENTS = 1 << 20  # (temperature, row, class) values row_scores_over_grid holds at once (8 MiB)
 
 
 def log_normaliser(scaled, out=None):

@@ -22,19 +22,19 @@ import numpy as np
 from .binning import (
     SCHEMES,
     ReliabilityBins,
-    adaptive_bins_sorted,
+    adaptive_sums,
     equal_mass_bounds,
     equal_width_bins,
     finish_bins,
     max_gap,
     sort_by_confidence,
-    stable_order,
+    sorted_with_order,
 )
 from .validation import as_bin_counts, as_correct, as_probability_rows, check_choice, positive_int
 
 __all__ = [
     "sort_rows", "rows_order", "bin_positions", "BinLayout", "bin_layout", "prefix_sums", "ece_from_prefix",
-    "ece_sweep", "binnings_over_counts", "mce_over_counts", "bins_by_count",
+    "ece_sweep", "sweep_sorted", "binnings_over_counts", "mce_over_counts", "bins_by_count",
 ]
 
 
@@ -48,14 +48,18 @@ def sort_rows(confidence):
     return order, np.take_along_axis(conf, order, axis=1)
 
 
-def rows_order(confidence, hint=None):
+def rows_order(confidence, hint=None, sorted_out=None):
     """Each row's stable ascending order, (G, n): ``numpy.argsort(confidence, axis=1, kind="stable")``, computed
     row by row with the previous row's order as a hint (:func:`calib.binning.stable_order`; neighbouring
     temperatures order the rows almost alike). ``confidence`` is (G, n); nothing is checked. ``hint`` (n,), if
-    given, is the first row's hint (the order of the temperature before it); the result does not depend on it."""
+    given, is the first row's hint (the order of the temperature before it); the result does not depend on it.
+    ``sorted_out`` (G, n), if given, receives the sorted rows (``take_along_axis(confidence, order, 1)``)."""
     order = np.empty(confidence.shape, dtype=np.intp)
     for row in range(confidence.shape[0]):
-        order[row] = hint = stable_order(confidence[row], hint)
+        order[row], ordered = sorted_with_order(confidence[row], hint)
+        hint = order[row]
+        if sorted_out is not None:
+            sorted_out[row] = ordered
     return order
 
 
@@ -185,16 +189,39 @@ def ece_sweep(confidence, correct, max_bins, schemes=SCHEMES, order=None, sorted
         sorted_hits = hits[order]
     else:
         sorted_conf, sorted_hits = sorted_rows
+    return sweep_sorted(sorted_conf, sorted_hits, max_bins, schemes)[0]
+
+
+def sweep_sorted(sorted_conf, sorted_hits, max_bins, schemes=SCHEMES, mce_counts=()):
+    """:func:`ece_sweep` of rows already sorted (``sorted_conf`` (G, n) ascending, ``sorted_hits`` (G, n) 0/1 in
+    the same order; nothing is checked), and the MCE of every ``(scheme, B)`` with B in ``mce_counts`` (each
+    ≤ ``max_bins``) from the same running sum: ``({scheme: (G, max_bins)}, {(scheme, B): (G,)})``.
+
+    A bin's gap |accuracy − mean confidence| is |Σ (correct − confidence)| / count over the bin, so one
+    prefix sum of the residual serves every bin count's ECE and MCE (the MCE equals :func:`calib.mce` up to
+    floating-point rounding).
+    """
+    rows, n = sorted_conf.shape
     prefix = prefix_sums(sorted_hits - sorted_conf)
     layout = bin_layout(sorted_conf, range(1, max_bins + 1), schemes)
-    result = {}
     values = np.stack([
-        ece_from_prefix(prefix[g], layout.starts[g], layout.ends[g], layout.first, conf.shape[1])
-        for g in range(conf.shape[0])
+        ece_from_prefix(prefix[g], layout.starts[g], layout.ends[g], layout.first, n)
+        for g in range(rows)
     ])
+    ece = {}
     for k, (scheme, b) in enumerate(layout.keys):
-        result.setdefault(scheme, np.empty((conf.shape[0], max_bins)))[:, b - 1] = values[:, k]
-    return result
+        ece.setdefault(scheme, np.empty((rows, max_bins)))[:, b - 1] = values[:, k]
+    wanted = [k for k, (_, b) in enumerate(layout.keys) if b in set(mce_counts)]
+    if not wanted:
+        return ece, {}
+    columns = np.concatenate([np.arange(layout.first[k], layout.first[k] + layout.size[k]) for k in wanted])
+    starts, ends = layout.starts[:, columns], layout.ends[:, columns]
+    count = ends - starts
+    residual = np.abs(np.take_along_axis(prefix, ends, 1) - np.take_along_axis(prefix, starts, 1))
+    gap = np.where(count > 0, residual / np.maximum(count, 1), 0.0)
+    cuts = np.cumsum([0] + [int(layout.size[k]) for k in wanted])
+    mce = {layout.keys[k]: gap[:, cuts[i]:cuts[i + 1]].max(axis=1) for i, k in enumerate(wanted)}
+    return ece, mce
 
 
 def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None, sorted_rows=None):
@@ -260,9 +287,12 @@ def bins_by_count(confidence, correct, bin_counts, order=None, schemes=SCHEMES, 
         width = lambda count: equal_width_bins(confidence, correct, count)  # noqa: E731
     else:
         width = _equal_width_from_order(confidence, correct, order, sorted_rows)
+    if sorted_rows is not None:  # the sorted hits as floats once, for every bin count
+        sorted_conf, sorted_hits = sorted_rows[0], sorted_rows[1].astype(np.float64)
     binners = {
         "equal-width": width,
-        "adaptive": lambda count: adaptive_bins_sorted(*sorted_rows, count),
+        "adaptive": lambda count: finish_bins(*adaptive_sums(sorted_conf, sorted_hits, positive_int(count, "n_bins")),
+                                              sorted_conf.shape[-1]),
     }
     return {scheme: {count: binners[scheme](count) for count in bin_counts} for scheme in schemes}
 
@@ -279,22 +309,21 @@ def _equal_width_from_order(confidence, correct, order, sorted_rows=None):
     sorted_conf, sorted_hits = sorted_rows
     hit_prefix = np.zeros((rows, n + 1), dtype=np.int64)
     np.cumsum(sorted_hits, axis=1, out=hit_prefix[:, 1:])
-    offsets = (np.arange(rows) * n)[:, None]
-    flat_order = (order + offsets).ravel()
 
     def bins(n_bins):
         edges = np.linspace(0.0, 1.0, n_bins + 1)
         inner = edges[1:-1]
         bounds = np.empty((rows, n_bins + 1), dtype=np.int64)
         bounds[:, 0], bounds[:, -1] = 0, n
+        conf_sum = np.empty((rows, n_bins))
+        labels = np.arange(n_bins, dtype=np.min_scalar_type(n_bins - 1))
+        ids = np.empty(n, dtype=labels.dtype)  # one row's bins in row order: small enough to stay in cache
         for g in range(rows):  # one search per temperature of the block, over B − 1 edges
             bounds[g, 1:-1] = np.searchsorted(sorted_conf[g], inner, side="left")
+            ids[order[g]] = np.repeat(labels, np.diff(bounds[g]))  # the sorted runs scattered back to row order
+            conf_sum[g] = np.bincount(ids, weights=confidence[g], minlength=n_bins)
         count = np.diff(bounds, axis=1)
         hit_sum = np.diff(np.take_along_axis(hit_prefix, bounds, axis=1), axis=1).astype(np.float64)
-        ids = np.empty(rows * n, dtype=np.intp)  # each row's bin, in row order (the sorted runs scattered back)
-        ids[flat_order] = np.repeat(np.tile(np.arange(n_bins), rows) + np.repeat(np.arange(rows) * n_bins, n_bins),
-                                    count.ravel())
-        conf_sum = np.bincount(ids, weights=confidence.ravel(), minlength=rows * n_bins).reshape(rows, n_bins)
         shape = (rows, n_bins)
         return finish_bins(np.broadcast_to(edges[:-1], shape).copy(), np.broadcast_to(edges[1:], shape).copy(),
                            count, conf_sum, hit_sum, n)

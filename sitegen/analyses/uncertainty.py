@@ -246,7 +246,8 @@ def analyse_part(name, logits, labels, temperatures, seed=ANALYSIS_SEED, dataset
     return PartAnalysis(name, int(labels.size), spread, floor, sweep, smooth, curve)
 
 
-ANALYSIS_BLOCK_ELEMENTS = 1 << 22  # values (temperatures × rows, or × classes) an analysis step holds at once
+ANALYSIS_BLOCK_ELEMENTS = 1 << 20  # values (temperatures × rows, or × classes) an analysis step holds at once
+# (8 MiB of float64: below glibc's 32 MiB mmap threshold, so a step's temporaries are reused from the last)
 
 
 def _temperature_blocks(temps, n, block_elements=ANALYSIS_BLOCK_ELEMENTS):
