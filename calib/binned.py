@@ -50,7 +50,7 @@ A. Kumar, P. Liang and T. Ma, "Verified Uncertainty Calibration", NeurIPS 2019.
 import numpy as np
 
 from .binning import SCHEMES, equal_mass_bounds, equal_width_ids
-from .calibrators import Calibrator, given_temperature, renormalise
+from .calibrators import Calibrator, given_temperature, in_row_blocks, renormalise
 from .corp import pav
 from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .scaling import scaled_probs
@@ -73,8 +73,10 @@ def class_edges(values, n_bins, scheme):
     n, k = values.shape
     if scheme == "equal-width":
         return np.broadcast_to(np.linspace(0.0, 1.0, n_bins + 1), (k, n_bins + 1)).copy()
-    bounds = equal_mass_bounds(n, n_bins)
-    cuts = np.sort(values, axis=0)[bounds[1:-1]].T  # (K, B − 1): each later group's smallest value
+    positions = equal_mass_bounds(n, n_bins)[1:-1]
+    cuts = np.empty((k, positions.size))  # (K, B − 1): each later group's smallest value
+    for column in range(k):  # one class at a time: no sorted (n, K) copy
+        cuts[column] = np.sort(values[:, column])[positions]
     return np.concatenate([np.zeros((k, 1)), cuts, np.ones((k, 1))], axis=1)
 
 
@@ -97,13 +99,14 @@ def class_bin_means(ids, targets, edges):
     bin) per sum; an empty bin's mean is the midpoint of its edges (K, B + 1).
     """
     k, b = edges.shape[0], edges.shape[1] - 1
-    flat = (ids + np.arange(k) * b).ravel()
-    counts = np.bincount(flat, minlength=k * b).reshape(k, b)
+    # one class at a time (each bin's sum in row order, as one bincount over (class, bin) adds it): no (n, K)
+    # index array beside ids
+    counts = np.stack([np.bincount(ids[:, c], minlength=b) for c in range(k)])
     if targets.ndim == 1:  # labels: only the entry of each row's own class is 1
         rows = np.arange(targets.size)
         sums = np.bincount(targets * b + ids[rows, targets], minlength=k * b).reshape(k, b).astype(np.float64)
     else:
-        sums = np.bincount(flat, weights=targets.ravel(), minlength=k * b).reshape(k, b)
+        sums = np.stack([np.bincount(ids[:, c], weights=targets[:, c], minlength=b) for c in range(k)])
     midpoints = (edges[:, :-1] + edges[:, 1:]) / 2.0
     means = np.where(counts > 0, sums / np.maximum(counts, 1), midpoints)
     return means, counts
@@ -126,8 +129,8 @@ class _Binned(Calibrator):
 
     def _bin(self, values, targets):
         self.edges_ = class_edges(values, self.n_bins, self.scheme)
-        self.bin_values_, self.bin_counts_ = class_bin_means(class_bin_ids(values, self.edges_, self.scheme),
-                                                             targets, self.edges_)
+        ids = in_row_blocks(lambda rows: class_bin_ids(rows, self.edges_, self.scheme), values)
+        self.bin_values_, self.bin_counts_ = class_bin_means(ids, targets, self.edges_)
 
     def _predict(self, z):
         values = self._inputs(z)
@@ -150,7 +153,7 @@ class HistogramBinning(_Binned):
     """
 
     def _fit(self, z, y):
-        self._bin(self._inputs(z), y)
+        self._bin(in_row_blocks(self._inputs, z), y)
 
 
 class ScalingBinning(_Binned):
@@ -194,7 +197,7 @@ class ScalingBinning(_Binned):
 
     def _fit(self, z, y):
         self.temperature_ = self.temperature or fit_temperature(z, y, bounds=self.bounds, tolerance=self.tolerance)
-        scaled = self._inputs(z)
+        scaled = in_row_blocks(self._inputs, z)
         self._bin(scaled, scaled)
 
 
@@ -217,7 +220,7 @@ class IsotonicCalibration(Calibrator):
     chosen_by = "none: the isotonic (PAV) fit has no hyperparameter"
 
     def _fit(self, z, y):
-        probs = scaled_probs(z, 1.0)
+        probs = in_row_blocks(lambda rows: scaled_probs(rows, 1.0), z)
         thresholds, values = [], []
         for k in range(z.shape[1]):  # one PAV per class, each vectorised over the rows
             knots, fitted, _ = pav(probs[:, k], (y == k).astype(np.float64))

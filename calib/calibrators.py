@@ -26,11 +26,34 @@ from .fitting import DEFAULT_BOUNDS, DEFAULT_TOLERANCE, fit_temperature
 from .scaling import as_labels, as_logits, scaled_probs
 
 __all__ = ["Calibrator", "TemperatureScaling", "EnsembleTemperatureScaling", "renormalise", "mean_nll",
-           "OPTIMISER_TOLERANCE", "OPTIMISER_FTOL", "lbfgs"]
+           "OPTIMISER_TOLERANCE", "OPTIMISER_FTOL", "lbfgs", "in_row_blocks", "ROW_BLOCK_VALUES"]
 
 OPTIMISER_TOLERANCE = 1e-8   # L-BFGS-B: stop when every projected-gradient component is below this (nats/unit)
 OPTIMISER_FTOL = 1e-12       # L-BFGS-B: or when one step lowers the loss (≈ 1 nat) by a relative amount below this
 _MAX_ITERATIONS = 10_000     # L-BFGS-B iteration cap; the tolerance, not the cap, ends every fit we ran
+# (row, class) values a calibrator maps at once: each (rows, K) temporary of its map stays near 16 MiB, below
+# glibc's mmap threshold, whatever the number of rows (a 25,000 × 1,000 model's held five of 191 MiB each)
+ROW_BLOCK_VALUES = 1 << 21
+
+
+def in_row_blocks(function, *arrays, block_values=ROW_BLOCK_VALUES):
+    """``function(*blocks)`` over blocks of the rows of ``arrays`` (each (n, ...); the first is (n, K) and sets
+    the block: about ``block_values // K`` rows, a multiple of 64), the results stacked along their first axis. The same as
+    ``function(*arrays)`` whenever each row of the result depends on its own row alone, with temporaries bounded
+    by the block."""
+    n, k = arrays[0].shape
+    # a multiple of 64 rows: BLAS kernels take rows in small groups from the array's first row, and a block that
+    # starts inside a group would sum some rows in another order (a last-bit difference from one whole call)
+    rows = max(64, block_values // max(1, k) // 64 * 64)
+    if n <= rows:
+        return function(*arrays)
+    out = None
+    for start in range(0, n, rows):
+        part = function(*(a[start:start + rows] for a in arrays))
+        if out is None:
+            out = np.empty((n,) + part.shape[1:], dtype=part.dtype)
+        out[start:start + part.shape[0]] = part
+    return out
 
 
 def lbfgs(loss, start, args, bounds=None):
@@ -122,7 +145,7 @@ class Calibrator:
         z = as_logits(logits)
         if z.shape[1] != self.n_classes_:
             raise ValueError(f"logits must have {self.n_classes_} columns, as in fit; got {z.shape[1]}")
-        return self._predict(z)
+        return in_row_blocks(self._predict, z)  # every calibrator maps each row on its own
 
     def _fit(self, z, y):  # pragma: no cover - abstract
         raise NotImplementedError
@@ -270,11 +293,15 @@ class EnsembleTemperatureScaling(_TemperatureSearch):
 
     def _fit(self, z, y):
         self.temperature_ = self.temperature or fit_temperature(z, y, bounds=self.bounds, tolerance=self.tolerance)
-        rows = np.arange(z.shape[0])
-        parts = np.stack([component[rows, y] for component in self._components(z)], axis=1)
+        parts = in_row_blocks(self._label_parts, z, y)
         start = np.full(3, 1.0 / 3.0)
         weights = lbfgs(_mixture_nll, start, (parts,), bounds=[(0.0, None)] * 3)
         self.weights_ = weights / weights.sum()
+
+    def _label_parts(self, z, y):
+        """Each row's probability of its label under the three components: (n, 3)."""
+        rows = np.arange(z.shape[0])
+        return np.stack([component[rows, y] for component in self._components(z)], axis=1)
 
     def _predict(self, z):
         scaled, raw, uniform = self._components(z)
