@@ -38,9 +38,9 @@ ROW_BLOCK_VALUES = 1 << 21
 
 def in_row_blocks(function, *arrays, block_values=ROW_BLOCK_VALUES):
     """``function(*blocks)`` over blocks of the rows of ``arrays`` (each (n, ...); the first is (n, K) and sets
-    the block: about ``block_values // K`` rows, a multiple of 64), the results stacked along their first axis. The same as
-    ``function(*arrays)`` whenever each row of the result depends on its own row alone, with temporaries bounded
-    by the block."""
+    the block: about ``block_values // K`` rows, a multiple of 64), the results stacked along their first axis.
+    The same as ``function(*arrays)`` whenever each row of the result depends on its own row alone, with
+    temporaries bounded by the block."""
     n, k = arrays[0].shape
     # a multiple of 64 rows: BLAS kernels take rows in small groups from the array's first row, and a block that
     # starts inside a group would sum some rows in another order (a last-bit difference from one whole call)

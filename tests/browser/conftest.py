@@ -318,6 +318,62 @@ def open_page(watched_page, site_url, site_dir):
     return opener
 
 
+class _MonitorSince:
+    """The problems a shared page's :class:`PageMonitor` saw from one test's start on (see ``shared_page``)."""
+
+    def __init__(self, monitor):
+        self.monitor, self.start = monitor, len(monitor.problems)
+
+    @property
+    def problems(self):
+        return self.monitor.problems[self.start:]
+
+    def unexpected(self):
+        return [p for p in self.problems if not any(a.search(p) for a in self.monitor._allowed)]
+
+
+@pytest.fixture(scope="module")
+def _shared_pages(browser, site_url, site_dir):
+    """The pages ``shared_page`` opened in this module, by what was asked: ``{key: page}``."""
+    pages = {}
+    yield pages
+    for page in pages.values():
+        with contextlib.suppress(Exception):
+            page.context.close()
+
+
+@pytest.fixture
+def shared_page(_shared_pages, browser, site_url, site_dir, request):
+    """``shared_page(path="", *, lang=None, group="", **context_options)`` → a watched page, as ``open_page``
+    opens it (``file`` and ``wait`` aside), shared with the module's other tests that ask for the same: for
+    tests that only read the page (no click, key or media change; a scroll is fine). Tests that all bring
+    the page to one state first (every disclosure open, say) share it under a ``group`` name of their own.
+    A page costs a context, a load and the scripts' start (about half a core-second, and more in the
+    worker); a module's readers share one. What its monitor sees while a test runs fails that test, as
+    with ``open_page``."""
+    monitors = request.node.stash.setdefault(_MONITORS, [])
+
+    def opener(path="", *, lang=None, group="", **context_options):
+        context_options.setdefault("viewport", {"width": 1280, "height": 900})
+        key = (path, lang, group, repr(sorted(context_options.items())))
+        page = _shared_pages.get(key)
+        if page is None:
+            context = browser.new_context(**context_options)
+            context.set_default_timeout(10_000)
+            monitor = PageMonitor()
+            monitor.watch(context)
+            page = context.new_page()
+            page.monitor = monitor
+            monitors.append(_MonitorSince(monitor))  # the opening test answers for the load
+            page.goto(site_url + (page_path(lang, path) if lang is not None else path), wait_until="load")
+            _shared_pages[key] = page
+        else:
+            monitors.append(_MonitorSince(page.monitor))
+        return page
+
+    return opener
+
+
 @pytest.fixture
 def open_explorer(open_page, ui, number, lang, expect):
     """``open_explorer(path="", **open_page_options)`` → the ``lang`` page's main explorer as an

@@ -66,10 +66,10 @@ BLOCK_WIDTHS = """() => {
 
 
 @pytest.mark.parametrize("viewport", [WIDE, {"width": 1600, "height": 900}, {"width": 900, "height": 900}])
-def test_figures_and_tables_take_one_of_three_widths(open_page, viewport):
+def test_figures_and_tables_take_one_of_three_widths(shared_page, viewport):
     """Figures, tables, formulas and widgets span the text column, the page or the screen: three widths
     (issue 26: 432–1,104 px for figures and 272–1,264 px for tables, without a rule)."""
-    page = open_page(viewport=viewport)
+    page = shared_page(viewport=viewport)
     start_widgets(page)
     found = page.evaluate(BLOCK_WIDTHS)
     widths = sorted({width for _, width, _ in found["blocks"]} | {found["text"]})
@@ -93,12 +93,12 @@ def test_embed_links_sit_in_the_text_column(open_page, lang):
         assert all(abs(left) <= 1 and right <= 1 for left, right in lefts), (viewport, lefts)
 
 
-def test_margin_notes_sit_in_the_gutter_on_wide_screens_and_inline_below(open_page, site_dir):
+def test_margin_notes_sit_in_the_gutter_on_wide_screens_and_inline_below(shared_page, open_page, site_dir):
     """A paragraph written {: .marginnote } sits beside the block it glosses from 1,200 px, in the text
     column below that width (docs/design.md)."""
     html = (site_dir / "index.html").read_text(encoding="utf-8")
     assert 'class="glossed"' in html, "no margin note on the page"
-    page = open_page(viewport=WIDE)
+    page = shared_page(viewport=WIDE)
     found = page.evaluate("""() => Array.from(document.querySelectorAll('main .glossed')).map(g => {
         const glossed = g.firstElementChild.getBoundingClientRect();
         const note = g.querySelector('.marginnote').getBoundingClientRect();
@@ -222,9 +222,9 @@ CHART_TEXT = """() => Array.from(document.querySelectorAll('main svg.chart')).fi
 
 
 @pytest.mark.parametrize("width", [390, 1280])
-def test_chart_text_is_at_least_12_px(open_page, width, lang):
+def test_chart_text_is_at_least_12_px(shared_page, width, lang):
     """Every word and number of a live chart reads at 12 CSS px or more, whatever the chart's width."""
-    page = open_page(lang=lang, viewport={"width": width, "height": 900})
+    page = shared_page(lang=lang, viewport={"width": width, "height": 900}, group="disclosures open")
     open_disclosures(page)
     sizes = page.evaluate(CHART_TEXT)
     assert len(sizes) >= 40, sizes
@@ -249,10 +249,10 @@ def test_static_figures_keep_their_text_at_12_px_on_a_phone(open_page, site_dir,
         assert sizes and min(sizes) * shown / view >= 11.95, (src, min(sizes), shown, view)
 
 
-def test_formulas_are_set_in_the_body_text(open_page):
+def test_formulas_are_set_in_the_body_text(shared_page):
     """A formula is at the body text's size, colour and font, its hats on their letters (issue 26: smaller,
     serif, hats floating)."""
-    page = open_page(viewport=WIDE)
+    page = shared_page(viewport=WIDE)
     found = page.evaluate("""() => {
         const p = document.querySelector('#reliability > p:nth-of-type(2)'), style = getComputedStyle(p);
         const maths = Array.from(document.querySelectorAll('#reliability math'));
@@ -396,13 +396,13 @@ PHONE_TABLES = """reference => {
 
 
 @pytest.mark.parametrize("width", [320, 390])
-def test_tables_and_formulas_read_on_a_phone_without_sideways_scrolling(open_page, lang, width):
+def test_tables_and_formulas_read_on_a_phone_without_sideways_scrolling(shared_page, lang, width):
     """Outside the look-up sections (whose wide tables and formulas may scroll, with a shadow at the hidden
     edge) every table fits the screen (stacked rows where it has many columns) and so does every display
     formula; no cell's text spills, no header takes more than three lines, a range stays on one line (issue
     26: six spilling cells, hidden columns, "−0.06 / t / 0.13", a header over 8 lines, the equal-width bin
     formula cut at "(b": that one now wraps, test_a_formula_of_several_parts_wraps_on_a_phone)."""
-    page = open_page(lang=lang, viewport={"width": width, "height": 900})
+    page = shared_page(lang=lang, viewport={"width": width, "height": 900}, group="disclosures open")
     open_disclosures(page)
     found = page.evaluate(PHONE_TABLES, list(SCROLLING_TABLE_SECTIONS))
     assert found == {"scrolled": [], "spilled": [], "tall": [], "ranges": [], "cut": []}, found

@@ -22,8 +22,8 @@ def other(lang):
     return next(code for code in LANGUAGES if code != lang)
 
 
-def test_each_page_declares_its_language_and_links_the_others(open_page, lang):
-    page = open_page(lang=lang)
+def test_each_page_declares_its_language_and_links_the_others(shared_page, lang):
+    page = shared_page(lang=lang)
     assert page.locator("html").get_attribute("lang") == lang
     assert page.title().strip()
     switch = language_links(page)
@@ -93,10 +93,10 @@ READER_TEXT = """root => {
 }"""
 
 
-def test_the_pages_formatter_follows_the_languages_three_decimals_rule(open_page, lang):
+def test_the_pages_formatter_follows_the_languages_three_decimals_rule(shared_page, lang):
     """core.js writes engine integers as the build's filters do: in Spanish a number of 1 or more never
     shows exactly three decimals (none when they are zeros; the payload has no fourth decimal, so two)."""
-    page = open_page(lang=lang)
+    page = shared_page(lang=lang)
     got = page.evaluate("""() => { const CT = window.CalibTutorial;
         return [CT.fixed(1000, 3), CT.fixed(-2000, 3), CT.fixed(1058, 3), CT.fixed(823, 3), CT.fixed(105812, 5),
                 CT.fixed(12, 1), CT.num(1.645), CT.num(0.125), CT.num(2.5), CT.prob(1000), CT.prob(750)]; }""")

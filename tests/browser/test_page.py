@@ -10,8 +10,8 @@ import pytest
 DATASETS = ["six", "twelve", "sim-60", "sim-600", "overconfident", "mixed", "digits-mlp"]
 
 
-def test_loads_over_http_without_errors(open_page, expect):
-    page = open_page()
+def test_loads_over_http_without_errors(shared_page, expect):
+    page = shared_page()
     expect(page.locator("main")).to_be_visible()
     expect(page.locator("#ex1[data-component=explorer]")).to_be_attached()
     page.wait_for_load_state("networkidle")
@@ -59,8 +59,8 @@ def test_without_javascript_prose_tables_and_figures_are_shown(open_page, site_d
     assert shown["noscript"] >= 1, "the <noscript> note is not shown"
 
 
-def test_metadata(open_page):
-    page = open_page()
+def test_metadata(shared_page):
+    page = shared_page()
     assert page.title().strip()
     assert page.locator("html").get_attribute("lang") == "en"
     head = page.locator("head")
@@ -301,3 +301,20 @@ def test_focus_is_visible_on_every_tab_stop(open_page):
     assert {"input#ex1-t", "select#ex1-dataset", "button#ex1-fit"} <= {n.split("[")[0] for n in controls}, (
         f"Tab did not reach the explorer's controls (reached: {names})")
     assert invisible == [], f"no visible focus indicator on: {invisible}"
+
+
+def test_a_shared_page_charges_a_test_only_with_the_problems_seen_while_it_ran():
+    """``shared_page`` (conftest.py): a page read by several tests fails the test during which its monitor saw a
+    problem, not the tests before or after it."""
+    from .conftest import PageMonitor, _MonitorSince
+
+    monitor = PageMonitor()
+    monitor.add("console error: before")
+    during = _MonitorSince(monitor)
+    monitor.allow("provoked")
+    monitor.add("console error: during")
+    monitor.add("request failed: provoked on purpose")
+    after = _MonitorSince(monitor)
+    assert during.problems == ["console error: during", "request failed: provoked on purpose"]
+    assert during.unexpected() == ["console error: during"]
+    assert after.problems == [] and after.unexpected() == []

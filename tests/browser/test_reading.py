@@ -435,8 +435,8 @@ def facts_six(engine):
 
 # --------------------------------------------------------------------------- figures
 
-def test_the_nll_curve_shows_its_valley(open_page, engine):
-    page = open_page()
+def test_the_nll_curve_shows_its_valley(shared_page, engine):
+    page = shared_page()
     near(page, "#fit1")
     curves = page.locator("#fit1-curves")
     # Sections above take their real heights as they render, which can move the target off screen
@@ -552,8 +552,8 @@ def test_contents_collapse_on_narrow_screens_and_work_without_javascript(open_pa
     expect(plain).to_have_url(re.compile("#bins$"))
 
 
-def test_key_points_link_into_their_sections(open_page, expect):
-    page = open_page()
+def test_key_points_link_into_their_sections(shared_page, expect):
+    page = shared_page()
     box = page.get_by_role("complementary", name=strings()["meta"]["key_points"])
     expect(box).to_be_visible()
     items = box.get_by_role("listitem")
@@ -597,8 +597,8 @@ def test_a_link_with_a_place_and_a_state_restores_both(open_explorer, engine, ex
     assert fragment.startswith("groups/state/")
 
 
-def test_the_grammar_parses_and_builds(open_page):
-    page = open_page()
+def test_the_grammar_parses_and_builds(shared_page):
+    page = shared_page()
     got = page.evaluate("""() => {
         const h = CalibTutorial.stateHash;
         return [h.parse('#bins'), h.parse('#state/a=1&b=x'), h.parse('#bins/state/a=1;b=x'), h.parse(''),
