@@ -344,17 +344,23 @@ def _subgroups(result):
     return None if result.groups is None else result.groups.scores
 
 
-def _quoted(result, seed, quoted_resamples, explorer_resamples):
-    """``{part: QuotedPart}`` of one dataset: its reported part (``test``, or ``all`` without a split), and also
-    its fitting rows when it is in ``FIT_SPREAD_TRUTH`` (the prose studies the fit there). The other calibration
-    parts are never quoted with a spread, so they are skipped to keep the build short."""
+def _quote_jobs(result, seed, quoted_resamples, explorer_resamples):
+    """``{part: quote_part arguments}`` of one dataset: its reported part (``test``, or ``all`` without a split),
+    and also its fitting rows when it is in ``FIT_SPREAD_TRUTH`` (the prose studies the fit there). The other
+    calibration parts are never quoted with a spread, so they are skipped to keep the build short."""
     data = result.dataset
     masks = part_masks(data)
     wanted = [p for p in masks if p in ("test", "all") or (p == result.fitted_on and data.name in FIT_SPREAD_TRUTH)]
-    return {part: quote_part(part, data.logits[masks[part]], data.labels[masks[part]], result.fitted_t, seed,
-                             data.name, quoted_resamples_for(int(masks[part].sum()), quoted_resamples,
-                                                             explorer_resamples), explorer_resamples)
+    return {part: (part, data.logits[masks[part]], data.labels[masks[part]], result.fitted_t, seed, data.name,
+                   quoted_resamples_for(int(masks[part].sum()), quoted_resamples, explorer_resamples),
+                   explorer_resamples)
             for part in wanted}
+
+
+def _quoted(result, seed, quoted_resamples, explorer_resamples):
+    """``{part: QuotedPart}`` of one dataset (:func:`_quote_jobs`)."""
+    return {part: quote_part(*args) for part, args in _quote_jobs(result, seed, quoted_resamples,
+                                                                   explorer_resamples).items()}
 
 
 def quoted_resamples_for(n, wanted=QUOTED_RESAMPLES, floor=RESAMPLES, large=LARGE_PART_ROWS,
@@ -396,10 +402,12 @@ def _balance(result):
     return marginal_balance(data.logits[rows], data.labels[rows], result.fitted_t, groups)
 
 
-def _extras(result, seed, quoted_resamples, explorer_resamples):
-    """What the prose quotes beyond the explorer's analyses: ``quoted``, ``fit_spread``, ``balance``."""
-    return dict(quoted=_quoted(result, seed, quoted_resamples, explorer_resamples),
-                fit_spread=_fit_spread(result, seed), balance=_balance(result))
+def _extras(result, seed, quoted_resamples, explorer_resamples, quoted=None):
+    """What the prose quotes beyond the explorer's analyses: ``quoted`` (computed here unless given),
+    ``fit_spread``, ``balance``."""
+    if quoted is None:
+        quoted = _quoted(result, seed, quoted_resamples, explorer_resamples)
+    return dict(quoted=quoted, fit_spread=_fit_spread(result, seed), balance=_balance(result))
 
 
 def analyse_dataset(result, grid, t1_index, seed=ANALYSIS_SEED, quoted_resamples=QUOTED_RESAMPLES, **settings):
@@ -449,16 +457,24 @@ def precompute_analyses(precomputed, seed=ANALYSIS_SEED, n_resamples=RESAMPLES, 
     plans = {name: _plan(r, grid, t1, seed) for name, r in precomputed.datasets.items()}
     jobs = {(name, part): args for name, (_, _, parts) in plans.items() for part, args in parts.items()}
     largest_first = sorted(jobs, key=lambda key: -jobs[key][2].size)  # by rows, so threads finish together
+    quoted = {name: None for name in plans}
     if workers == 1:
         done = {key: analyse_part(*jobs[key], **settings) for key in largest_first}
-    else:
+    else:  # the quoted bootstraps too, after the parts: a third job keeps both threads busy to the end
+        quotes = {(name, part): args for name in plans for part, args in
+                  _quote_jobs(precomputed.datasets[name], seed, quoted_resamples, n_resamples).items()}
         with ThreadPoolExecutor(max_workers=workers) as pool:
             futures = {key: pool.submit(analyse_part, *jobs[key], **settings) for key in largest_first}
+            quoting = {key: pool.submit(quote_part, *quotes[key]) for key in
+                       sorted(quotes, key=lambda key: -quotes[key][2].size)}
             done = {key: future.result() for key, future in futures.items()}
+            for name, part in quotes:  # in each dataset's own order of parts, as _quoted makes them
+                quoted[name] = {**(quoted[name] or {}), part: quoting[name, part].result()}
     datasets = {
         name: DatasetAnalysis(name, subgrid, fitted_index, {part: done[name, part] for part in jobs},
                               _subgroups(precomputed.datasets[name]),
-                              **_extras(precomputed.datasets[name], seed, quoted_resamples, n_resamples))
+                              **_extras(precomputed.datasets[name], seed, quoted_resamples, n_resamples,
+                                        quoted[name]))
         for name, (subgrid, fitted_index, jobs) in plans.items()
     }
     return Analyses(int(seed), grid, t1, int(n_resamples), int(n_draws), int(sweep_draws), datasets)
