@@ -200,3 +200,32 @@ def test_a_given_temperature_replaces_the_identical_search():
         for bad in (0.0, -1.0, np.inf, True):
             with pytest.raises(ValueError, match="^temperature"):
                 cls(temperature=bad)
+
+
+@pytest.mark.parametrize("name", sorted({**calib.CALIBRATORS, **calib.BINARY_CALIBRATORS}))
+def test_every_calibrator_maps_rows_in_blocks_exactly_as_in_one_call(name, monkeypatch):
+    """predict_proba and the binned fits work on blocks of rows (calib.calibrators.in_row_blocks, to bound a large
+    model's temporaries): with blocks of 64 rows, every fitted parameter and probability is bit for bit what one
+    whole call gives (each row is mapped on its own; BLAS groups rows from the block's first one)."""
+    import functools
+
+    import calib.binned
+    import calib.calibrators
+
+    rng = np.random.default_rng(5)
+    k = 2 if name in calib.BINARY_CALIBRATORS else 7
+    z = rng.normal(0.0, 2.0, (1_000, k))
+    y = (z + rng.gumbel(size=z.shape)).argmax(axis=1)
+    whole = calib.CALIBRATORS.get(name, calib.BINARY_CALIBRATORS.get(name))().fit(z, y)
+    small = functools.partial(calib.calibrators.in_row_blocks, block_values=64 * k)  # 16 blocks, the last short
+    monkeypatch.setattr(calib.calibrators, "in_row_blocks", small)
+    monkeypatch.setattr(calib.binned, "in_row_blocks", small)
+    blocked = type(whole)().fit(z, y)
+    for attribute, value in vars(whole).items():
+        got = vars(blocked)[attribute]
+        if isinstance(value, tuple):
+            assert all(np.array_equal(a, b) for a, b in zip(value, got)), attribute
+        else:
+            assert np.array_equal(np.asarray(value), np.asarray(got)), attribute
+    assert np.array_equal(blocked.predict_proba(z), whole.predict_proba(z))
+    assert np.array_equal(calib.calibrators.in_row_blocks(whole._predict, z, block_values=64 * k), whole._predict(z))
