@@ -178,3 +178,20 @@ def test_equal_width_bins_of_values_on_and_beside_every_edge_are_reliability_bin
         want = binning.reliability_bins(confidence, correct, b, "equal-width")
         for field, a, c in zip(want._fields, got, want):
             assert np.array_equal(a, c, equal_nan=True), (b, field)
+
+
+def test_one_running_sum_gives_every_bin_counts_ece_and_mce():
+    """runs.sweep_sorted (the grid pass's other bin counts): the ECE of every count 1..30 as ece_sweep gives it,
+    bit for bit, and the MCE of the counts asked for as calib.mce computes it bin by bin, to rounding; ties
+    included (a confidence repeated across rows)."""
+    rng = np.random.default_rng(11)
+    confidence = np.round(rng.uniform(0.3, 1.0, (4, 2_000)), 3)  # many ties
+    correct = rng.uniform(size=2_000) < 0.7
+    order, sorted_conf = sort_rows(confidence)
+    ece, mce = runs.sweep_sorted(sorted_conf, correct[order], 30, mce_counts=(1, 2, 7, 30))
+    swept = ece_sweep(confidence, correct, 30)
+    for scheme in ("equal-width", "adaptive"):
+        assert np.array_equal(ece[scheme], swept[scheme])
+        for b in (1, 2, 7, 30):
+            np.testing.assert_allclose(mce[scheme, b], binning.mce(confidence, correct, b, scheme), rtol=0, atol=1e-13)
+    assert set(mce) == {(s, b) for s in ("equal-width", "adaptive") for b in (1, 2, 7, 30)}
