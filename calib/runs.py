@@ -26,7 +26,6 @@ from .binning import (
     equal_mass_bounds,
     equal_width_bins,
     finish_bins,
-    max_gap,
     sort_by_confidence,
     sorted_with_order,
 )
@@ -211,7 +210,8 @@ def sweep_sorted(sorted_conf, sorted_hits, max_bins, schemes=SCHEMES, mce_counts
     ece = {}
     for k, (scheme, b) in enumerate(layout.keys):
         ece.setdefault(scheme, np.empty((rows, max_bins)))[:, b - 1] = values[:, k]
-    wanted = [k for k, (_, b) in enumerate(layout.keys) if b in set(mce_counts)]
+    asked = set(mce_counts)
+    wanted = [k for k, (_, b) in enumerate(layout.keys) if b in asked]
     if not wanted:
         return ece, {}
     columns = np.concatenate([np.arange(layout.first[k], layout.first[k] + layout.size[k]) for k in wanted])
@@ -260,14 +260,21 @@ def binnings_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order
 
 
 def mce_over_counts(confidence, correct, bin_counts, schemes=SCHEMES, order=None, sorted_rows=None):
-    """MCE (G,) of every ``(scheme, B)``: :func:`calib.max_gap` over :func:`binnings_over_counts` (``order`` and
-    ``sorted_rows`` as there).
+    """MCE (G,) of every ``(scheme, B)``, ``{(scheme, B): values}``, from one running sum of the sorted residuals
+    (:func:`sweep_sorted`, as the grid pass takes it; ``order`` and ``sorted_rows`` as in :func:`ece_sweep`).
 
     Equal to :func:`calib.mce` up to floating-point rounding (sums by prefix sums instead of bincount).
     """
-    return {key: max_gap(bins)
-            for key, bins in binnings_over_counts(confidence, correct, bin_counts, schemes, order,
-                                                  sorted_rows).items()}
+    conf = as_probability_rows(confidence)
+    hits = as_correct(correct, conf.shape[1:])
+    counts = as_bin_counts(bin_counts)
+    if sorted_rows is None:
+        if order is None:
+            order, sorted_conf = sort_rows(conf)
+        else:
+            sorted_conf = np.take_along_axis(conf, order, axis=1)
+        sorted_rows = sorted_conf, hits[order]
+    return sweep_sorted(*sorted_rows, max(counts), schemes, counts)[1]
 
 
 def bins_by_count(confidence, correct, bin_counts, order=None, schemes=SCHEMES, sorted_rows=None):
