@@ -147,7 +147,7 @@ def test_no_blank_gap_after_a_disclosure_or_a_widget(open_page, viewport):
 
 # --------------------------------------------------------------------------- the contents column
 
-def test_the_contents_column_fits_a_900_px_window_and_follows_the_section(open_page, lang):
+def test_the_contents_column_fits_a_900_px_window_and_follows_the_section(open_page, lang, expect):
     """Short entries, one line each, the whole column in a 900-px-high window, scrolling on its own, and the
     section being read in sight in it (issue 26: 1,663 px tall, titles over 3–7 lines, never following);
     each entry's reading time whole (issue 26: "m" for "1 min" in Spanish)."""
@@ -174,8 +174,10 @@ def test_the_contents_column_fits_a_900_px_window_and_follows_the_section(open_p
     assert toc.evaluate("nav => nav.scrollHeight > nav.clientHeight"), "pick a shorter window: the contents fit"
     for section in ("beyond", "chance", "promise", "sources"):
         page.evaluate(f"() => document.getElementById('{section}').scrollIntoView()")
-        page.wait_for_timeout(400)
+        # the mark and the column's scroll move together, on the observer's next callback (not after a fixed
+        # delay, which a loaded machine can outlast)
         current = toc.locator("a[aria-current]")
+        expect(current).to_have_attribute("href", f"#{section}", timeout=15_000)
         box, frame = current.bounding_box(), toc.bounding_box()
         assert frame["y"] - 1 <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1, (
             section, current.inner_text(), box, frame)
