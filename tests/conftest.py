@@ -139,11 +139,12 @@ SHARED_BUILDS = {
     "user_warned": ("user-warned", "site", ("--out", "OUT", "--data", "DATA", "--input", "probabilities",
                                             "--split", "even-odd", "--no-examples"), {}),
 }
-# build name → (module of tests/, its function that writes the ``DATA`` file before the build starts, file suffix)
+# build name → (module of tests/, its function that writes the ``DATA`` file before the build starts, file suffix),
+# or the name of the build (one it starts after) whose ``DATA`` file it reads
 SHARED_INPUTS = {
     "digits_report": ("digits_model", "write_digits_data", ".npz"),
     "user_hostile": ("user_inputs", "model_file", ".npz"),
-    "user_single": ("user_inputs", "model_file", ".npz"),
+    "user_single": "user_hostile",  # the same file: the model's steps (keyed by its path too) come from the cache
     "user_bare": ("user_inputs", "model_file", ".npz"),
     "user_warned": ("user_inputs", "chance_file", ".csv"),
 }
@@ -254,8 +255,12 @@ def _start(config, name):
             _BUILDS[name] = out
         else:
             data, prepare = None, None
-            if name in SHARED_INPUTS:
-                module, function, suffix = SHARED_INPUTS[name]
+            source = SHARED_INPUTS.get(name)
+            if isinstance(source, str):  # written by the build it waits for
+                module, function, suffix = SHARED_INPUTS[source]
+                data = _shared_root(config) / f"{SHARED_BUILDS[source][0]}{suffix}"
+            elif source is not None:
+                module, function, suffix = source
                 data = folder.parent / f"{folder.name}{suffix}"
                 prepare = lambda: getattr(importlib.import_module(module), function)(data)  # noqa: E731
             options = [{"OUT": out, "DATA": data}.get(option, option) for option in options]
