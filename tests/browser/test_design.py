@@ -191,6 +191,29 @@ def test_the_contents_times_show_whole_on_a_phone(open_page, lang):
     assert cut == []
 
 
+def test_a_stacked_tables_values_keep_to_the_right_edge_on_a_phone(open_page, lang):
+    """Stacked on a phone, a table's cell shows its column's name on the left and its value at the right edge,
+    where the other values are; a value that wraps under a long name (Spanish "ECE, igual anchura" in a
+    half-width cell of the comparison tables) stays there too, not back at the left."""
+    page = open_page(lang=lang, viewport=NARROW)
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    off = page.evaluate("""() => Array.from(document.querySelectorAll('table.stack:not(.one-column) td[data-label]'))
+        .filter(td => td.getClientRects().length && getComputedStyle(td).display === 'flex')
+        .map(td => {
+            // the value: the cell's first text or element that is not a range under it
+            const value = Array.from(td.childNodes).find(n => n.nodeType === 3 ? n.textContent.trim()
+                : n.nodeType === 1 && !n.matches('br, .range, .range-note'));
+            if (!value) return null;
+            const range = document.createRange(); range.selectNodeContents(value);
+            const rects = Array.from(range.getClientRects()).filter(r => r.width > 0);
+            if (!rects.length) return null;
+            const box = td.getBoundingClientRect(), pad = parseFloat(getComputedStyle(td).paddingRight);
+            const gap = box.right - pad - Math.max(...rects.map(r => r.right));
+            return gap > 1 ? `${td.dataset.label}: ${value.textContent.trim()} (${Math.round(gap)} px short)` : null;
+        }).filter(Boolean)""")
+    assert off == [], off
+
+
 def test_the_contents_tab_on_a_phone_never_covers_the_text(open_page, edition_strings, lang, expect):
     """Shown while scrolling back up, the way back to the contents sits in the page's side margin, over no
     text and no widget (issue 26: the floating contents button covers text at 390 px)."""
