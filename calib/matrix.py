@@ -144,8 +144,8 @@ def affine_loss(params, features, y, full, strength):
     scores = (weights @ features if full else weights[:, None] * features) + bias[:, None]
     scores -= scores.max(axis=0)
     scores -= np.log(np.exp(scores).sum(axis=0))  # log-probabilities (K, n)
-    # each row's label score by its flat index (class-major): one gather, faster than scores[y, arange(n)];
-    # the sum over n is what .mean() computes, bit for bit
+    # each row's label score by its flat index (class-major) in a view of the fresh array: one gather, faster
+    # than scores[y, arange(n)]; the sum over n is what .mean() computes, bit for bit
     flat, label = scores.reshape(-1), y * n + np.arange(n)
     loss = -(flat[label].sum() / n)
     residual = np.exp(scores, out=scores)

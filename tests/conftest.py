@@ -257,8 +257,7 @@ def _start(config, name):
             data, prepare = None, None
             source = SHARED_INPUTS.get(name)
             if isinstance(source, str):  # written by the build it waits for
-                module, function, suffix = SHARED_INPUTS[source]
-                data = _shared_root(config) / f"{SHARED_BUILDS[source][0]}{suffix}"
+                data = _shared_root(config) / f"{SHARED_BUILDS[source][0]}{SHARED_INPUTS[source][2]}"
             elif source is not None:
                 module, function, suffix = source
                 data = folder.parent / f"{folder.name}{suffix}"
