@@ -181,9 +181,10 @@ def test_equal_width_bins_of_values_on_and_beside_every_edge_are_reliability_bin
 
 
 def test_one_running_sum_gives_every_bin_counts_ece_and_mce():
-    """runs.sweep_sorted (the grid pass's other bin counts): the ECE of every count 1..30 as ece_sweep gives it,
-    bit for bit, and the MCE of the counts asked for as calib.mce computes it bin by bin, to rounding; ties
-    included (a confidence repeated across rows)."""
+    """runs.sweep_sorted (the grid pass's other bin counts): the ECE of every count 1..30 as calib.binning.ece
+    computes it bin by bin, to rounding (and as ece_sweep, which now delegates to it, gives it), and the MCE of
+    the counts asked for as calib.mce computes it, to rounding; ties included (a confidence repeated across
+    rows)."""
     rng = np.random.default_rng(11)
     confidence = np.round(rng.uniform(0.3, 1.0, (4, 2_000)), 3)  # many ties
     correct = rng.uniform(size=2_000) < 0.7
@@ -192,6 +193,8 @@ def test_one_running_sum_gives_every_bin_counts_ece_and_mce():
     swept = ece_sweep(confidence, correct, 30)
     for scheme in ("equal-width", "adaptive"):
         assert np.array_equal(ece[scheme], swept[scheme])
+        explicit = np.stack([binning.ece(confidence, correct, b, scheme) for b in range(1, 31)], axis=1)
+        np.testing.assert_allclose(ece[scheme], explicit, rtol=0, atol=1e-13)
         for b in (1, 2, 7, 30):
             np.testing.assert_allclose(mce[scheme, b], binning.mce(confidence, correct, b, scheme), rtol=0, atol=1e-13)
     assert set(mce) == {(s, b) for s in ("equal-width", "adaptive") for b in (1, 2, 7, 30)}
