@@ -59,3 +59,12 @@ def cached_step(kind, inputs, compute):
     cache = run_cache()
     with using(cache):
         return cache.get_or_compute(kind, inputs, compute)
+
+
+def cached_reading(kind, inputs, strings, compute):
+    """``compute(strings)``'s value through :func:`run_cache` as build.py draws a language's figures: its
+    ``kind`` entry over ``inputs`` and the keys of ``strings`` that ``compute`` read."""
+    from sitegen.common.cache import using
+    cache = run_cache()
+    with using(cache):
+        return cache.get_or_compute_reading(kind, inputs, strings, compute)

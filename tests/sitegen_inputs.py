@@ -1,7 +1,8 @@
-"""What the page stage needs besides the precomputation, computed once per test session.
+"""What the page stage needs besides the precomputation, computed once per test run.
 
-Not a test module: several test files import it, and they share one computation per test run (the
-analyses take seconds), across the processes of ``pytest -n`` too (tests/shared_values.py).
+Not a test module: several test files import it. Each step is read from the run's build cache, keyed as
+build.py keys it (tests/shared_values.py): the session's site build has computed them all, and otherwise the
+first process to ask computes and stores them. Each process keeps what it read.
 """
 
 _CACHE = {}
@@ -10,17 +11,16 @@ _CACHE = {}
 def page_inputs(precomputed):
     """``(analyses, facts, figures)`` for the session's ``precomputed`` fixture (English figures and charts)."""
     if id(precomputed) not in _CACHE:
-        from shared_values import shared_value
-
-        _CACHE[id(precomputed)] = (precomputed, *shared_value("page_inputs", lambda: _compute(precomputed)))
+        _CACHE[id(precomputed)] = (precomputed, *_compute(precomputed))
     return _CACHE[id(precomputed)][1:]
 
 
 def _compute(precomputed):
-    """``(analyses, facts, figures)``, computed as build.py computes them."""
+    """``(analyses, facts, figures)``, computed as build.py computes them, and keyed as it keys them: the
+    session's build has usually cached them already (a build without ``--data``: no reader's model)."""
     from pathlib import Path
 
-    from shared_values import cached_step
+    from shared_values import cached_reading, cached_step
 
     from sitegen.analyses.uncertainty import precompute_analyses
     from sitegen.content.sections import load_strings
@@ -32,15 +32,25 @@ def _compute(precomputed):
     from sitegen.figures.charts import chart_figures
     from sitegen.figures.static_svg import render_evidence_figures, render_figures
 
-    # keyed as build.py keys it: the session's build has usually cached them already
-    analyses = cached_step("analyses", (precomputed,), lambda: precompute_analyses(precomputed))
-    facts = build_facts(precomputed)
-    facts.update(build_analysis_facts(precomputed, analyses))
-    facts.update(build_exercise_facts(precomputed))
     content = Path(__file__).resolve().parents[1] / "content"
-    facts.update(cached_step("beyond", (), build_beyond_facts))  # by.*
-    facts.update(cached_step("evidence", (), build_evidence_facts))  # ev.*
+    sources = content / "sources.toml"
+    analyses = cached_step("analyses", (precomputed,), lambda: precompute_analyses(precomputed))
+    beyond = cached_step("beyond", (), build_beyond_facts)  # by.*
+    evidence = cached_step("evidence", (), build_evidence_facts)  # ev.*
+
+    def all_facts():
+        facts = build_facts(precomputed, sources)
+        facts.update(build_analysis_facts(precomputed, analyses))
+        facts.update(build_exercise_facts(precomputed))
+        facts.update(beyond)
+        facts.update(evidence)
+        return facts
+
+    facts = cached_step("facts", (precomputed, analyses, None, sources, beyond, evidence), all_facts)
     english = load_strings(content / "en")
-    figures = {**render_figures(precomputed, english), **chart_figures(facts, english),
-               **render_evidence_figures(facts["ev"], english)}
+    figures = {**cached_reading("figures", (precomputed, "en"), english,
+                                lambda strings: render_figures(precomputed, strings)),
+               **cached_reading("charts", (facts, "en"), english, lambda strings: chart_figures(facts, strings)),
+               **cached_reading("evidence-figures", (evidence, "en"), english,
+                                lambda strings: render_evidence_figures(evidence["ev"], strings))}
     return analyses, facts, figures

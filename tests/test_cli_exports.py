@@ -316,9 +316,12 @@ def test_compare_saves_the_calibrator_that_wins_and_its_code_reproduces_the_tabl
 
 def test_every_download_of_the_built_site_fits_to_the_pages_temperature(built_site, capsys):
     """The page's own data files (downloads/<name>-data.csv: index, split, group, label, logits) are read by
-    fit and compare, which find the T the page reports (its metrics CSV marks the fitted row)."""
+    fit and compare, which find the T the page reports (its metrics CSV marks the fitted row). compare reads
+    a file as fit does, then fits every other calibrator too: it runs on every file but digits-mlp's, where
+    those fits take about 11 s and check nothing more of the reading."""
     found = sorted((built_site / "downloads").glob("*-data.csv"))
     assert len(found) >= 6
+    compared = []
     for data in found:
         with open(str(data).replace("-data.csv", "-metrics.csv"), newline="") as stream:
             page_t = float(next(r for r in csv.DictReader(stream) if r["fitted"] == "true")["temperature"])
@@ -329,6 +332,10 @@ def test_every_download_of_the_built_site_fits_to_the_pages_temperature(built_si
         report = json.loads(out)
         assert status == 0, err
         assert report["temperature"] == pytest.approx(page_t, rel=1e-6), data.name
+        if data.name == "digits-mlp-data.csv":
+            continue
         status, out, err = cli(capsys, "compare", data, "--json", "--resamples", 20)
         assert status == 0, err
         assert json.loads(out)["temperature"] == pytest.approx(page_t, rel=1e-6), data.name
+        compared.append(data.name)
+    assert len(compared) >= 5, compared

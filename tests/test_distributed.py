@@ -310,7 +310,9 @@ def dotted(tree, prefix=""):
     return set().union(*(dotted(value, f"{prefix}{key}.") for key, value in tree.items())) if tree else set()
 
 
-def test_cli_on_a_local_cluster_and_a_scheduler_address_says_what_it_left_out(tmp_path, cluster, capsys):
+def test_cli_on_a_local_cluster_and_a_scheduler_address_says_what_it_left_out(tmp_path, cluster, capsys,
+                                                                              monkeypatch):
+    import calib.large_cli
     from calib.__main__ import fit_report, main
 
     z, y = model_rows(600, 5, 37)
@@ -334,7 +336,9 @@ def test_cli_on_a_local_cluster_and_a_scheduler_address_says_what_it_left_out(tm
             present = field in dotted(report)
             named = any(field == name or field.startswith(name + ".") for name in listed)
             assert present or named, f"{field} is neither in the report nor listed as left out"
-    assert main(["fit", str(folder), "--scheduler", "tcp://127.0.0.1:9"]) == 2  # nothing listens on port 9
+    # nothing listens on port 9: Dask retries until the timeout (10 s, which the test does not need to wait)
+    monkeypatch.setattr(calib.large_cli, "CONNECT_TIMEOUT", "1s")
+    assert main(["fit", str(folder), "--scheduler", "tcp://127.0.0.1:9"]) == 2
     error = capsys.readouterr().err
     assert len(error.strip().splitlines()) == 1 and "cannot reach a Dask scheduler" in error
 

@@ -143,16 +143,21 @@ def edit(path, old, new):
 @pytest.fixture(scope="module", autouse=True)
 def data_files_once():
     """The error tests break templates and strings, never the engine's results, so the language-neutral
-    data files (``sitegen.assemble.page._data_files``, seconds of payload packing) are computed once per module
-    instead of once per assembly."""
+    data files (``sitegen.assemble.page._data_files``, seconds of payload packing) are read once per module,
+    from the run's build cache (the session's build wrote them) or else computed, instead of once per
+    assembly."""
+    from shared_values import run_cache
+
     import sitegen.assemble.page as page
+    from sitegen.common.cache import using
 
     original, memo = page._data_files, {}
 
     def once(precomputed, analyses, user=None):
         key = (id(precomputed), id(analyses), id(user))
         if key not in memo:
-            memo[key] = original(precomputed, analyses, user)
+            with using(run_cache()):
+                memo[key] = original(precomputed, analyses, user)
         return memo[key]
 
     page._data_files = once
