@@ -4,10 +4,11 @@ build.py --serve).
 The cache must never change a byte of the output: a private copy of the sources is built cold (the
 session's site, when it was built cold), warm, after an edit of the prose and strings, and with
 ``--no-cache``, and the sites are compared file by file. The ``--no-cache`` build also runs on another CPU
-path, numpy's SIMD paths disabled and BLAS on two threads (tests/test_cpu_independent_build.py says why):
-one cold build shows both that the cache and that the CPU change no byte. The keys must change with every input, and a
-damaged entry must be a miss. The watcher is tested without a browser: touch a file, step the watcher,
-run the rebuild it asks for.
+path, numpy's SIMD paths disabled and BLAS on two threads (tests/test_cpu_independent_build.py says why), and
+with another interpreter, the build-only set-up's under Debian's python3 (tests/build_only.py): one cold build
+shows that the cache, the CPU and the interpreter change no byte, and that the build-only install builds.
+The keys must change with every input, and a damaged entry must be a miss. The watcher is tested without a
+browser: touch a file, step the watcher, run the rebuild it asks for.
 """
 
 import importlib.util
@@ -28,6 +29,7 @@ from urllib.parse import urlsplit
 import jinja2
 import numpy as np
 import pytest
+from build_only import CLEAN_ENV, build_only_setup
 from conftest import NUMPY_WITHOUT_SIMD
 
 from sitegen.common import cache as build_cache
@@ -58,11 +60,23 @@ def copy_sources(destination):
     return destination
 
 
-def run_build(root, cache_dir, *options, env=None):
-    """``build.py options`` of the sources under ``root`` with the cache ``cache_dir`` (``env``: extra variables)."""
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", CALIB_BUILD_CACHE=str(cache_dir), **(env or {}))
-    return subprocess.run([sys.executable, str(root / "build.py"), *map(str, options)], cwd=str(root), env=env,
+def run_build(root, cache_dir, *options, env=None, python=sys.executable):
+    """``build.py options`` of the sources under ``root`` with the cache ``cache_dir`` (``env``: extra variables),
+    run by ``python``."""
+    base = os.environ if python == sys.executable else CLEAN_ENV
+    env = dict(base, PYTHONDONTWRITEBYTECODE="1", CALIB_BUILD_CACHE=str(cache_dir), **(env or {}))
+    return subprocess.run([str(python), str(root / "build.py"), *map(str, options)], cwd=str(root), env=env,
                           capture_output=True, text=True, timeout=TIMEOUT)
+
+
+def uncached_python():
+    """The Python of the uncached build: the build-only venv's under Debian's python3 (tests/build_only.py), so
+    that one cold build also shows that install builds the site; this one where that set-up is missing or
+    failed (tests/test_setup.py fails then, and says why)."""
+    setup = build_only_setup()
+    if "missing" in setup or setup["first"][0] != 0:
+        return sys.executable, []
+    return setup["python"], setup["version_differences"]
 
 
 def reuse(stderr):
@@ -320,8 +334,9 @@ def test_cached_builds_are_byte_identical_to_uncached_ones_after_a_content_edit(
     assert reuse(after.stderr) == (STAGE_ENTRIES - 2, 2), "only the Spanish figures and diagrams are drawn again"
     entries = sorted(p.relative_to(cache) for p in cache.rglob("*") if p.is_file())
     stamps = {p: (cache / p).stat().st_mtime_ns for p in entries}
-    fresh = run_build(root, cache, "--no-cache", "--out", base / "fresh" / "site", env=OTHER_CPU_PATH)
-    assert fresh.returncode == 0, fresh.stderr
+    python, differences = uncached_python()
+    fresh = run_build(root, cache, "--no-cache", "--out", base / "fresh" / "site", env=OTHER_CPU_PATH, python=python)
+    assert fresh.returncode == 0, f"{python}: {fresh.stderr}"
     assert "cache off" in fresh.stderr
     assert sorted(p.relative_to(cache) for p in cache.rglob("*") if p.is_file()) == entries
     assert {p: (cache / p).stat().st_mtime_ns for p in entries} == stamps, "--no-cache reads and writes nothing"
@@ -334,8 +349,9 @@ def test_cached_builds_are_byte_identical_to_uncached_ones_after_a_content_edit(
         reference = snapshot(base / "same-cpu" / "site")
         by_cache = [name for name in differ if after_files[name] != reference[name]]
         by_cpu = [name for name in differ if fresh_files[name] != reference[name]]
-        pytest.fail(f"{len(differ)} files differ between the cached build and the uncached one on another CPU path; "
-                    f"the cache changed {by_cache[:10]}, numpy's SIMD paths or the BLAS threads {by_cpu[:10]}")
+        pytest.fail(f"{len(differ)} files differ between the cached build and the uncached one on another CPU path "
+                    f"and interpreter ({python}); the cache changed {by_cache[:10]}, numpy's SIMD paths, the BLAS "
+                    f"threads or the interpreter {by_cpu[:10]} (its distributions that differ: {differences})")
     assert b"A sentence added by the cache test." in after_files["index.html"]
     assert b"(edited) Pin" in after_files["index.html"]
     figure = "figures/reliability-t1.es.svg"

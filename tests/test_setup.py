@@ -1,8 +1,8 @@
 """The set-up (tools/setup.sh), the README's two commands and .ci/run.
 
-The slow test here runs the build-only set-up under Debian's own /usr/bin/python3, which refuses
-``pip install`` outside a virtual environment (PEP 668), in a throwaway copy of this checkout, and
-builds the site with it (about a minute: pip from its cache, then a full build).
+The slow test here checks the build-only set-up under Debian's own /usr/bin/python3, which refuses
+``pip install`` outside a virtual environment (PEP 668), made once per run in a throwaway copy of this
+checkout (tests/build_only.py; pip from its cache); tests/test_cache.py builds the whole site with it.
 """
 
 import os
@@ -10,17 +10,14 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from build_only import CLEAN_ENV, DEBIAN_PYTHON, build_only_setup
 
 ROOT = Path(__file__).resolve().parents[1]
 SETUP = ROOT / "tools" / "setup.sh"
-DEBIAN_PYTHON = Path("/usr/bin/python3")
 IN_CI = os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
-# Variables of an activated environment must not leak into a set-up that makes its own.
-CLEAN_ENV = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "PYTHON")}
 
 
 def readme_commands():
@@ -97,15 +94,10 @@ def test_without_venv_and_root_it_stops_with_the_command_to_run(tmp_path):
     assert not (checkout / ".venv").exists()
 
 
-def tracked_files():
-    """This checkout's files that git would commit (tracked, or new and not ignored)."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, capture_output=True, check=True, timeout=60).stdout
-    return [name for name in listed.decode().split("\0") if name and (ROOT / name).is_file()]
-
-
-def test_the_build_only_setup_works_under_debians_python(tmp_path):
-    """PEP 668: Debian's python3 refuses pip outside a venv; the set-up makes .venv/ and the build runs."""
+def test_the_build_only_setup_works_under_debians_python():
+    """PEP 668: Debian's python3 refuses pip outside a venv; the set-up makes .venv/, installs what a build
+    imports and no test tool, and a second run installs nothing. The venv then builds the whole site:
+    tests/test_cache.py's uncached build runs with its Python (tests/build_only.py)."""
     if not DEBIAN_PYTHON.exists():
         if IN_CI:
             pytest.fail(f"CI: {DEBIAN_PYTHON} is missing: tools/setup.sh installs Debian's python3", pytrace=False)
@@ -114,34 +106,22 @@ def test_the_build_only_setup_works_under_debians_python(tmp_path):
                             capture_output=True, text=True, check=True).stdout.strip()
     assert (Path(stdlib) / "EXTERNALLY-MANAGED").exists(), f"{DEBIAN_PYTHON} is not marked externally managed"
 
-    checkout = tmp_path / "checkout"
-    for name in tracked_files():
-        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(ROOT / name, checkout / name)
-    env = dict(CLEAN_ENV, PYTHON=str(DEBIAN_PYTHON))
-
-    start = time.perf_counter()
-    first = subprocess.run(["bash", "tools/setup.sh", "--build"], cwd=checkout, env=env,
-                           capture_output=True, text=True, timeout=900)
-    assert first.returncode == 0, first.stderr[-3000:]
-    installed = time.perf_counter() - start
-    config = (checkout / ".venv" / "pyvenv.cfg").read_text(encoding="utf-8")
+    setup = build_only_setup()
+    status, stderr = setup["first"]
+    assert status == 0, stderr
+    config = (setup["checkout"] / ".venv" / "pyvenv.cfg").read_text(encoding="utf-8")
     assert re.search(r"^home = /usr/bin$", config, re.M), config
-
-    again = subprocess.run(["bash", "tools/setup.sh", "--build"], cwd=checkout, env=env,
-                           capture_output=True, text=True, timeout=120)
-    assert again.returncode == 0 and ".venv matches pyproject.toml" in again.stderr, again.stderr
-    assert "pip install" not in again.stderr
-
-    python = str(checkout / ".venv" / "bin" / "python")
-    test_only = subprocess.run([python, "-c", "import pytest"], capture_output=True, timeout=60)
-    assert test_only.returncode != 0, "the build-only install brought pytest along"
-
-    out = tmp_path / "site"
-    # one language is enough to show the set-up has what the build needs (the whole site is built elsewhere)
-    built = subprocess.run([python, "build.py", "--out", str(out), "--lang", "en"], cwd=checkout, env=env,
-                           capture_output=True, text=True, timeout=600)
-    assert built.returncode == 0, built.stderr[-3000:]
-    assert (out / "index.html").stat().st_size > 10_000
-    print(f"build-only set-up under {DEBIAN_PYTHON}: {installed:.1f} s; "
-          f"whole test {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    status, stderr = setup["again"]
+    assert status == 0 and ".venv matches pyproject.toml" in stderr, stderr
+    assert "pip install" not in stderr
+    assert not setup["pytest_imports"], "the build-only install brought pytest along"
+    # every module of the engine and the page imports with what the build-only install brought
+    script = ("import importlib, pkgutil, calib, sitegen\n"
+              "for package in (calib, sitegen):\n"
+              "    for m in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
+              "        importlib.import_module(m.name)\n"
+              "import build\n")
+    imported = subprocess.run([str(setup["python"]), "-c", script], cwd=setup["checkout"], env=CLEAN_ENV,
+                              capture_output=True, text=True, timeout=300)
+    assert imported.returncode == 0, imported.stderr[-3000:]
+    print(f"build-only set-up under {DEBIAN_PYTHON}: {setup['seconds']:.1f} s", file=sys.stderr)
