@@ -4,9 +4,10 @@ build.py --serve).
 The cache must never change a byte of the output: a private copy of the sources is built cold (the
 session's site, when it was built cold), warm, after an edit of the prose and strings, and with
 ``--no-cache``, and the sites are compared file by file. The ``--no-cache`` build also runs on another CPU
-path, numpy's SIMD paths disabled and BLAS on two threads (tests/test_cpu_independent_build.py says why), and
-with another interpreter, the build-only set-up's under Debian's python3 (tests/build_only.py): one cold build
-shows that the cache, the CPU and the interpreter change no byte, and that the build-only install builds.
+path, numpy's SIMD paths disabled and BLAS on two threads (tests/test_cpu_independent_build.py says why), in
+the build-only set-up's venv under Debian's python3 (tests/build_only.py): one cold build shows that neither
+the cache nor the CPU changes a byte (nor the interpreter, where the run's is another), and that the
+build-only install builds the site.
 The keys must change with every input, and a damaged entry must be a miss. The watcher is tested without a
 browser: touch a file, step the watcher, run the rebuild it asks for.
 """
@@ -349,8 +350,8 @@ def test_cached_builds_are_byte_identical_to_uncached_ones_after_a_content_edit(
         reference = snapshot(base / "same-cpu" / "site")
         by_cache = [name for name in differ if after_files[name] != reference[name]]
         by_cpu = [name for name in differ if fresh_files[name] != reference[name]]
-        pytest.fail(f"{len(differ)} files differ between the cached build and the uncached one on another CPU path "
-                    f"and interpreter ({python}); the cache changed {by_cache[:10]}, numpy's SIMD paths, the BLAS "
+        pytest.fail(f"{len(differ)} files differ between the cached build and the uncached one on another CPU path, "
+                    f"in {python}; the cache changed {by_cache[:10]}, numpy's SIMD paths, the BLAS "
                     f"threads or the interpreter {by_cpu[:10]} (its distributions that differ: {differences})")
     assert b"A sentence added by the cache test." in after_files["index.html"]
     assert b"(edited) Pin" in after_files["index.html"]

@@ -37,12 +37,19 @@ def test_the_readme_has_two_one_line_commands():
     assert test == "bash tools/setup.sh && .venv/bin/python -m pytest"
 
 
+# .ci/run's one other use of Python: it chooses the interpreter the set-up makes .venv/ with
+CHOOSES_PYTHON = ("if [ -z \"${PYTHON:-}\" ] && /usr/bin/python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' "
+                  "2>/dev/null; then", "export PYTHON=/usr/bin/python3")
+
+
 def test_ci_runs_the_readme_test_command_exactly():
     _, test = readme_commands()
     lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
              if line.strip() and not line.lstrip().startswith("#")]
-    commands = [line for line in lines if re.search(r"setup\.sh|pytest|python", line) and not line.startswith("echo ")]
+    commands = [line for line in lines if re.search(r"setup\.sh|pytest|python", line) and not line.startswith("echo ")
+                and line not in CHOOSES_PYTHON]
     assert commands == [f"{test} || status=$?"], commands
+    assert [line for line in lines if "PYTHON" in line] == list(CHOOSES_PYTHON), "only the interpreter is chosen"
 
 
 def test_the_venv_imports_this_checkout(tmp_path):
