@@ -225,13 +225,6 @@ def pytest_configure_node(node):
     node.workerinput["calib_shared"] = str(_shared_root(node.config))
 
 
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto`` (pyproject.toml): one worker more than the usable cores, at most 4 (``--maxprocesses``). The
-    browser tier, the last third of a run, waits on page loads, frames and timers: with a worker per core the
-    cores sat 22% idle there; a third worker fills them."""
-    return len(os.sched_getaffinity(0)) + 1
-
-
 def pytest_configure(config):
     """Every build of the run (the tests' own included) shares one build cache in the run's shared folder:
     a build of a changed copy of the sources recomputes only what the change touches, and the repository's
