@@ -215,9 +215,7 @@ def _pipeline(args, cache):
     from sitegen.content.sections import load_sections, load_strings, require_same_keys, require_same_sections
     from sitegen.facts.beyond_dives import build_beyond_facts
     from sitegen.facts.evidence import build_evidence_facts
-    from sitegen.facts.exercise_facts import build_exercise_facts
-    from sitegen.facts.results import build_facts
-    from sitegen.facts.uncertainty_facts import build_analysis_facts
+    from sitegen.facts.page_facts import page_facts
     from sitegen.figures.charts import chart_figures
     from sitegen.figures.static_svg import render_evidence_figures, render_figures
     from sitegen.write.atomic import write_file, write_site
@@ -283,11 +281,7 @@ def _pipeline(args, cache):
     sources = ROOT / "content" / "sources.toml"
 
     def all_facts():
-        facts = build_facts(precomputed, sources)
-        facts.update(build_analysis_facts(precomputed, analyses))
-        facts.update(build_exercise_facts(precomputed))
-        facts.update(beyond)
-        facts.update(evidence)
+        facts = page_facts(precomputed, analyses, sources, beyond, evidence)
         if user is not None:
             user_model.add_user_facts(facts, precomputed)
         return facts

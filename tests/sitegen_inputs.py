@@ -26,9 +26,7 @@ def _compute(precomputed):
     from sitegen.content.sections import load_strings
     from sitegen.facts.beyond_dives import build_beyond_facts
     from sitegen.facts.evidence import build_evidence_facts
-    from sitegen.facts.exercise_facts import build_exercise_facts
-    from sitegen.facts.results import build_facts
-    from sitegen.facts.uncertainty_facts import build_analysis_facts
+    from sitegen.facts.page_facts import page_facts
     from sitegen.figures.charts import chart_figures
     from sitegen.figures.static_svg import render_evidence_figures, render_figures
 
@@ -38,15 +36,8 @@ def _compute(precomputed):
     beyond = cached_step("beyond", (), build_beyond_facts)  # by.*
     evidence = cached_step("evidence", (), build_evidence_facts)  # ev.*
 
-    def all_facts():
-        facts = build_facts(precomputed, sources)
-        facts.update(build_analysis_facts(precomputed, analyses))
-        facts.update(build_exercise_facts(precomputed))
-        facts.update(beyond)
-        facts.update(evidence)
-        return facts
-
-    facts = cached_step("facts", (precomputed, analyses, None, sources, beyond, evidence), all_facts)
+    facts = cached_step("facts", (precomputed, analyses, None, sources, beyond, evidence),
+                        lambda: page_facts(precomputed, analyses, sources, beyond, evidence))
     english = load_strings(content / "en")
     figures = {**cached_reading("figures", (precomputed, "en"), english,
                                 lambda strings: render_figures(precomputed, strings)),
