@@ -106,9 +106,9 @@ want_test="test $(digest)"
 if [ "$have" = "$want_test" ] || { [ "$mode" = build ] && [ "$have" = "$want_build" ]; }; then
     say "$VENV matches pyproject.toml"
 else
-    # The build-only install skips compiling every installed module to bytecode (half of pip's time):
-    # a build compiles the fifth it imports, once. The test install compiles them all now, not while
-    # the test processes import them side by side.
+    # The build-only install skips compiling every installed module to bytecode (over half of pip's
+    # time): a build compiles only the modules it imports, once. The test install compiles them all
+    # now, not while the test processes import them side by side.
     if [ "$mode" = build ]; then target=.; want="$want_build"; compile=--no-compile
     else target=".[test]"; want="$want_test"; compile=--compile; fi
     say "$VENV/bin/python -m pip install $compile -e '$target'"
