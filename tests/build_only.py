@@ -3,8 +3,9 @@ test run in a copy of this checkout.
 
 Not a test module: tests/test_setup.py checks the set-up itself, and tests/test_cache.py runs its uncached
 build with the venv's Python. One cold build then shows that the build-only install builds the whole site and
-that neither the cache, numpy's SIMD paths nor the interpreter changes a byte; a second cold build for the
-set-up alone cost the suite about 40 core-seconds. Debian's Python refuses ``pip install`` outside a virtual
+that neither the cache nor numpy's SIMD paths change a byte (nor the interpreter, where the run's is another:
+CI's venv is made with the same python3); a second cold build for the set-up alone cost the suite about 40
+core-seconds. Debian's Python refuses ``pip install`` outside a virtual
 environment (PEP 668): the set-up must make one.
 """
 

@@ -55,16 +55,17 @@ def run_cache():
 def cached_step(kind, inputs, compute):
     """``compute()``'s value through :func:`run_cache` (its ``kind`` entry over ``inputs``, as build.py keys it),
     with that cache active for the ``cached`` functions it calls."""
-    from sitegen.common.cache import using
-    cache = run_cache()
-    with using(cache):
-        return cache.get_or_compute(kind, inputs, compute)
+    return _through_run_cache(lambda cache: cache.get_or_compute(kind, inputs, compute))
 
 
 def cached_reading(kind, inputs, strings, compute):
     """``compute(strings)``'s value through :func:`run_cache` as build.py draws a language's figures: its
     ``kind`` entry over ``inputs`` and the keys of ``strings`` that ``compute`` read."""
+    return _through_run_cache(lambda cache: cache.get_or_compute_reading(kind, inputs, strings, compute))
+
+
+def _through_run_cache(lookup):
     from sitegen.common.cache import using
     cache = run_cache()
     with using(cache):
-        return cache.get_or_compute_reading(kind, inputs, strings, compute)
+        return lookup(cache)
