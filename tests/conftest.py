@@ -358,15 +358,20 @@ def user_builds(pytestconfig):
 def precomputed():
     """The whole precomputation (every dataset over the shared grid), computed once per test session. When the
     run builds the site, its build has computed it: the value is read from the run's build cache once the
-    build ends (tests/sitegen_inputs.py reads the analyses there too), not computed again beside it."""
-    from shared_values import cached_step, shared_value
+    build ends (tests/sitegen_inputs.py reads the analyses there too), not computed again beside it, and so
+    are the built-in datasets' calibrator fits, which the payloads' method choice reads (kept for the process:
+    ``sitegen.analyses.calibrator_fits.method_fits``)."""
+    from shared_values import cached_step, shared_value, with_run_cache
 
+    from sitegen.analyses.calibrator_fits import offered_methods
     from sitegen.compute.precompute import precompute_all
 
     build = _BUILDS.get("built_site")
     if isinstance(build, Build):
         build.result()  # failed or not, what it computed is cached
-        return cached_step("precompute", (None,), precompute_all)
+        precomputed = cached_step("precompute", (None,), precompute_all)
+        with_run_cache(lambda: [offered_methods(n, r.parts) for n, r in precomputed.datasets.items()])
+        return precomputed
     return shared_value("precomputed", precompute_all)
 
 

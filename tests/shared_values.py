@@ -3,7 +3,8 @@ them (pickle) in the run's shared folder (``$CALIB_TEST_SHARED``, set by tests/c
 wait for the file and load it. Without the variable (a test run outside the suite's conftest), each process
 computes its own.
 
-Values a build also computes are read from the run's build cache instead (:func:`cached_step`)."""
+Values a build also computes are read from the run's build cache instead (:func:`cached_step`, :func:`built_fits`,
+:func:`with_run_cache`)."""
 
 import os
 import pickle
@@ -62,6 +63,20 @@ def cached_reading(kind, inputs, strings, compute):
     """``compute(strings)``'s value through :func:`run_cache` as build.py draws a language's figures: its
     ``kind`` entry over ``inputs`` and the keys of ``strings`` that ``compute`` read."""
     return _through_run_cache(lambda cache: cache.get_or_compute_reading(kind, inputs, strings, compute))
+
+
+def built_fits(name):
+    """``sitegen.analyses.calibrator_fits.method_fits(name)`` read through :func:`run_cache` (the session's build
+    fitted every built-in dataset's calibrators), and kept for the process as any call of it is: seconds of
+    L-BFGS fits a test would otherwise repeat."""
+    from sitegen.analyses.calibrator_fits import method_fits
+    return _through_run_cache(lambda cache: method_fits(name))
+
+
+def with_run_cache(compute):
+    """``compute()`` with :func:`run_cache` active for the ``cached`` functions it calls (the page stage's data
+    files, for one): only where nothing the test changed is missing from their keys."""
+    return _through_run_cache(lambda cache: compute())
 
 
 def _through_run_cache(lookup):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_values import built_fits
 
 import calib
 from sitegen.common.numbers import fixed, pct, pp, temp, thousands
@@ -154,8 +155,7 @@ def test_only_the_ranking_keepers_never_change_a_prediction():
     moved = set()
     for data_name in ("overconfident", "mixed"):
         zc, yc, zt, yt = split(data_name)
-        from sitegen.analyses.calibrator_fits import method_fits
-        for name, fitted in method_fits(data_name).items():
+        for name, fitted in built_fits(data_name).items():
             if np.any(fitted.predict_proba(zt).argmax(axis=1) != zt.argmax(axis=1)):
                 moved.add(name)
     assert moved == set(calib.CALIBRATORS) - keepers
@@ -458,8 +458,7 @@ def test_page_states_accuracy_hyperparameters_and_what_limits_detection(page, by
     text = section_text(page, "beyond")
     mixed, oc = by.cmp.mixed, by.cmp.overconfident
     zc, yc, zt, yt = split("mixed")
-    from sitegen.analyses.calibrator_fits import method_fits
-    for name, fitted in method_fits("mixed").items():
+    for name, fitted in built_fits("mixed").items():
         accuracy = float(np.mean(fitted.predict_proba(zt).argmax(axis=1) == yt))
         cell = re.search(rf'<table[^>]*aria-labelledby="beyond-compare-mixed".*?<tr data-method="{name}">(.*?)</tr>',
                          page, re.S).group(1)

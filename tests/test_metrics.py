@@ -53,8 +53,9 @@ def add_probe_strings(root):
 
 def probe_site(tmp_path, precomputed):
     """``(files, probe_precomputed)``: the English page stage of a private copy of the sources with the probe
-    metric registered, over a precomputation made with it (the analyses and facts of ``precomputed``, which
-    the registry does not change); computed once per test run (this module and the browser's share it)."""
+    metric registered, over a precomputation made with it (the analyses and facts of ``precomputed``, and the
+    calibrator fits it read, none of which the registry changes); computed once per test run (this module and
+    the browser's share it). The build cache stays off while it runs: the probe is in no key."""
     from shared_values import shared_value
     from sitegen_inputs import page_inputs
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from shared_values import with_run_cache
 from sitegen_inputs import page_inputs
 
 from sitegen.assemble.page import Edition, assemble_files
@@ -143,21 +144,16 @@ def edit(path, old, new):
 @pytest.fixture(scope="module", autouse=True)
 def data_files_once():
     """The error tests break templates and strings, never the engine's results, so the language-neutral
-    data files (``sitegen.assemble.page._data_files``, seconds of payload packing) are read once per module,
-    from the run's build cache (the session's build wrote them) or else computed, instead of once per
-    assembly."""
-    from shared_values import run_cache
-
+    data files (``sitegen.assemble.page._data_files``) are read once per module (from the run's build cache,
+    which :func:`assemble` makes active) instead of once per assembly."""
     import sitegen.assemble.page as page
-    from sitegen.common.cache import using
 
     original, memo = page._data_files, {}
 
     def once(precomputed, analyses, user=None):
         key = (id(precomputed), id(analyses), id(user))
         if key not in memo:
-            with using(run_cache()):
-                memo[key] = original(precomputed, analyses, user)
+            memo[key] = original(precomputed, analyses, user)
         return memo[key]
 
     page._data_files = once
@@ -166,10 +162,13 @@ def data_files_once():
 
 
 def assemble(root, precomputed):
+    """The English page stage of the sources at ``root`` (a copy whose front end a test changed), with the run's
+    build cache active: the session's build has cached the data files and the calibrator fits, which no
+    template, script or string changes."""
     analyses, facts, figures = page_inputs(precomputed)
     content = root / "content" / "en"
     edition = Edition("en", "", load_strings(content), load_sections(content), figures)
-    return assemble_files(root, precomputed, analyses, facts, [edition])
+    return with_run_cache(lambda: assemble_files(root, precomputed, analyses, facts, [edition]))
 
 
 def page_error(root, precomputed):

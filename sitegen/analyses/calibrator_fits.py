@@ -6,9 +6,10 @@ Temperature scaling is the explorer's slider; the other methods give one set of 
 one point: its test-row scores of every registered metric (:mod:`sitegen.common.metrics`; for the offered bin
 counts) and its reliability diagram (the layout of a group at its own T in the groups file, docs/payload.md).
 
-:func:`method_fits` fits each dataset's calibrators once per build process: the "Other calibrators, compared"
-deep dive (:mod:`sitegen.facts.beyond_dives`) passes the same fits to :func:`calib.compare_calibrators`, so the explorer
-and the deep dive show one fit of each method.
+:func:`method_fits` fits each dataset's calibrators once per build process, and keeps them in the build cache: the
+"Other calibrators, compared" deep dive (:mod:`sitegen.facts.beyond_dives`) passes the same fits to
+:func:`calib.compare_calibrators`, so the explorer and the deep dive show one fit of each method, and a later build
+(a warm one, a reader's ``--data`` build) reads them instead of fitting again.
 """
 
 from functools import lru_cache
@@ -20,13 +21,13 @@ from calib import (
     DATASET_NAMES,
     SCHEMES,
     GroupMetrics,
-    VectorScaling,
     load,
     max_gap,
     method_row_scores,
     part_masks,
     reliability_bins,
 )
+from sitegen.common.cache import cached
 from sitegen.common.metrics import point_extras
 from sitegen.common.settings import OFFERED_BIN_COUNTS
 
@@ -46,11 +47,10 @@ def offered_methods(name, parts):
     return tuple(m for m in METHODS if m != "vector" or _vector_settles(name))
 
 
-@lru_cache(maxsize=None)
 def _vector_settles(name):
-    """Whether vector scaling's fit on ``name``'s calibration rows settles (one fit: cheaper than every method's)."""
-    z, y = method_rows(name)[:2]
-    return VectorScaling().fit(z, y).settled_
+    """Whether vector scaling's fit on ``name``'s calibration rows settles: the fit of :func:`method_fits` (read
+    from the build cache by a warm build)."""
+    return method_fits(name)["vector"].settled_
 
 
 def method_rows(name):
@@ -62,9 +62,11 @@ def method_rows(name):
 
 
 @lru_cache(maxsize=None)
+@cached("fits")  # the deep dive, the methods files and the explorer's choice all read one fit
 def method_fits(name):
     """``{method: calibrator}``: every calibrator of :data:`calib.CALIBRATORS` fitted on built-in dataset
-    ``name``'s calibration rows (cached for the process; the fits are deterministic)."""
+    ``name``'s calibration rows (kept for the process, and in the active build cache; the fits are
+    deterministic)."""
     z, y = method_rows(name)[:2]
     return {method: cls().fit(z, y) for method, cls in CALIBRATORS.items()}
 
