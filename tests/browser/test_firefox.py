@@ -24,9 +24,10 @@ pytestmark = pytest.mark.every_language  # each edition in a second engine
 
 
 @pytest.fixture(scope="module")
-def run():
-    """``(report, used)``: the smoke script's JSON report, and the site address, host pages and expected
-    values the run used (firefox_smoke.py's run.json)."""
+def run(site_dir):
+    """``(report, used)``: the smoke script's JSON report on the session's site (``site_dir``: so the file is
+    ordered with the tests that wait for the site, tests/conftest.py), and the site address, host pages and
+    expected values the run used (firefox_smoke.py's run.json)."""
     lacking = missing_prerequisite()
     if lacking is not None:
         missing(*lacking)
