@@ -77,10 +77,7 @@ ORDER = ("unit", "build", "browser")
 # files per worker) no long file is left to run alone at the end. (Measured on an idle 2-core machine.)
 LONGEST_FIRST = ("test_user_model.py", "test_user_payload.py", "test_setup.py", "test_cache.py",
                  "test_user_decision.py", "test_reading.py", "test_explorer.py", "test_a11y.py", "test_yours.py",
-                 "test_embeds.py", "test_first_reading.py", "test_analysis_views.py")
-# The files that only read a report made in the background from the start of their tier, last in it: by then the
-# report is there (tests/browser/firefox_smoke.py).
-LAST = ("test_firefox.py",)
+                 "test_embeds.py", "test_first_reading.py", "test_firefox.py", "test_analysis_views.py")
 
 
 def markers_of(path):
@@ -102,8 +99,7 @@ def tier_of(keywords):
 def pytest_collection_modifyitems(config, items):
     """Mark every test with its tier, and order the files: first those whose tests wait for no shared build (they
     run while the site builds in the background), then the others; within each, the tiers in the order unit,
-    build, browser, the files of ``LONGEST_FIRST`` first and those of ``LAST`` last (the order is otherwise
-    stable)."""
+    build, browser, and the files of ``LONGEST_FIRST`` first (the order is otherwise stable)."""
     waiting = set(SHARED_BUILDS) | set(FIXTURE_BUILDS) | {"precomputed"}
     waits = set()
     for item in items:
@@ -114,7 +110,7 @@ def pytest_collection_modifyitems(config, items):
 
     def rank(item):
         name = Path(str(item.path)).name
-        return item.path in waits, ORDER.index(tier_of(item.keywords)), name in LAST, \
+        return item.path in waits, ORDER.index(tier_of(item.keywords)), \
             LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
 
     items.sort(key=rank)

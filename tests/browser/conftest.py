@@ -197,25 +197,6 @@ def browser():
             chromium.close()
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _firefox_smoke_started(request):
-    """With this process's first browser test, start the Firefox smoke run in the background if the session
-    has its tests and no other process has started it (tests/browser/firefox_smoke.py): it then runs beside
-    the Chromium tests, and test_firefox.py, among the last files, reads its report."""
-    from . import firefox_smoke
-
-    if not any(Path(str(item.path)).name == firefox_smoke.MODULE for item in request.session.items):
-        yield None
-        return
-
-    def inputs():
-        return (request.getfixturevalue("site_dir"), request.getfixturevalue("site_url"),
-                request.getfixturevalue("engine"))
-
-    with firefox_smoke.start(firefox_smoke.run_folder(), inputs) as process:
-        yield process
-
-
 @pytest.fixture(scope="session")
 def expect(browser):
     """Playwright's auto-waiting ``expect`` (a fixture, so a missing Playwright fails or skips like Chromium)."""

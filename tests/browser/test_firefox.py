@@ -1,54 +1,93 @@
 """Firefox smoke suite: Debian's firefox-esr, driven over WebDriver BiDi by puppeteer-core.
 
 One Node run (``firefox/smoke.mjs``) does the browser work and prints a JSON report; the tests
-below each assert one part of it. The run starts in the background with the browser tests
-(firefox_smoke.py), so this file only waits for its report. The expected explorer values come from the
-engine, computed there and passed to the script. Nothing is downloaded: puppeteer-core is pinned in
-package-lock.json and launches /usr/bin/firefox-esr, with ``PUPPETEER_SKIP_DOWNLOAD`` set and its cache
-folder pointed at an empty temporary folder that must stay empty. A missing firefox-esr, Node.js or
-puppeteer-core fails these tests under ``CI`` and skips them elsewhere, like Chromium.
+below each assert one part of it. The expected explorer values come from the engine, computed here
+and passed to the script. Nothing is downloaded: puppeteer-core is pinned in package-lock.json and
+launches /usr/bin/firefox-esr, with ``PUPPETEER_SKIP_DOWNLOAD`` set and its cache folder pointed at an
+empty temporary folder that must stay empty. A missing firefox-esr, Node.js or puppeteer-core fails
+these tests under ``CI`` and skips them elsewhere, like Chromium.
 """
 
 import json
+import os
 import re
 import shutil
 import subprocess
 
 import pytest
 
-from .conftest import ROOT, missing
-from .embed_hosts import LOADS, problems, slider_problems
-from .firefox_smoke import SCRIPT, finished, missing_prerequisite, run_folder
+from sitegen.write.serve import serving
+
+from .conftest import NODE_MODULES, ROOT, missing
+from .embed_hosts import (
+    FRAME_PROBE,
+    HOST_STATE,
+    LOADS,
+    SCROLL_TO,
+    SLIDER_PROBE,
+    TALL,
+    VIEW,
+    problems,
+    slider_problems,
+    write_hosts,
+)
+from .test_explorer import expected_cards
 
 pytestmark = pytest.mark.every_language  # each edition in a second engine
 
-
-@pytest.fixture(scope="module")
-def run(site_dir):
-    """``(report, used)``: the smoke script's JSON report on the session's site (``site_dir``: so the file is
-    ordered with the tests that wait for the site, tests/conftest.py), and the site address, host pages and
-    expected values the run used (firefox_smoke.py's run.json)."""
-    lacking = missing_prerequisite()
-    if lacking is not None:
-        missing(*lacking)
-    status, report, stderr, used = finished(run_folder())
-    if status is None:
-        pytest.fail(f"the Firefox run in {run_folder()} did not end", pytrace=False)
-    if report is None:
-        pytest.fail(f"{SCRIPT.name} exited {status}:\n{stderr}", pytrace=False)
-    assert "crash" not in report, f"the smoke script stopped: {report['crash']}\n{stderr}"
-    return report, used
+FIREFOX = "/usr/bin/firefox-esr"
+SCRIPT = ROOT / "tests" / "browser" / "firefox" / "smoke.mjs"
+PUPPETEER = NODE_MODULES / "puppeteer-core" / "package.json"
+CHECKED_METRICS = ("nll", "brier", "ece-w")
 
 
 @pytest.fixture(scope="module")
-def report(run):
-    return run[0]
-
-
-@pytest.fixture(scope="module")
-def fitted_six(run):
+def fitted_six(engine):
     """Six's fitted T on the grid: its slider index and the NLL, Brier and ECE cards the engine gives there."""
-    return run[1]["fitted"]
+    fitted = engine.datasets["six"].fitted_t
+    cards = expected_cards("six", "all", fitted, "equal-width", 4)
+    return {"index": engine.index_of(fitted), "expected": {m: cards[m] for m in CHECKED_METRICS}}
+
+
+@pytest.fixture(scope="module")
+def hosts(tmp_path_factory, site_dir, site_url):
+    """The course pages of embed_hosts.py, served on another origin than the site: (address, loads)."""
+    folder = tmp_path_factory.mktemp("hosts")
+    loads = write_hosts(folder, site_dir, site_url)
+    with serving(folder) as url:
+        yield url.replace("127.0.0.1", "localhost"), loads
+
+
+@pytest.fixture(scope="module")
+def report(site_dir, site_url, fitted_six, hosts, tmp_path_factory):
+    """The smoke script's JSON report (one Firefox run for the whole module)."""
+    if not os.path.exists(FIREFOX):
+        missing(f"Firefox ESR ({FIREFOX})", "apt-get update && apt-get install -y firefox-esr")
+    node = shutil.which("node")
+    if node is None:
+        missing("Node.js", "apt-get update && apt-get install -y nodejs npm")
+    if not PUPPETEER.exists():
+        missing(f"puppeteer-core ({PUPPETEER.parent.relative_to(ROOT)})", "npm ci")
+    config = {
+        "firefox": FIREFOX,
+        "fileUrl": (site_dir / "index.html").as_uri(),
+        "httpUrl": site_url,
+        "explorer": fitted_six,
+        "hosts": {"hostUrl": hosts[0], "loads": hosts[1], "tall": TALL, "view": VIEW,
+                  "js": {"hostState": HOST_STATE, "frameProbe": FRAME_PROBE, "sliderProbe": SLIDER_PROBE,
+                         "scrollTo": SCROLL_TO}},
+    }
+    cache = tmp_path_factory.mktemp("puppeteer-cache")
+    env = dict(os.environ, PUPPETEER_SKIP_DOWNLOAD="1", PUPPETEER_CACHE_DIR=str(cache))
+    result = subprocess.run([node, str(SCRIPT), json.dumps(config)], cwd=ROOT, env=env,
+                            capture_output=True, text=True, timeout=300)
+    lines = result.stdout.strip().splitlines()
+    if result.returncode != 0 or not lines:
+        pytest.fail(f"{SCRIPT.name} exited {result.returncode}:\n{result.stderr[-3000:]}", pytrace=False)
+    data = json.loads(lines[-1])
+    assert "crash" not in data, f"the smoke script stopped: {data['crash']}\n{result.stderr[-3000:]}"
+    data["downloaded"] = sorted(p.name for p in cache.iterdir())
+    return data
 
 
 def test_puppeteer_core_is_pinned_to_a_version_for_this_node():
@@ -114,11 +153,9 @@ def test_mathml_is_rendered(report):
 
 
 @pytest.mark.parametrize("kind, lang, scheme", LOADS, ids=["-".join(load) for load in LOADS])
-def test_every_widget_fits_each_host_without_an_error(run, kind, lang, scheme):
+def test_every_widget_fits_each_host_without_an_error(report, hosts, site_url, kind, lang, scheme):
     """The Chromium test's course pages (embed_hosts.py), judged by the same rule in Firefox."""
-    report, used = run
-    site_url = used["site_url"]
-    load = next(x for x in used["loads"] if (x["kind"], x["lang"], x["scheme"]) == (kind, lang, scheme))
+    load = next(x for x in hosts[1] if (x["kind"], x["lang"], x["scheme"]) == (kind, lang, scheme))
     got = next(x for x in report["hosts"] if x["file"] == load["file"])
     assert "crash" not in got, got["crash"]
     seen = got["seen"]
