@@ -370,6 +370,7 @@ def precomputed():
     if isinstance(build, Build):
         build.result()  # failed or not, what it computed is cached
         precomputed = cached_step("precompute", (None,), precompute_all)
+        # the offer reads the fits of each dataset that offers other calibrators: from the build, kept for the process
         with_run_cache(lambda: [offered_methods(n, r.parts) for n, r in precomputed.datasets.items()])
         return precomputed
     return shared_value("precomputed", precompute_all)

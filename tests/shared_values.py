@@ -70,7 +70,7 @@ def built_fits(name):
     fitted every built-in dataset's calibrators), and kept for the process as any call of it is: seconds of
     L-BFGS fits a test would otherwise repeat."""
     from sitegen.analyses.calibrator_fits import method_fits
-    return _through_run_cache(lambda cache: method_fits(name))
+    return with_run_cache(lambda: method_fits(name))
 
 
 def with_run_cache(compute):
