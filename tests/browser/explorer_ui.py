@@ -16,17 +16,37 @@ def named(text):
     return re.compile("^" + re.escape(text))
 
 
+# Scroll a widget whose markup still waits in its <template> into view, once a frame, until it is built (or 5 s
+# pass: hash.js may hold the page at a linked place meanwhile); true if it was built. One call: the page's own
+# frames pace it, instead of a round trip and a fixed sleep per try.
+BUILD_NEAR = """async e => {
+    const waiting = () => !!e.querySelector(':scope > template[data-widget-markup]');
+    const until = performance.now() + 5000;
+    while (waiting() && performance.now() < until) {
+        e.scrollIntoView();
+        await new Promise(done => requestAnimationFrame(done));
+    }
+    return !waiting();
+}"""
+
+# Wait for ``n`` animation frames: the page has laid out and drawn what a scroll, a click or new data asked for.
+AFTER_FRAMES = """n => new Promise(done => {
+    const next = () => (n-- > 0 ? requestAnimationFrame(next) : done());
+    next();
+})"""
+
+
+def frames(page, n=2):
+    """Return once ``page`` has drawn ``n`` more frames (its own pace, not a fixed sleep)."""
+    page.evaluate(AFTER_FRAMES, n)
+
+
 def near(page, root):
     """The widget ``root`` (a selector or locator) with its controls built: its interactive markup waits
     in a <template> until it comes near the viewport (static/js/main.js), so scroll it there if it is
     still waiting, then wait for its slider. Returns the root's locator."""
     root = page.locator(root) if isinstance(root, str) else root
-    # hash.js may hold the page at a linked place for a moment: scroll again (for up to 5 s) until the widget builds
-    for _ in range(100):
-        if not root.evaluate("e => { const t = e.querySelector(':scope > template[data-widget-markup]');"
-                             " if (t) e.scrollIntoView(); return !!t; }"):
-            break
-        root.page.wait_for_timeout(50)
+    root.evaluate(BUILD_NEAR)
     root.locator('input[type="range"]').first.wait_for(state="attached")
     return root
 

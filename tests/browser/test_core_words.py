@@ -13,6 +13,8 @@ import pytest
 from sitegen.common.settings import CORE_WORD_BUDGET
 from sitegen.content.reading_time import count_words
 
+from .explorer_ui import frames
+
 # Start every widget of the part (as a reader scrolling by does), then report whether all have been built.
 START = """part => {
   const roots = Array.from(document.querySelectorAll(`[data-part="${part}"] [data-component]`));
@@ -45,7 +47,7 @@ def core_words(page):
     count = page.evaluate(START, "core")
     assert count >= 3, f"the core part has {count} widgets"
     page.wait_for_function(BUILT, arg="core", timeout=30_000)
-    page.wait_for_timeout(200)  # the widgets' first draw
+    frames(page, 3)  # the widgets' first draw
     return count_words(page.evaluate(RENDERED, "core"))
 
 

@@ -9,6 +9,8 @@ import pytest
 
 from sitegen.common.settings import SCROLLING_TABLE_SECTIONS
 
+from .explorer_ui import frames
+
 pytestmark = pytest.mark.every_language  # layout: the editions' words differ in length
 
 NARROW = {"width": 390, "height": 844}
@@ -36,7 +38,7 @@ def start_widgets(page, within="main"):
     page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-component="explorer"]'))
         .filter(root => !root.closest('details:not([open])'))
         .every(root => root.explorer && root.explorer.state.model)""")
-    page.wait_for_timeout(300)
+    frames(page, 3)  # their first draw
 
 
 def open_disclosures(page):
@@ -315,7 +317,7 @@ def test_a_link_into_a_widget_stops_below_its_temperature_bar(open_page, lang, v
     link.click()
     panel = page.locator("#ex1-reliability")
     panel.wait_for(state="visible")
-    page.wait_for_timeout(1000)  # hash.js holds the place for up to 45 frames
+    frames(page, 46)  # hash.js holds the place for up to 45 frames
     bar = page.locator("#ex1 .slider-row").bounding_box()
     box = panel.bounding_box()
     top = box["y"]
@@ -326,7 +328,7 @@ def test_a_link_into_a_widget_stops_below_its_temperature_bar(open_page, lang, v
     assert top <= viewport["height"] / 3, top
     # and a table's head reached by a link: the explorer's per-bin table
     page.evaluate("() => document.querySelector('#ex1 table.bin-table').scrollIntoView()")
-    page.wait_for_timeout(200)
+    frames(page)
     table = page.locator("#ex1 table.bin-table").bounding_box()
     bar = page.locator("#ex1 .slider-row").bounding_box()
     beside = bar["x"] + bar["width"] <= table["x"] + 1 or table["x"] + table["width"] <= bar["x"] + 1
@@ -445,11 +447,13 @@ def test_the_page_keeps_its_height_while_it_is_scrolled(open_page, lang, viewpor
                            " && document.documentElement.classList.contains('js-ready')")
     at_load = page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame("
                             "() => done(document.documentElement.scrollHeight))))")
-    y = 0
-    while y < page.evaluate("() => document.documentElement.scrollHeight"):
-        y += viewport["height"] * 0.8
-        page.evaluate(f"() => window.scrollTo(0, {y})")
-        page.wait_for_timeout(40)
+    # a reader's scroll, in steps of 80% of the window, two frames each (the widgets that come near build)
+    page.evaluate("""async step => {
+        for (let y = step; y - step < document.documentElement.scrollHeight; y += step) {
+            window.scrollTo(0, y);
+            await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+        }
+    }""", viewport["height"] * 0.8)
     page.wait_for_load_state("networkidle")
     start_widgets(page)
     after = page.evaluate("() => document.documentElement.scrollHeight")

@@ -11,7 +11,7 @@ import pytest
 
 from sitegen.common.numbers import fixed, pct
 
-from .explorer_ui import Explorer, near
+from .explorer_ui import Explorer, frames, near
 
 SECTIONS = ("intro", "promise", "temperature", "fitting", "reliability", "paradox", "held-out", "explorer", "chance",
             "bins", "smooth", "groups", "beyond", "contract", "reproduce", "equations", "data", "sources", "terms")
@@ -50,7 +50,7 @@ def start_every_component(page):
     page.wait_for_load_state("networkidle")
     page.wait_for_function("""() => Array.from(document.querySelectorAll('[data-component="explorer"]'))
         .every(root => root.explorer && root.explorer.state.model)""")
-    page.wait_for_timeout(300)
+    frames(page, 3)  # their first draw
 
 
 # --------------------------------------------------------------------------- tables
@@ -143,7 +143,7 @@ def test_tables_never_overlap_or_clip(open_page, width):
     ex.choose(dataset="sim-600")  # a split dataset, its band column shown (with the bands)
     ex.bands.check()
     page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(300)
+    frames(page, 3)
     found = page.evaluate(TABLE_LAYOUT)
     assert found["spills"] == [], f"at {width} px, text spills out of its cell: {found['spills']}"
     assert found["unscrolled"] == [], (f"at {width} px, tables wider than their box do not scroll inside a labelled, "
@@ -223,7 +223,7 @@ def test_no_card_text_is_clipped(open_explorer, width):
         ex.choose(dataset=dataset, bins=15)
         ex.fit.click()
         ex.root.locator(".cards").scroll_into_view_if_needed()
-        ex.page.wait_for_timeout(200)
+        frames(ex.page)
         assert ex.page.evaluate(CARD_CLIPS) == [], f"at {width} px ({dataset}) card text is cut off"
 
 
@@ -234,7 +234,7 @@ def test_the_slider_stays_in_reach_while_the_panels_scroll(open_explorer, width)
     bar = ex.root.locator(".slider-row")
     table = ex.root.get_by_role("table", name=ex.ui["bin_table_caption"], exact=True)
     table.evaluate("e => window.scrollTo(0, e.getBoundingClientRect().top + scrollY - 400)")
-    ex.page.wait_for_timeout(200)
+    frames(ex.page)
     box, readout = bar.bounding_box(), ex.readout.bounding_box()
     # the lab on wide screens: the bar sits in its sticky column of controls, below the dataset's, in view
     in_column = bar.evaluate("e => { const side = e.closest('.lab-side');"

@@ -8,6 +8,8 @@ from urllib.parse import parse_qsl
 import numpy as np
 import pytest
 
+from .explorer_ui import frames
+
 # section → the figure its step links drive (the hero's are tests/browser/test_hero.py's)
 FIGURES = {"temperature": "sm1", "fitting": "fit1", "reliability": "rel1", "paradox": "pdx"}
 
@@ -63,7 +65,7 @@ def test_the_paradox_steps_cross_the_edges(open_page, engine, expect):
     for href, _ in step_links(page, "paradox", "pdx"):
         page.locator(f'#paradox a[href="{href}"]').click()
         page.wait_for_function("() => (document.getElementById('pdx') || {}).hero")
-        page.wait_for_timeout(100)
+        frames(page)
         labels.append(page.locator("#pdx .hero-bin-label").all_text_contents())
     t1, before1, after1, before2, after2, fit = labels
     assert before1 != after1 and before2 != after2 and after1 == before2 and after2 == fit, labels
@@ -80,7 +82,7 @@ def test_the_lab_keeps_its_controls_and_scores_on_one_screen(open_page, lang):
     page.evaluate("() => document.getElementById('ex1').dispatchEvent(new FocusEvent('focusin', {bubbles: 1}))")
     page.wait_for_function("() => (document.getElementById('ex1').explorer || {state: {}}).state.model")
     page.evaluate("() => document.getElementById('ex1').scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(300)
+    frames(page, 3)
     boxes = page.evaluate("""() => Array.from(document.querySelectorAll(
         '#ex1 .lab-side select, #ex1 .lab-side input, #ex1 .lab-side button, #ex1 .card'))
         .filter(e => e.getClientRects().length).map(e => { const b = e.getBoundingClientRect();
@@ -89,6 +91,6 @@ def test_the_lab_keeps_its_controls_and_scores_on_one_screen(open_page, lang):
     off = [b for b in boxes if b[1] < 0 or b[2] > 800]
     assert not off, f"{lang}: off the first screen of the lab: {off}"
     page.evaluate("() => document.querySelector('#ex1 .sweep').scrollIntoView({block: 'end'})")
-    page.wait_for_timeout(300)
+    frames(page, 3)
     slider = page.locator("#ex1-t").bounding_box()
     assert 0 <= slider["y"] and slider["y"] + slider["height"] <= 800, slider

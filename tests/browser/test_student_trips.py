@@ -12,7 +12,7 @@ import pytest
 
 from sitegen.common.settings import TABLE_BINS
 
-from .explorer_ui import Explorer, near
+from .explorer_ui import Explorer, frames, near
 
 pytestmark = pytest.mark.every_language  # what a reader of each edition tripped over
 
@@ -81,7 +81,7 @@ def test_a_phone_shows_every_cell_and_keeps_the_contents_button_off_the_text(ope
     for _ in range(int(target // 500)):
         page.mouse.wheel(0, 500)
         page.wait_for_timeout(30)
-    page.wait_for_timeout(200)
+    frames(page, 3)
     expect(button).to_be_hidden()
     page.mouse.wheel(0, -300)
     expect(button).to_be_visible()
