@@ -17,8 +17,8 @@ def named(text):
 
 
 # Scroll a widget whose markup still waits in its <template> into view, once a frame, until it is built (or 5 s
-# pass: hash.js may hold the page at a linked place meanwhile); true if it was built. One call: the page's own
-# frames pace it, instead of a round trip and a fixed sleep per try.
+# pass: hash.js may hold the page at a linked place meanwhile; near() then waits for the slider as usual). One call:
+# the page's own frames pace it, instead of a round trip and a fixed sleep per try.
 BUILD_NEAR = """async e => {
     const waiting = () => !!e.querySelector(':scope > template[data-widget-markup]');
     const until = performance.now() + 5000;
@@ -26,7 +26,6 @@ BUILD_NEAR = """async e => {
         e.scrollIntoView();
         await new Promise(done => requestAnimationFrame(done));
     }
-    return !waiting();
 }"""
 
 # Wait for ``n`` animation frames: the page has laid out and drawn what a scroll, a click or new data asked for.
