@@ -220,6 +220,17 @@ def _shared_root(config):
 
 
 @pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker more than the cores this process may use (``--maxprocesses`` caps it), unless
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS`` names a number. With one per core the browser tier, whose tests wait for
+    pages and programs, left the cores a fifth idle; the extra worker fills them (docs/testing.md)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own hook reads it
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores + 1
+
+
+@pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):
     """pytest-xdist: give each worker the run's shared folder."""
     node.workerinput["calib_shared"] = str(_shared_root(node.config))
@@ -229,7 +240,7 @@ def pytest_configure(config):
     """Every build of the run (the tests' own included) shares one build cache in the run's shared folder:
     a build of a changed copy of the sources recomputes only what the change touches, and the repository's
     own .cache/ is left alone. BLAS runs on one thread in every process of the run, as in the CLI and build.py
-    (calib.blocks.one_blas_thread): two workers, the builds and Chromium already share the cores."""
+    (calib.blocks.one_blas_thread): the workers, the builds and Chromium already share the cores."""
     os.environ["CALIB_BUILD_CACHE"] = str(_shared_root(config) / "build-cache")
     os.environ["CALIB_TEST_SHARED"] = str(_shared_root(config))  # tests/shared_values.py
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # the programs the tests start (Dask workers too)
