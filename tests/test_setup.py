@@ -52,6 +52,18 @@ def test_ci_runs_the_readme_test_command_exactly():
     assert [line for line in lines if "PYTHON" in line] == list(CHOOSES_PYTHON), "only the interpreter is chosen"
 
 
+def test_pytest_n_auto_starts_a_worker_more_than_the_cores_unless_told(monkeypatch):
+    """docs/testing.md: a worker per core and one more; ``PYTEST_XDIST_AUTO_NUM_WORKERS`` left to pytest-xdist."""
+    from conftest import pytest_xdist_auto_num_workers
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert pytest_xdist_auto_num_workers(None) == 3
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {5}, raising=False)
+    assert pytest_xdist_auto_num_workers(None) == 2
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "1")
+    assert pytest_xdist_auto_num_workers(None) is None, "pytest-xdist's own hook reads the variable"
+
+
 def test_the_venv_imports_this_checkout(tmp_path):
     """The editable install in .venv/ points at this checkout, not at another worktree on the machine."""
     python = ROOT / ".venv" / "bin" / "python"
